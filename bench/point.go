@@ -1,0 +1,126 @@
+package bench
+
+import (
+	"encoding/base64"
+	"fmt"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+)
+
+// Histograms record microseconds from 1 µs to one hour at 3 significant
+// digits: the precision wrk2 and fortio use, small enough to keep one per
+// worker.
+const (
+	histMinMicros = 1
+	histMaxMicros = 3_600_000_000
+	histDigits    = 3
+)
+
+// NewHistogram returns an empty latency histogram in microseconds.
+func NewHistogram() *hdrhistogram.Histogram {
+	return hdrhistogram.New(histMinMicros, histMaxMicros, histDigits)
+}
+
+// EncodeHistogram is the base64 text of the compressed HdrHistogram V2 form,
+// which merge decodes without loss.
+func EncodeHistogram(h *hdrhistogram.Histogram) (string, error) {
+	b, err := h.Encode(hdrhistogram.V2CompressedEncodingCookieBase)
+	if err != nil {
+		return "", err
+	}
+	return base64.StdEncoding.EncodeToString(b), nil
+}
+
+// DecodeHistogram reverses EncodeHistogram.
+func DecodeHistogram(s string) (*hdrhistogram.Histogram, error) {
+	b, err := base64.StdEncoding.DecodeString(s)
+	if err != nil {
+		return nil, fmt.Errorf("histogram: %w", err)
+	}
+	h, err := hdrhistogram.Decode(b)
+	if err != nil {
+		return nil, fmt.Errorf("histogram: %w", err)
+	}
+	return h, nil
+}
+
+// Latency is the latency and error summary shared by a whole point and by
+// each operation inside it. Milliseconds throughout.
+type Latency struct {
+	Requests     int64            `json:"requests"`
+	OK           int64            `json:"ok"`
+	Errors       int64            `json:"errors"`
+	ErrorRate    float64          `json:"error_rate"`
+	ErrorsByKind map[string]int64 `json:"errors_by_kind"`
+	MinMS        float64          `json:"min_ms"`
+	MeanMS       float64          `json:"mean_ms"`
+	P50MS        float64          `json:"p50_ms"`
+	P90MS        float64          `json:"p90_ms"`
+	P95MS        float64          `json:"p95_ms"`
+	P99MS        float64          `json:"p99_ms"`
+	P999MS       float64          `json:"p999_ms"`
+	MaxMS        float64          `json:"max_ms"`
+}
+
+// Uncorrected holds open-loop latency measured from the actual send time,
+// reported beside the corrected figures so the size of coordinated omission
+// is visible.
+type Uncorrected struct {
+	P50MS float64 `json:"p50_ms"`
+	P95MS float64 `json:"p95_ms"`
+	P99MS float64 `json:"p99_ms"`
+	MaxMS float64 `json:"max_ms"`
+}
+
+// ScheduleLag is how late the open-loop generator sent requests against
+// their intended times.
+type ScheduleLag struct {
+	P99 float64 `json:"p99"`
+	Max float64 `json:"max"`
+}
+
+// ClientStats describes the generator itself, so a reader can tell a slow
+// server from a starved client.
+type ClientStats struct {
+	PoolMaxConns     int     `json:"pool_max_conns"`
+	PoolWaits        int64   `json:"pool_waits"`
+	CPUS             float64 `json:"cpu_s"`
+	Saturated        bool    `json:"saturated"`
+	SaturationReason string  `json:"saturation_reason,omitempty"`
+	Engine           string  `json:"engine,omitempty"`
+}
+
+// Point is one measured load level: the unit a run reports and a sweep
+// collects.
+type Point struct {
+	Concurrency int      `json:"concurrency"`
+	Rate        *float64 `json:"rate"`
+	Total       int64    `json:"total"`
+	Latency
+	ElapsedS      float64      `json:"elapsed_s"`
+	RPS           float64      `json:"rps"`
+	OfferedRPS    float64      `json:"offered_rps,omitempty"`
+	BytesSent     int64        `json:"bytes_sent"`
+	BytesReceived int64        `json:"bytes_received"`
+	Histogram     string       `json:"histogram"`
+	Uncorrected   *Uncorrected `json:"uncorrected,omitempty"`
+	ScheduleLagMS *ScheduleLag `json:"schedule_lag_ms,omitempty"`
+	Client        ClientStats  `json:"client"`
+	Interrupted   bool         `json:"interrupted,omitempty"`
+
+	// Hist is the decoded form of Histogram, kept for merging and for
+	// percentiles a report may want beyond the fixed ones.
+	Hist *hdrhistogram.Histogram `json:"-"`
+}
+
+// Feasible reports whether the point meets an SLO. A zero bound means
+// "no bound".
+func (p Point) Feasible(p95MS, p99MS, maxErrorRate float64) bool {
+	if p95MS > 0 && p.P95MS > p95MS {
+		return false
+	}
+	if p99MS > 0 && p.P99MS > p99MS {
+		return false
+	}
+	return p.ErrorRate <= maxErrorRate
+}

@@ -1,0 +1,4 @@
+package main
+
+// compareMain is replaced when the command is built.
+var compareMain = notYet("compare")

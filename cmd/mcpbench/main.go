@@ -1,0 +1,87 @@
+// Command mcpbench load-tests and benchmarks MCP servers.
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+// Exit codes of the contract.
+const (
+	exitOK          = 0
+	exitGate        = 1
+	exitUsage       = 2
+	exitUnreachable = 3
+	exitInterrupted = 130
+)
+
+// env is what a command may touch of the outside world; tests swap it.
+type env struct {
+	stdout, stderr io.Writer
+	stdin          io.Reader
+	getenv         func(string) string
+}
+
+type command struct {
+	name    string
+	summary string
+	main    func(ctx context.Context, args []string, e env) int
+}
+
+func commands() []command {
+	return []command{
+		{"run", "one load point against one MCP server", runMain},
+		{"sweep", "a series of load points, knee and SLO recommendation", sweepMain},
+		{"probe", "one-shot observability probe", probeMain},
+		{"logscan", "scan a server log for tools/list stats lines", logscanMain},
+		{"compare", "regression gate between two reports", compareMain},
+		{"merge", "combine shard reports into one", mergeMain},
+		{"serve", "the bundled reference MCP server", serveMain},
+		{"version", "version, commit, Go version", versionMain},
+	}
+}
+
+func main() {
+	e := env{stdout: os.Stdout, stderr: os.Stderr, stdin: os.Stdin, getenv: os.Getenv}
+	os.Exit(dispatch(os.Args[1:], e))
+}
+
+func dispatch(args []string, e env) int {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		usage(e.stdout)
+		if len(args) == 0 {
+			return exitUsage
+		}
+		return exitOK
+	}
+	if args[0] == "--version" {
+		args[0] = "version"
+	}
+	for _, c := range commands() {
+		if c.name == args[0] {
+			// The first SIGINT or SIGTERM cancels ctx: commands stop sending,
+			// write what they measured and return exitInterrupted.
+			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			return c.main(ctx, args[1:], e)
+		}
+	}
+	fmt.Fprintf(e.stderr, "mcpbench: unknown command %q (see mcpbench --help)\n", args[0])
+	return exitUsage
+}
+
+func usage(w io.Writer) {
+	fmt.Fprintln(w, "mcpbench: load-test and benchmark MCP servers")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "Usage: mcpbench COMMAND [flags]")
+	fmt.Fprintln(w)
+	for _, c := range commands() {
+		fmt.Fprintf(w, "  %-8s %s\n", c.name, c.summary)
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "Run 'mcpbench COMMAND --help' for a command's flags and an example.")
+}

@@ -1,0 +1,4 @@
+package main
+
+// serveMain is replaced when the command is built.
+var serveMain = notYet("serve")

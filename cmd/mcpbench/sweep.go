@@ -1,0 +1,4 @@
+package main
+
+// sweepMain is replaced when the command is built.
+var sweepMain = notYet("sweep")
