@@ -12,4 +12,3 @@ func notYet(name string) func(context.Context, []string, env) int {
 		return exitUsage
 	}
 }
-
