@@ -1,0 +1,66 @@
+package sweep
+
+import (
+	"slices"
+
+	"github.com/mcpbench/mcpbench/bench"
+)
+
+// Summary gives the headline figures of a sweep.
+type Summary struct {
+	PointCount      int      `json:"point_count"`
+	ErrorTotal      int64    `json:"error_total"`
+	PeakRPS         float64  `json:"peak_rps"`
+	PeakConcurrency int      `json:"peak_concurrency"`
+	PeakRate        *float64 `json:"peak_rate,omitempty"`
+}
+
+// Result is the body of a sweep report: the points as measured and what
+// the analysis made of them. report.SweepReport puts a header in front.
+type Result struct {
+	SLO            SLO            `json:"slo"`
+	Points         []bench.Point  `json:"points"`
+	Summary        Summary        `json:"summary"`
+	Knee           *Knee          `json:"knee"`
+	USL            *USL           `json:"usl"`
+	Recommendation Recommendation `json:"recommendation"`
+}
+
+// Analyze orders the points (closed loop by concurrency, then open loop by
+// rate) and derives the summary, knee, USL fit and recommendation. The
+// caller's slice is not modified.
+func Analyze(points []bench.Point, slo SLO) Result {
+	closed, open := splitPoints(slices.Clone(points))
+	ordered := append(closed, open...)
+	if ordered == nil {
+		ordered = []bench.Point{}
+	}
+	res := Result{
+		SLO:     slo,
+		Points:  ordered,
+		Summary: summarize(ordered),
+		Knee:    FindKnee(ordered),
+		USL:     FitUSL(ordered),
+	}
+	res.Recommendation = Recommend(ordered, slo, res.Knee)
+	return res
+}
+
+func summarize(points []bench.Point) Summary {
+	s := Summary{PointCount: len(points)}
+	var peak *bench.Point
+	for i := range points {
+		p := &points[i]
+		s.ErrorTotal += p.Errors
+		if finite(p.RPS) && (peak == nil || p.RPS > peak.RPS) {
+			peak = p
+		}
+	}
+	if peak != nil {
+		s.PeakRPS, s.PeakConcurrency = peak.RPS, peak.Concurrency
+		if peak.Rate != nil {
+			s.PeakRate = ptr(*peak.Rate)
+		}
+	}
+	return s
+}

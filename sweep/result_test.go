@@ -1,0 +1,76 @@
+package sweep
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/mcpbench/mcpbench/bench"
+)
+
+func TestAnalyzeCapacityServer(t *testing.T) {
+	pts := capacityServer{k: 8, svc: 0.020}.sweep(sweepValues)
+	// Shuffle the input and add errors to check ordering and totals.
+	in := append([]bench.Point{pts[9], pts[3]}, pts[:3]...)
+	in = append(in, pts[4:9]...)
+	in[0].Errors = 5
+	before := in[0].Concurrency
+
+	res := Analyze(in, SLO{P95MS: 50, P99MS: 70})
+	if in[0].Concurrency != before {
+		t.Error("Analyze reordered the caller's slice")
+	}
+	for i, p := range res.Points {
+		if p.Concurrency != sweepValues[i] {
+			t.Fatalf("points not ordered by concurrency: %d at %d", p.Concurrency, i)
+		}
+	}
+	s := res.Summary
+	if s.PointCount != 10 || s.ErrorTotal != 5 || s.PeakRPS != 400 || s.PeakConcurrency != 8 || s.PeakRate != nil {
+		t.Errorf("summary %+v", s)
+	}
+	if res.Knee == nil || res.Knee.Concurrency != 8 {
+		t.Errorf("knee %+v", res.Knee)
+	}
+	if res.USL == nil {
+		t.Error("no USL fit")
+	}
+	r := res.Recommendation
+	if r.KneeConcurrency == nil || *r.KneeConcurrency != 8 || r.RecommendedConcurrency == nil || *r.RecommendedConcurrency != 8 {
+		t.Errorf("recommendation %+v", r)
+	}
+}
+
+func TestAnalyzeRateSweep(t *testing.T) {
+	res := Analyze([]bench.Point{ratePoint(200, 200, 20, 30, 0), ratePoint(100, 100, 20, 30, 0), ratePoint(400, 300, 200, 300, 0)}, SLO{P95MS: 50})
+	if *res.Points[0].Rate != 100 || *res.Points[2].Rate != 400 {
+		t.Error("rate points not ordered by rate")
+	}
+	if res.Knee != nil || res.USL != nil {
+		t.Errorf("knee %+v usl %+v on a rate sweep", res.Knee, res.USL)
+	}
+	if res.Summary.PeakRate == nil || *res.Summary.PeakRate != 400 || res.Summary.PeakRPS != 300 {
+		t.Errorf("summary %+v", res.Summary)
+	}
+	if r := res.Recommendation.MaxSustainableRPS; r == nil || *r != 200 {
+		t.Errorf("max sustainable %v", deref(r))
+	}
+}
+
+func TestAnalyzeEmptyJSON(t *testing.T) {
+	b, err := json.Marshal(Analyze(nil, SLO{P95MS: 400, P99MS: 800}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		`"slo":{"p95_ms":400,"p99_ms":800,"max_error_rate":0}`,
+		`"points":[]`,
+		`"summary":{"point_count":0,"error_total":0,"peak_rps":0,"peak_concurrency":0}`,
+		`"knee":null`, `"usl":null`,
+		`"recommendation":{"recommended_concurrency":null`,
+	} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("%s\nmissing %s", b, want)
+		}
+	}
+}
