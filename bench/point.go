@@ -90,6 +90,14 @@ type ClientStats struct {
 	Engine           string  `json:"engine,omitempty"`
 }
 
+// OperationStats are the figures of one operation (method and tool) within
+// a point.
+type OperationStats struct {
+	Operation
+	Latency
+	RPS float64 `json:"rps"`
+}
+
 // Point is one measured load level: the unit a run reports and a sweep
 // collects.
 type Point struct {
@@ -107,6 +115,10 @@ type Point struct {
 	ScheduleLagMS *ScheduleLag `json:"schedule_lag_ms,omitempty"`
 	Client        ClientStats  `json:"client"`
 	Interrupted   bool         `json:"interrupted,omitempty"`
+	// ErrorExamples keeps the first message of each error kind.
+	ErrorExamples map[string]string `json:"error_examples,omitempty"`
+	// ByOperation has one entry per operation of a mix.
+	ByOperation []OperationStats `json:"by_operation,omitempty"`
 
 	// Hist is the decoded form of Histogram, kept for merging and for
 	// percentiles a report may want beyond the fixed ones.

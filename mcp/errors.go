@@ -1,0 +1,117 @@
+// Package mcp is mcpbench's MCP client: JSON-RPC framing, the Streamable HTTP
+// transport, SSE parsing, version negotiation and sessions, and the
+// classification of every failure into one error kind.
+//
+// It is written for the load generator's hot path: a Session is owned by one
+// goroutine, builds request bodies from prepared prefixes, reads answers into
+// reused buffers and decodes only what classification needs.
+package mcp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"syscall"
+)
+
+// Kind classifies the outcome of one request. Every failure lands in exactly
+// one kind; the names are the report's errors_by_kind keys.
+type Kind uint8
+
+const (
+	OK Kind = iota
+	KindConnect
+	KindTimeout
+	KindHTTPStatus
+	KindTransport
+	KindJSONRPC
+	KindToolError
+	KindSchemaViolation
+	KindSessionExpired
+	NumKinds
+)
+
+var kindNames = [NumKinds]string{
+	OK:                  "ok",
+	KindConnect:         "connect",
+	KindTimeout:         "timeout",
+	KindHTTPStatus:      "http_status",
+	KindTransport:       "transport",
+	KindJSONRPC:         "jsonrpc",
+	KindToolError:       "tool_error",
+	KindSchemaViolation: "schema_violation",
+	KindSessionExpired:  "session_expired",
+}
+
+func (k Kind) String() string {
+	if k < NumKinds {
+		return kindNames[k]
+	}
+	return fmt.Sprintf("kind(%d)", uint8(k))
+}
+
+// Error is a classified failure.
+type Error struct {
+	Kind   Kind
+	Status int // HTTP status, for KindHTTPStatus and KindSessionExpired
+	Code   int // JSON-RPC error code, for KindJSONRPC
+	Msg    string
+	Err    error
+	data   []byte // JSON-RPC error data, for negotiation
+}
+
+func (e *Error) Error() string {
+	switch {
+	case e.Err != nil && e.Msg != "":
+		return fmt.Sprintf("%s: %s: %v", e.Kind, e.Msg, e.Err)
+	case e.Err != nil:
+		return fmt.Sprintf("%s: %v", e.Kind, e.Err)
+	default:
+		return fmt.Sprintf("%s: %s", e.Kind, e.Msg)
+	}
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// KindOf returns the kind of err: OK for nil, the kind of an *Error, and a
+// classification of network errors otherwise.
+func KindOf(err error) Kind {
+	if err == nil {
+		return OK
+	}
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Kind
+	}
+	return classifyNetErr(err)
+}
+
+// classifyNetErr separates failures to reach the server from time-outs and
+// from connections that broke after they were made.
+func classifyNetErr(err error) Kind {
+	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, os.ErrDeadlineExceeded) {
+		return KindTimeout
+	}
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() {
+		return KindTimeout
+	}
+	var op *net.OpError
+	if errors.As(err, &op) && op.Op == "dial" {
+		return KindConnect
+	}
+	if errors.Is(err, syscall.ECONNREFUSED) {
+		return KindConnect
+	}
+	var dns *net.DNSError
+	if errors.As(err, &dns) {
+		return KindConnect
+	}
+	return KindTransport
+}
+
+func wrapNet(err error, msg string) *Error {
+	return &Error{Kind: classifyNetErr(err), Msg: msg, Err: err}
+}

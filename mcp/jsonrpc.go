@@ -1,0 +1,200 @@
+package mcp
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http"
+	"strconv"
+)
+
+// Protocol revisions this client speaks, newest first.
+const (
+	Rev20260728 = "2026-07-28"
+	Rev20251125 = "2025-11-25"
+	Rev20250618 = "2025-06-18"
+	Rev20250326 = "2025-03-26"
+	Rev20241105 = "2024-11-05"
+)
+
+// Revisions lists the supported revisions, newest first.
+func Revisions() []string {
+	return []string{Rev20260728, Rev20251125, Rev20250618, Rev20250326, Rev20241105}
+}
+
+// IsModern reports whether rev is a stateless revision (2026-07-28 on):
+// no initialize, protocol version and client info in every request's _meta.
+func IsModern(rev string) bool { return rev >= Rev20260728 }
+
+// Keys of the per-request _meta of modern revisions.
+const (
+	metaProtocolVersion    = "io.modelcontextprotocol/protocolVersion"
+	metaClientInfo         = "io.modelcontextprotocol/clientInfo"
+	metaClientCapabilities = "io.modelcontextprotocol/clientCapabilities"
+	metaServerInfo         = "io.modelcontextprotocol/serverInfo"
+)
+
+// JSON-RPC error codes that change what the client does.
+const (
+	codeUnsupportedVersion = -32022
+	codeMethodNotFound     = -32601
+)
+
+// Request is one operation to send: a method, and for tools/call the tool
+// name and its arguments.
+type Request struct {
+	Method    string
+	Tool      string          // tools/call only
+	Arguments json.RawMessage // tools/call only; nil means {}
+	Params    json.RawMessage // other methods: the params object, nil means {}
+}
+
+// Prepared is a Request framed once for one session: the body is head + id +
+// "}", so sending costs an integer format and a copy.
+type Prepared struct {
+	req  Request
+	head []byte
+	// nameHeader is the Mcp-Name value (2026-07-28), encoded once.
+	nameHeader string
+	// hdr is the header map for hdrSession and hdrRev.
+	hdr        http.Header
+	hdrSession string
+	hdrRev     string
+}
+
+// Method returns the prepared request's method.
+func (p *Prepared) Method() string { return p.req.Method }
+
+// Tool returns the prepared request's tool name, if any.
+func (p *Prepared) Tool() string { return p.req.Tool }
+
+// ClientInfo names this client to servers.
+type ClientInfo struct {
+	Name    string `json:"name"`
+	Version string `json:"version"`
+}
+
+// buildParams returns the params object of req, with the modern _meta block
+// when meta is non-nil and a cursor when one is given.
+func buildParams(req Request, meta []byte, cursor string) ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	first := true
+	sep := func() {
+		if !first {
+			b.WriteByte(',')
+		}
+		first = false
+	}
+	if meta != nil {
+		sep()
+		b.WriteString(`"_meta":`)
+		b.Write(meta)
+	}
+	if req.Method == "tools/call" {
+		sep()
+		b.WriteString(`"name":`)
+		name, _ := json.Marshal(req.Tool)
+		b.Write(name)
+		sep()
+		b.WriteString(`"arguments":`)
+		if len(req.Arguments) == 0 {
+			b.WriteString("{}")
+		} else {
+			var compact bytes.Buffer
+			if err := json.Compact(&compact, req.Arguments); err != nil {
+				return nil, err
+			}
+			b.Write(compact.Bytes())
+		}
+	} else if len(req.Params) > 0 {
+		var obj map[string]json.RawMessage
+		if err := json.Unmarshal(req.Params, &obj); err != nil {
+			return nil, err
+		}
+		delete(obj, "_meta")
+		delete(obj, "cursor")
+		for k, v := range obj {
+			sep()
+			kb, _ := json.Marshal(k)
+			b.Write(kb)
+			b.WriteByte(':')
+			var compact bytes.Buffer
+			if err := json.Compact(&compact, v); err != nil {
+				return nil, err
+			}
+			b.Write(compact.Bytes())
+		}
+	}
+	if cursor != "" {
+		sep()
+		b.WriteString(`"cursor":`)
+		cb, _ := json.Marshal(cursor)
+		b.Write(cb)
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
+}
+
+// frameHead returns `{"jsonrpc":"2.0","method":M,"params":P,"id":` so that
+// appending an id and "}" completes the message.
+func frameHead(method string, params []byte) []byte {
+	m, _ := json.Marshal(method)
+	head := make([]byte, 0, len(params)+len(m)+48)
+	head = append(head, `{"jsonrpc":"2.0","method":`...)
+	head = append(head, m...)
+	head = append(head, `,"params":`...)
+	head = append(head, params...)
+	head = append(head, `,"id":`...)
+	return head
+}
+
+// notification frames a JSON-RPC notification (no id).
+func notification(method string) []byte {
+	m, _ := json.Marshal(method)
+	return append(append([]byte(`{"jsonrpc":"2.0","method":`), m...), '}')
+}
+
+// reply is the part of a JSON-RPC message classification needs. It is
+// reused between answers: RawMessage fields keep their capacity.
+type reply struct {
+	ID     json.RawMessage `json:"id"`
+	Method string          `json:"method"`
+	Result json.RawMessage `json:"result"`
+	Error  json.RawMessage `json:"error"`
+}
+
+func (r *reply) reset() {
+	r.ID = r.ID[:0]
+	r.Method = ""
+	r.Result = r.Result[:0]
+	r.Error = r.Error[:0]
+}
+
+// rpcError is a JSON-RPC error object.
+type rpcError struct {
+	Code    int             `json:"code"`
+	Message string          `json:"message"`
+	Data    json.RawMessage `json:"data"`
+}
+
+// toolOutcome is what a tools/call result says about success.
+type toolOutcome struct {
+	IsError           bool            `json:"isError"`
+	StructuredContent json.RawMessage `json:"structuredContent"`
+}
+
+// sameID reports whether a reply's raw id is the number id, written as a
+// JSON number or string.
+func sameID(raw []byte, id int64, scratch []byte) bool {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) >= 2 && raw[0] == '"' && raw[len(raw)-1] == '"' {
+		raw = raw[1 : len(raw)-1]
+	}
+	return bytes.Equal(raw, strconv.AppendInt(scratch[:0], id, 10))
+}
+
+var (
+	keyNextCursor = []byte(`"nextCursor"`)
+	keyIsError    = []byte(`"isError"`)
+	keyStructured = []byte(`"structuredContent"`)
+)
