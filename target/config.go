@@ -1,0 +1,156 @@
+// Package target is mcpbench's reference MCP server: the official Go SDK
+// underneath, with a capacity model whose knee and ceiling are known, a
+// tools/list cache, a /health document, the stats log line and fault
+// injection, so that every client feature can be tested against a real peer.
+package target
+
+import (
+	"fmt"
+	"io"
+	"time"
+)
+
+// Defaults of Config fields whose zero value would make no sense.
+const (
+	DefaultName           = "mcpbench-target"
+	DefaultVersion        = "0.1.0"
+	DefaultCapacity       = 1024
+	DefaultOversizedBytes = 32 << 20
+	DefaultStatsInterval  = 60 * time.Second
+)
+
+// Service-time distributions. Each has mean Config.ServiceTime.
+const (
+	DistFixed     = "fixed"
+	DistExp       = "exp"
+	DistLognormal = "lognormal"
+)
+
+// lognormalSigma is the shape of the lognormal service time: p99 is about
+// 2.6x the mean, a plausible tail for a real handler.
+const lognormalSigma = 0.5
+
+// Fault kinds. HTTP-level kinds replace or damage the HTTP exchange of a
+// Streamable HTTP POST; MCP-level kinds shape the JSON-RPC answer.
+const (
+	FaultHTTP500              = "http-500"
+	FaultReset                = "reset"
+	FaultHang                 = "hang"
+	FaultMalformedJSON        = "malformed-json"
+	FaultTruncatedSSE         = "truncated-sse"
+	FaultSessionExpired       = "session-expired"
+	FaultSlowBody             = "slow-body"
+	FaultOversized            = "oversized"
+	FaultJSONRPCError         = "jsonrpc-error"
+	FaultToolError            = "tool-error"
+	FaultBadStructuredContent = "bad-structured-content"
+)
+
+// FaultKinds lists every fault kind, HTTP-level first.
+func FaultKinds() []string {
+	return []string{
+		FaultHTTP500, FaultReset, FaultHang, FaultMalformedJSON, FaultTruncatedSSE,
+		FaultSessionExpired, FaultSlowBody, FaultOversized,
+		FaultJSONRPCError, FaultToolError, FaultBadStructuredContent,
+	}
+}
+
+func httpLevelFault(kind string) bool {
+	switch kind {
+	case FaultHTTP500, FaultReset, FaultHang, FaultMalformedJSON, FaultTruncatedSSE,
+		FaultSessionExpired, FaultSlowBody, FaultOversized:
+		return true
+	}
+	return false
+}
+
+// Config describes a reference server. The zero value is a stateful server
+// with the echo and fail tools only, DefaultCapacity slots, no service time,
+// no tools/list cache, no faults and no stalls.
+type Config struct {
+	Name    string // implementation name; DefaultName when empty
+	Version string // implementation version; DefaultVersion when empty
+
+	Stateless    bool // Streamable HTTP without sessions
+	JSONResponse bool // answer POSTs with application/json instead of SSE
+
+	Tools int // synthetic tools tool_000..; beside them echo and fail always exist
+
+	Capacity    int           // concurrent handler slots for tools/list and tools/call; DefaultCapacity when <= 0
+	ServiceTime time.Duration // mean time a request holds its slot
+	ServiceDist string        // DistFixed (default), DistExp or DistLognormal
+
+	ListCacheTTL  time.Duration // tools/list cache lifetime; 0 = every list is a miss
+	ListBuildTime time.Duration // extra time a cache miss spends building
+
+	Fault          string  // one of FaultKinds, or empty
+	FaultRate      float64 // probability in [0, 1] that an eligible request is faulted
+	OversizedBytes int     // size of an oversized answer; DefaultOversizedBytes when <= 0
+
+	Stall      time.Duration // length of each whole-server pause
+	StallEvery time.Duration // period of the pauses; both must be set to stall
+
+	Seed uint64 // seeds fault choice and service-time draws
+
+	// StatsLog, when set, receives the "[MCP] tools/list stats" line every
+	// StatsInterval (DefaultStatsInterval when <= 0) and once more at Close.
+	StatsLog      io.Writer
+	StatsInterval time.Duration
+}
+
+// withDefaults fills the defaults and checks the values.
+func (c Config) withDefaults() (Config, error) {
+	if c.Name == "" {
+		c.Name = DefaultName
+	}
+	if c.Version == "" {
+		c.Version = DefaultVersion
+	}
+	if c.Tools < 0 {
+		return c, fmt.Errorf("tools must be >= 0, got %d", c.Tools)
+	}
+	if c.Capacity <= 0 {
+		c.Capacity = DefaultCapacity
+	}
+	if c.ServiceTime < 0 {
+		return c, fmt.Errorf("service time must be >= 0, got %s", c.ServiceTime)
+	}
+	switch c.ServiceDist {
+	case "":
+		c.ServiceDist = DistFixed
+	case DistFixed, DistExp, DistLognormal:
+	default:
+		return c, fmt.Errorf("service distribution %q: want fixed, exp or lognormal", c.ServiceDist)
+	}
+	if c.ListCacheTTL < 0 || c.ListBuildTime < 0 {
+		return c, fmt.Errorf("list cache ttl and build time must be >= 0")
+	}
+	if c.Fault != "" {
+		known := false
+		for _, k := range FaultKinds() {
+			known = known || k == c.Fault
+		}
+		if !known {
+			return c, fmt.Errorf("fault kind %q: want one of %v", c.Fault, FaultKinds())
+		}
+	}
+	if c.FaultRate < 0 || c.FaultRate > 1 || c.FaultRate != c.FaultRate {
+		return c, fmt.Errorf("fault rate %v: want a probability in [0, 1]", c.FaultRate)
+	}
+	if c.OversizedBytes <= 0 {
+		c.OversizedBytes = DefaultOversizedBytes
+	}
+	if c.Stall < 0 || c.StallEvery < 0 {
+		return c, fmt.Errorf("stall and stall-every must be >= 0")
+	}
+	if (c.Stall > 0) != (c.StallEvery > 0) {
+		return c, fmt.Errorf("stall and stall-every must be given together")
+	}
+	if c.Stall > 0 && c.Stall >= c.StallEvery {
+		return c, fmt.Errorf("stall %s must be shorter than stall-every %s", c.Stall, c.StallEvery)
+	}
+	if c.StatsInterval <= 0 {
+		c.StatsInterval = DefaultStatsInterval
+	}
+	return c, nil
+}
