@@ -1,4 +1,211 @@
 package main
 
-// runMain is replaced when the command is built.
-var runMain = notYet("run")
+import (
+	"context"
+	"fmt"
+	"io"
+	"math"
+	"time"
+
+	"github.com/mcpbench/mcpbench/bench"
+	"github.com/mcpbench/mcpbench/logscan"
+	"github.com/mcpbench/mcpbench/mcp"
+	"github.com/mcpbench/mcpbench/report"
+)
+
+const runUsage = `Usage: mcpbench run --url URL [flags]
+
+Put one level of load on an MCP server and report throughput, tail latency
+and errors. Closed loop with -c (each worker waits for its answer), open loop
+with --rate (requests on a fixed schedule, latency counted from the intended
+send time).
+
+Flags:
+%s
+Examples:
+  mcpbench run --url http://127.0.0.1:3002/mcp -c 10 -n 500
+  mcpbench run --url http://127.0.0.1:3002/mcp --method tools/call --tool echo \
+      --args '{"message":"hi"}' --rate 200 -d 30s --json-out run.json
+  MCPBENCH_TOKEN=... mcpbench run --url https://mcp.example.internal/mcp -c 4 -d 1m
+`
+
+// runFlags are all of run's flags.
+type runFlags struct {
+	target   targetFlags
+	workload workloadFlags
+	output   outputFlags
+	gate     gateFlags
+}
+
+func runMain(ctx context.Context, args []string, e env) int {
+	var f runFlags
+	fs := newFlagSet("run")
+	f.target.register(fs)
+	f.workload.register(fs, false)
+	f.gate.register(fs)
+	f.output.register(fs)
+	if done, code := parseFlags(fs, args, runUsage, e); done {
+		return code
+	}
+	if fs.NArg() > 0 {
+		return exitFor(e, "run", usagef("unexpected argument %q", fs.Arg(0)))
+	}
+	cfg, err := f.benchConfig(fs.Changed("concurrency"))
+	if err != nil {
+		return exitFor(e, "run", err)
+	}
+	if err := f.gate.validate(); err != nil {
+		return exitFor(e, "run", err)
+	}
+	ops, err := f.workload.ops()
+	if err != nil {
+		return exitFor(e, "run", err)
+	}
+	opts, err := f.target.options(e, poolSize(cfg))
+	if err != nil {
+		return exitFor(e, "run", err)
+	}
+	started := time.Now()
+	client, err := dial(ctx, opts)
+	if err != nil {
+		if ctx.Err() != nil {
+			return exitInterrupted
+		}
+		return exitFor(e, "run", err)
+	}
+	defer client.Close(context.Background())
+
+	var mark *logscan.Offset
+	if f.target.logFile != "" {
+		m, err := logscan.Mark(f.target.logFile)
+		if err != nil {
+			return exitFor(e, "run", usagef("--log-file: %v", err))
+		}
+		mark = &m
+	}
+
+	wl := &bench.Workload{Client: client, Ops: ops, Seed: f.workload.seed}
+	cfg.Operations = wl.Operations()
+	progress := progressPrinter(e, f.output.noProgress)
+	cfg.Progress = progress
+	point, err := bench.Run(ctx, cfg, wl.NewWorker)
+	clearProgress(e, progress)
+	if err != nil {
+		if ctx.Err() != nil {
+			fmt.Fprintln(e.stderr, "mcpbench run: interrupted before any request was measured")
+			return exitInterrupted
+		}
+		return exitFor(e, "run", unreachableError{fmt.Sprintf("%s: %v", mcp.Redact(opts.URL), err)})
+	}
+	point.Client.PoolMaxConns = client.PoolSize()
+	point.Client.PoolWaits = max(client.Dials()-int64(client.PoolSize()), 0)
+	point.Client.Engine = "net/http"
+
+	r := &report.RunReport{
+		Header:   header(report.SchemaRun, started, client, opts.URL),
+		Workload: report.Workload{Mode: "closed", Operations: cfg.Operations, Warmup: cfg.Warmup, DurationS: cfg.Duration.Seconds(), Session: sessionLabel(client, opts)},
+		Point:    point,
+	}
+	if cfg.Rate > 0 {
+		r.Workload.Mode = "open"
+	}
+	if mark != nil {
+		if res, err := logscan.Scan(f.target.logFile, *mark); err == nil {
+			r.LogScan = &res
+		} else {
+			fmt.Fprintf(e.stderr, "mcpbench run: --log-file: %v\n", oneLine(err.Error()))
+		}
+	}
+	gateFailed := f.gate.apply(r)
+	if err := writeRunReports(r, &f.output, e); err != nil {
+		return exitFor(e, "run", usagef("writing report: %v", err))
+	}
+	switch {
+	case point.Interrupted:
+		return exitInterrupted
+	case gateFailed:
+		return exitGate
+	}
+	return exitOK
+}
+
+// benchConfig checks the load flags and turns them into a bench.Config.
+func (f *runFlags) benchConfig(concurrencySet bool) (bench.Config, error) {
+	w := &f.workload
+	cfg := bench.Config{
+		Concurrency: w.concurrency, Rate: w.rate, MaxInFlight: w.maxInFlight,
+		Total: w.total, Duration: w.duration, Warmup: w.warmup,
+		RampUp: w.rampUp, MaxRate: w.maxRate,
+	}
+	switch {
+	case w.concurrency < 1:
+		return cfg, usagef("-c must be at least 1")
+	case w.rate < 0 || math.IsNaN(w.rate) || math.IsInf(w.rate, 0):
+		return cfg, usagef("--rate must be a positive number")
+	case w.total < 0 || w.duration < 0 || w.warmup < 0 || w.rampUp < 0 || w.maxInFlight < 0 || w.maxRate < 0:
+		return cfg, usagef("-n, -d, --warmup, --ramp-up, --max-in-flight and --max-rate must not be negative")
+	case w.rate > 0 && w.maxRate > 0:
+		return cfg, usagef("--max-rate caps a closed loop; with --rate the rate is already fixed")
+	case w.total > 0 && w.duration > 0:
+		return cfg, usagef("give -n or -d, not both")
+	}
+	if w.rate > 0 && concurrencySet && w.maxInFlight == 0 {
+		cfg.MaxInFlight = w.concurrency // -c with --rate bounds the workers
+	}
+	if w.rate == 0 && w.maxInFlight > 0 {
+		return cfg, usagef("--max-in-flight goes with --rate (a closed loop has -c in flight)")
+	}
+	if cfg.Total == 0 && cfg.Duration == 0 {
+		cfg.Duration = 10 * time.Second
+	}
+	return cfg, nil
+}
+
+// poolSize is how many connections the load needs: one per worker.
+func poolSize(cfg bench.Config) int {
+	if cfg.Rate > 0 {
+		if cfg.MaxInFlight > 0 {
+			return cfg.MaxInFlight
+		}
+		return int(min(1000, max(16, math.Ceil(cfg.Rate))))
+	}
+	return cfg.Concurrency
+}
+
+func sessionLabel(c *mcp.Client, o mcp.Options) string {
+	if mcp.IsModern(c.ProtocolVersion()) {
+		return "stateless"
+	}
+	return o.SessionMode
+}
+
+// apply evaluates the gates on r and reports whether one failed.
+func (g *gateFlags) apply(r *report.RunReport) bool {
+	p := &r.Point
+	failed := false
+	add := func(name string, limit, value float64, counts bool) {
+		ok := value <= limit
+		r.Gates = append(r.Gates, report.Gate{Name: name, Limit: limit, Value: value, Passed: ok})
+		if !ok && counts {
+			failed = true
+		}
+	}
+	add("error_rate", g.maxErrorRate, p.ErrorRate, true)
+	if g.p95SLO > 0 {
+		add("p95_ms", g.p95SLO, p.P95MS, g.failOnSLO)
+	}
+	if g.p99SLO > 0 {
+		add("p99_ms", g.p99SLO, p.P99MS, g.failOnSLO)
+	}
+	return failed
+}
+
+func writeRunReports(r *report.RunReport, o *outputFlags, e env) error {
+	if err := writeFile(o.jsonOut, e, func(w io.Writer) error { return report.WriteRunJSON(w, r) }); err != nil {
+		return err
+	}
+	if err := writeFile(o.mdOut, e, func(w io.Writer) error { return report.WriteRunMarkdown(w, r) }); err != nil {
+		return err
+	}
+	return report.WriteRunSummary(o.summaryOut(e), r)
+}

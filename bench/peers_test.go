@@ -1,0 +1,115 @@
+package bench_test
+
+import (
+	"context"
+	"net/http/httptest"
+	"testing"
+	"time"
+
+	m3mcp "github.com/mark3labs/mcp-go/mcp"
+	m3server "github.com/mark3labs/mcp-go/server"
+
+	"github.com/mcpbench/mcpbench/bench"
+	"github.com/mcpbench/mcpbench/mcp"
+	"github.com/mcpbench/mcpbench/target"
+)
+
+// runExact runs n requests of op against url at concurrency c and checks
+// that every one was answered and counted.
+func runExact(t *testing.T, url, rev string, op mcp.Request, c int, n int64) bench.Point {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	client, err := mcp.Dial(ctx, mcp.Options{URL: url, ProtocolVersion: rev, PoolSize: c, Timeout: 10 * time.Second})
+	if err != nil {
+		t.Fatalf("dial: %v", err)
+	}
+	defer client.Close(ctx)
+	if rev != "" && client.ProtocolVersion() != rev {
+		t.Fatalf("negotiated %s, want %s", client.ProtocolVersion(), rev)
+	}
+	wl := &bench.Workload{Client: client, Ops: []bench.Op{{Request: op}}}
+	p, err := bench.Run(ctx, bench.Config{Concurrency: c, Total: n, Warmup: 5, Operations: wl.Operations()}, wl.NewWorker)
+	if err != nil {
+		t.Fatalf("run: %v", err)
+	}
+	if p.Requests != n || p.OK != n || p.Errors != 0 {
+		t.Fatalf("%s: requests %d ok %d errors %v (%v), want %d each", op.Method, p.Requests, p.OK, p.ErrorsByKind, p.ErrorExamples, n)
+	}
+	if dials := client.Dials(); dials > int64(c)+2 {
+		t.Errorf("%d connections opened for %d workers: the pool churned", dials, c)
+	}
+	return p
+}
+
+var echo = mcp.Request{Method: "tools/call", Tool: "echo", Arguments: []byte(`{"message":"hello"}`)}
+var list = mcp.Request{Method: "tools/list"}
+
+func TestBundledServerEveryModeAndRevision(t *testing.T) {
+	modes := []struct {
+		name string
+		cfg  target.Config
+		revs []string
+	}{
+		{"stateful-sse", target.Config{Tools: 6}, []string{"", mcp.Rev20251125, mcp.Rev20250618, mcp.Rev20250326}},
+		{"json-response", target.Config{Tools: 6, JSONResponse: true}, []string{"", mcp.Rev20251125, mcp.Rev20250618, mcp.Rev20250326}},
+		{"stateless", target.Config{Tools: 6, Stateless: true}, []string{"", mcp.Rev20260728, mcp.Rev20251125, mcp.Rev20250618, mcp.Rev20250326}},
+	}
+	for _, m := range modes {
+		srv, err := target.Start(context.Background(), m.cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, rev := range m.revs {
+			name := rev
+			if name == "" {
+				name = "auto"
+			}
+			t.Run(m.name+"/"+name, func(t *testing.T) {
+				runExact(t, srv.MCPURL(), rev, list, 4, 200)
+				runExact(t, srv.MCPURL(), rev, echo, 4, 200)
+			})
+		}
+		srv.Close()
+	}
+}
+
+func TestMark3labsPeer(t *testing.T) {
+	s := m3server.NewMCPServer("mark3labs-peer", "0.1.0", m3server.WithToolCapabilities(false))
+	s.AddTool(m3mcp.NewTool("echo", m3mcp.WithString("message", m3mcp.Required())),
+		func(ctx context.Context, req m3mcp.CallToolRequest) (*m3mcp.CallToolResult, error) {
+			return m3mcp.NewToolResultText(req.GetString("message", "")), nil
+		})
+	for _, stateless := range []bool{false, true} {
+		h := m3server.NewStreamableHTTPServer(s, m3server.WithStateLess(stateless))
+		ts := httptest.NewServer(h)
+		name := "stateful"
+		if stateless {
+			name = "stateless"
+		}
+		t.Run(name, func(t *testing.T) {
+			runExact(t, ts.URL+"/mcp", "", list, 4, 200)
+			runExact(t, ts.URL+"/mcp", "", echo, 4, 200)
+		})
+		ts.Close()
+	}
+}
+
+// TestLittlesLaw checks the generator neither idles between requests nor
+// counts time it should not: with 10 workers, rps × mean latency = 10.
+func TestLittlesLaw(t *testing.T) {
+	srv, err := target.Start(context.Background(), target.Config{Capacity: 1000, ServiceTime: 20 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	p := runExact(t, srv.MCPURL(), "", list, 10, 500)
+	inFlight := p.RPS * p.MeanMS / 1000
+	t.Logf("p50 %.2f ms, mean %.2f ms, rps %.1f, rps×mean %.3f", p.P50MS, p.MeanMS, p.RPS, inFlight)
+	if inFlight < 9.7 || inFlight > 10.3 {
+		t.Errorf("rps × mean = %.3f, want 10 ± 3%%", inFlight)
+	}
+	if p.P50MS < 20 || p.P50MS > 22 {
+		t.Errorf("p50 %.2f ms, want 20–22 ms", p.P50MS)
+	}
+}

@@ -1,0 +1,226 @@
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/olekukonko/tablewriter"
+	"github.com/olekukonko/tablewriter/renderer"
+	"github.com/olekukonko/tablewriter/tw"
+
+	"github.com/mcpbench/mcpbench/bench"
+	"github.com/mcpbench/mcpbench/logscan"
+)
+
+// Gate is one pass/fail check of a run, as the exit code saw it.
+type Gate struct {
+	Name   string  `json:"name"`
+	Limit  float64 `json:"limit"`
+	Value  float64 `json:"value"`
+	Passed bool    `json:"passed"`
+}
+
+// RunReport is the JSON of `mcpbench run`: the header, then the point's
+// fields at the top level.
+type RunReport struct {
+	Header
+	Workload Workload `json:"workload"`
+	bench.Point
+	Gates   []Gate          `json:"gates"`
+	LogScan *logscan.Result `json:"log_scan"`
+}
+
+// Workload says what was sent, so compare and merge can refuse reports of
+// different workloads.
+type Workload struct {
+	Mode       string            `json:"mode"` // closed or open
+	Operations []bench.Operation `json:"operations"`
+	Warmup     int64             `json:"warmup"`
+	DurationS  float64           `json:"duration_s,omitempty"`
+	Session    string            `json:"session,omitempty"`
+}
+
+// WriteRunJSON writes r as indented JSON.
+func WriteRunJSON(w io.Writer, r *RunReport) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(r)
+}
+
+// ReadRunReport reads a run report and decodes its histogram.
+func ReadRunReport(rd io.Reader) (*RunReport, error) {
+	var r RunReport
+	if err := json.NewDecoder(rd).Decode(&r); err != nil {
+		return nil, fmt.Errorf("not a run report: %w", err)
+	}
+	if r.Schema != SchemaRun {
+		return nil, fmt.Errorf("schema is %q, want %s", r.Schema, SchemaRun)
+	}
+	if r.Histogram != "" {
+		h, err := bench.DecodeHistogram(r.Histogram)
+		if err != nil {
+			return nil, err
+		}
+		r.Hist = h
+	}
+	return &r, nil
+}
+
+// WriteRunSummary is the short human summary on stdout.
+func WriteRunSummary(w io.Writer, r *RunReport) error {
+	p := &r.Point
+	var b strings.Builder
+	fmt.Fprintf(&b, "target    %s\n", targetLine(r.Target))
+	load := fmt.Sprintf("closed loop, %d workers", p.Concurrency)
+	if p.Rate != nil {
+		load = fmt.Sprintf("open loop, %s rps offered, %d in flight at most", fmtFloat(*p.Rate), p.Concurrency)
+	}
+	fmt.Fprintf(&b, "load      %s, %s\n", load, opsLine(r.Workload.Operations))
+	fmt.Fprintf(&b, "requests  %d in %.2fs: %d ok, %d errors (%s)\n", p.Requests, p.ElapsedS, p.OK, p.Errors, fmtPercent(p.ErrorRate))
+	fmt.Fprintf(&b, "rps       %.1f\n", p.RPS)
+	fmt.Fprintf(&b, "latency   min %s  mean %s  p50 %s  p90 %s  p95 %s  p99 %s  p99.9 %s  max %s ms\n",
+		fmtMS(p.MinMS), fmtMS(p.MeanMS), fmtMS(p.P50MS), fmtMS(p.P90MS), fmtMS(p.P95MS), fmtMS(p.P99MS), fmtMS(p.P999MS), fmtMS(p.MaxMS))
+	if u := p.Uncorrected; u != nil {
+		fmt.Fprintf(&b, "uncorrected (from actual send)  p50 %s  p95 %s  p99 %s  max %s ms; schedule lag p99 %s ms\n",
+			fmtMS(u.P50MS), fmtMS(u.P95MS), fmtMS(u.P99MS), fmtMS(u.MaxMS), fmtMS(p.ScheduleLagMS.P99))
+	}
+	for _, k := range sortedKeys(p.ErrorsByKind) {
+		ex := p.ErrorExamples[k]
+		fmt.Fprintf(&b, "  %-16s %d  e.g. %s\n", k, p.ErrorsByKind[k], ex)
+	}
+	for _, g := range r.Gates {
+		verdict := "passed"
+		if !g.Passed {
+			verdict = "FAILED"
+		}
+		fmt.Fprintf(&b, "gate      %s: %s (%s, limit %s)\n", g.Name, verdict, fmtFloat(round3(g.Value)), fmtFloat(g.Limit))
+	}
+	if p.Client.Saturated {
+		fmt.Fprintf(&b, "WARNING   the generator was saturated (%s): these figures describe mcpbench, not the server\n", p.Client.SaturationReason)
+	}
+	if p.Interrupted {
+		b.WriteString("INTERRUPTED: figures cover the part measured before the stop\n")
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// WriteRunMarkdown writes the Markdown report of a run.
+func WriteRunMarkdown(w io.Writer, r *RunReport) error {
+	p := &r.Point
+	var b strings.Builder
+	b.WriteString("# mcpbench run\n\n")
+	if p.Interrupted {
+		b.WriteString("> **Interrupted**: the figures cover what was measured before the stop.\n\n")
+	}
+	fmt.Fprintf(&b, "- **Target:** %s\n", targetLine(r.Target))
+	fmt.Fprintf(&b, "- **Started:** %s\n", r.StartedAt.Format("2006-01-02 15:04:05 MST"))
+	fmt.Fprintf(&b, "- **Workload:** %s\n", opsLine(r.Workload.Operations))
+	if p.Rate != nil {
+		fmt.Fprintf(&b, "- **Load:** open loop, %s requests/s offered, at most %d in flight\n", fmtFloat(*p.Rate), p.Concurrency)
+	} else {
+		fmt.Fprintf(&b, "- **Load:** closed loop, %d workers\n", p.Concurrency)
+	}
+	fmt.Fprintf(&b, "- **Requests:** %d in %.2f s, %d ok, %d errors (%s); **%.1f rps**\n\n", p.Requests, p.ElapsedS, p.OK, p.Errors, fmtPercent(p.ErrorRate), p.RPS)
+	if _, err := io.WriteString(w, b.String()); err != nil {
+		return err
+	}
+	rows := [][]string{{
+		fmtMS(p.MinMS), fmtMS(p.MeanMS), fmtMS(p.P50MS), fmtMS(p.P90MS), fmtMS(p.P95MS), fmtMS(p.P99MS), fmtMS(p.P999MS), fmtMS(p.MaxMS),
+	}}
+	head := []string{"min ms", "mean ms", "p50 ms", "p90 ms", "p95 ms", "p99 ms", "p99.9 ms", "max ms"}
+	if u := p.Uncorrected; u != nil {
+		rows[0] = append([]string{"from intended send"}, rows[0]...)
+		rows = append(rows, []string{"from actual send", "", "", fmtMS(u.P50MS), "", fmtMS(u.P95MS), fmtMS(u.P99MS), "", fmtMS(u.MaxMS)})
+		head = append([]string{"latency"}, head...)
+	}
+	if err := markdownTable(w, head, rows); err != nil {
+		return err
+	}
+	if len(p.ByOperation) > 0 {
+		io.WriteString(w, "\n## By operation\n\n")
+		var rows [][]string
+		for _, o := range p.ByOperation {
+			rows = append(rows, []string{opName(o.Operation), fmt.Sprint(o.Requests), fmt.Sprint(o.Errors), fmt.Sprintf("%.1f", o.RPS), fmtMS(o.P50MS), fmtMS(o.P95MS), fmtMS(o.P99MS), fmtMS(o.MaxMS)})
+		}
+		if err := markdownTable(w, []string{"operation", "requests", "errors", "rps", "p50 ms", "p95 ms", "p99 ms", "max ms"}, rows); err != nil {
+			return err
+		}
+	}
+	if len(p.ErrorsByKind) > 0 {
+		io.WriteString(w, "\n## Errors\n\n")
+		var rows [][]string
+		for _, k := range sortedKeys(p.ErrorsByKind) {
+			rows = append(rows, []string{k, fmt.Sprint(p.ErrorsByKind[k]), p.ErrorExamples[k]})
+		}
+		if err := markdownTable(w, []string{"kind", "count", "first example"}, rows); err != nil {
+			return err
+		}
+	}
+	if len(r.Gates) > 0 {
+		io.WriteString(w, "\n## Gates\n\n")
+		var rows [][]string
+		for _, g := range r.Gates {
+			v := "pass"
+			if !g.Passed {
+				v = "**FAIL**"
+			}
+			rows = append(rows, []string{g.Name, fmtFloat(round3(g.Value)), fmtFloat(g.Limit), v})
+		}
+		if err := markdownTable(w, []string{"gate", "value", "limit", "verdict"}, rows); err != nil {
+			return err
+		}
+	}
+	c := p.Client
+	fmt.Fprintf(w, "\n## Generator\n\npool %d connections, %.2f s CPU", c.PoolMaxConns, c.CPUS)
+	if c.Saturated {
+		fmt.Fprintf(w, "; **saturated**: %s. These figures describe the generator, not the server.", c.SaturationReason)
+	}
+	io.WriteString(w, "\n")
+	return nil
+}
+
+func markdownTable(w io.Writer, head []string, rows [][]string) error {
+	t := tablewriter.NewTable(w,
+		tablewriter.WithRenderer(renderer.NewMarkdown()),
+		tablewriter.WithHeaderAutoFormat(tw.Off),
+	)
+	t.Header(head)
+	for _, r := range rows {
+		if err := t.Append(r); err != nil {
+			return err
+		}
+	}
+	return t.Render()
+}
+
+func opsLine(ops []bench.Operation) string {
+	names := make([]string, len(ops))
+	for i, o := range ops {
+		names[i] = opName(o)
+	}
+	return strings.Join(names, ", ")
+}
+
+func opName(o bench.Operation) string {
+	if o.Tool != "" {
+		return o.Method + " " + o.Tool
+	}
+	return o.Method
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+func round3(v float64) float64 {
+	return float64(int64(v*1000+0.5)) / 1000
+}
