@@ -110,8 +110,23 @@ func (g *Generator) Distinct(n int) ([]json.RawMessage, error) {
 	// exist" exact, and finds all k when k == n without coupon collecting.
 	limit := min(max(2048, 2*n), 1<<16)
 	if vals, ok := st.enumerate(g.root, "", 0, limit); ok {
-		return g.pickFrom(st, vals, n)
+		sets, err := g.pickFrom(st, vals, n)
+		var ce *CardinalityError
+		if !errors.As(err, &ce) || ce.Available > 0 {
+			return sets, err
+		}
+		// Nothing valid at all: random generation names the keyword at fault.
+		if _, rerr := g.random(g.newState(), n); rerr != nil {
+			return nil, rerr
+		}
+		return nil, err
 	}
+	return g.random(st, n)
+}
+
+// random draws values until n distinct valid ones are found, within a
+// bounded number of attempts.
+func (g *Generator) random(st *genState, n int) ([]json.RawMessage, error) {
 	out := make([]json.RawMessage, 0, n)
 	seen := make(map[string]bool, n)
 	var lastErr error

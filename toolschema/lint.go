@@ -118,7 +118,7 @@ func Lint(tools []json.RawMessage) []Finding {
 				add(RuleInputSchemaType, "inputSchema must have type \"object\" at its root")
 			}
 			if _, err := compileSchema(doc, false); err != nil {
-				add(RuleInputSchemaInvalid, "inputSchema does not compile: %v", err)
+				add(RuleInputSchemaInvalid, "inputSchema does not compile: %s", oneLine(err.Error()))
 			}
 			for _, f := range requiredUndefined(doc, "") {
 				add(RuleRequiredUndefined, "%s", f)
@@ -329,4 +329,10 @@ func compact(v any, names bool) any {
 		return out
 	}
 	return v
+}
+
+// oneLine folds the validator's indented multi-line messages into one line
+// for reports.
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(s), " ")
 }
