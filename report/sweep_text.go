@@ -1,0 +1,272 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/olekukonko/tablewriter"
+	"github.com/olekukonko/tablewriter/renderer"
+	"github.com/olekukonko/tablewriter/tw"
+
+	"github.com/mcpbench/mcpbench/bench"
+	"github.com/mcpbench/mcpbench/sweep"
+)
+
+// WriteSweepMarkdown writes the sweep report as a Markdown document: what
+// was measured, the points table, the knee, the USL fit and the
+// recommendation with its reason.
+func WriteSweepMarkdown(w io.Writer, r *SweepReport) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# mcpbench sweep: %s\n\n", orDash(r.Target.URL))
+	if r.Interrupted {
+		b.WriteString("> **Interrupted:** the sweep was stopped early; the figures below cover the points measured before that.\n\n")
+	}
+	fmt.Fprintf(&b, "- **Target:** %s\n", targetLine(r.Target))
+	if !r.StartedAt.IsZero() {
+		fmt.Fprintf(&b, "- **Started:** %s\n", r.StartedAt.UTC().Format(time.RFC3339))
+	}
+	if r.MCPBenchVersion != "" {
+		fmt.Fprintf(&b, "- **mcpbench:** %s\n", r.MCPBenchVersion)
+	}
+	fmt.Fprintf(&b, "- **SLO:** %s\n\n", sloLine(r.SLO))
+
+	b.WriteString("## Points\n\n")
+	if _, err := io.WriteString(w, b.String()); err != nil {
+		return fmt.Errorf("sweep markdown: %w", err)
+	}
+	b.Reset()
+	if err := writePointsTable(w, r, tablewriter.WithRenderer(renderer.NewMarkdown())); err != nil {
+		return fmt.Errorf("sweep markdown: %w", err)
+	}
+
+	b.WriteString("\n## Knee\n\n")
+	b.WriteString(kneeLine(r.Knee) + "\n")
+	b.WriteString("\n## Universal Scalability Law\n\n")
+	b.WriteString(uslLine(r.USL) + "\n")
+	b.WriteString("\n## Recommendation\n\n")
+	for _, l := range recommendationLines(r.Recommendation) {
+		fmt.Fprintf(&b, "- %s\n", l)
+	}
+	fmt.Fprintf(&b, "\n%s\n", r.Recommendation.Reason)
+	if _, err := io.WriteString(w, b.String()); err != nil {
+		return fmt.Errorf("sweep markdown: %w", err)
+	}
+	return nil
+}
+
+// WriteSweepTable writes the human summary for a terminal: the points as
+// an ASCII table, then the knee, the fit and the recommendation.
+func WriteSweepTable(w io.Writer, r *SweepReport) error {
+	if _, err := fmt.Fprintf(w, "sweep of %s — SLO %s\n", orDash(r.Target.URL), sloLine(r.SLO)); err != nil {
+		return fmt.Errorf("sweep table: %w", err)
+	}
+	if err := writePointsTable(w, r); err != nil {
+		return fmt.Errorf("sweep table: %w", err)
+	}
+	var b strings.Builder
+	if r.Interrupted {
+		b.WriteString("interrupted: analysis covers the points measured so far\n")
+	}
+	fmt.Fprintf(&b, "knee: %s\n", kneeLine(r.Knee))
+	fmt.Fprintf(&b, "usl:  %s\n", uslLine(r.USL))
+	for _, l := range recommendationLines(r.Recommendation) {
+		b.WriteString(strings.ReplaceAll(l, "**", "") + "\n")
+	}
+	fmt.Fprintf(&b, "reason: %s\n", r.Recommendation.Reason)
+	if _, err := io.WriteString(w, b.String()); err != nil {
+		return fmt.Errorf("sweep table: %w", err)
+	}
+	return nil
+}
+
+// writePointsTable renders one row per point. The load columns follow the
+// kind of sweep: concurrency, rate, or both for a mixed report.
+func writePointsTable(w io.Writer, r *SweepReport, opts ...tablewriter.Option) error {
+	var hasClosed, hasOpen bool
+	for _, p := range r.Points {
+		if p.Rate != nil {
+			hasOpen = true
+		} else {
+			hasClosed = true
+		}
+	}
+	var header []string
+	if hasClosed || !hasOpen {
+		header = append(header, "concurrency")
+	}
+	if hasOpen {
+		header = append(header, "rate")
+	}
+	header = append(header, "requests", "ok", "errors", "error rate", "rps", "p50 ms", "p95 ms", "p99 ms", "max ms", "feasible")
+
+	opts = append([]tablewriter.Option{
+		tablewriter.WithHeaderAutoFormat(tw.Off),
+		tablewriter.WithHeaderAlignment(tw.AlignRight),
+		tablewriter.WithRowAlignment(tw.AlignRight),
+	}, opts...)
+	t := tablewriter.NewTable(w, opts...)
+	t.Header(header)
+	for _, p := range r.Points {
+		var row []string
+		if hasClosed || !hasOpen {
+			if p.Rate != nil && p.Concurrency <= 0 {
+				row = append(row, "–")
+			} else {
+				row = append(row, strconv.Itoa(p.Concurrency))
+			}
+		}
+		if hasOpen {
+			if p.Rate != nil {
+				row = append(row, fmtFloat(*p.Rate))
+			} else {
+				row = append(row, "–")
+			}
+		}
+		row = append(row,
+			strconv.FormatInt(p.Requests, 10),
+			strconv.FormatInt(p.OK, 10),
+			strconv.FormatInt(p.Errors, 10),
+			fmtPercent(p.ErrorRate),
+			fmt.Sprintf("%.1f", p.RPS),
+			fmtMS(p.P50MS), fmtMS(p.P95MS), fmtMS(p.P99MS), fmtMS(p.MaxMS),
+			feasibleMark(p, r.SLO),
+		)
+		if err := t.Append(row); err != nil {
+			return err
+		}
+	}
+	return t.Render()
+}
+
+func feasibleMark(p bench.Point, slo sweep.SLO) string {
+	ok := slo.Feasible(p)
+	if p.Rate != nil {
+		ok = slo.Sustained(p)
+	}
+	if ok {
+		return "✓"
+	}
+	return "✗"
+}
+
+func targetLine(t Target) string {
+	parts := []string{"`" + orDash(t.URL) + "`"}
+	var extra []string
+	if t.Transport != "" {
+		extra = append(extra, t.Transport)
+	}
+	if t.ProtocolVersion != "" {
+		extra = append(extra, "protocol "+t.ProtocolVersion)
+	}
+	if t.ServerName != "" {
+		extra = append(extra, strings.TrimSpace(t.ServerName+" "+t.ServerVersion))
+	}
+	if len(extra) > 0 {
+		parts = append(parts, "("+strings.Join(extra, ", ")+")")
+	}
+	return strings.Join(parts, " ")
+}
+
+func sloLine(s sweep.SLO) string {
+	var parts []string
+	if s.P95MS > 0 {
+		parts = append(parts, "p95 ≤ "+fmtFloat(s.P95MS)+" ms")
+	}
+	if s.P99MS > 0 {
+		parts = append(parts, "p99 ≤ "+fmtFloat(s.P99MS)+" ms")
+	}
+	parts = append(parts, "error rate ≤ "+fmtPercent(s.MaxErrorRate))
+	return strings.Join(parts, ", ")
+}
+
+func kneeLine(k *sweep.Knee) string {
+	if k == nil {
+		return "no knee: no closed-loop points."
+	}
+	if k.Method == sweep.KneePeak {
+		return fmt.Sprintf("concurrency %d (%s: the highest throughput; too few points or no bend for Kneedle).", k.Concurrency, k.Method)
+	}
+	return fmt.Sprintf("concurrency %d (%s).", k.Concurrency, k.Method)
+}
+
+func uslLine(u *sweep.USL) string {
+	if u == nil {
+		return "not fitted: too few concurrency levels, a zero or invalid throughput, or data the law does not describe."
+	}
+	s := fmt.Sprintf("σ = %.4g (contention), κ = %.4g (coherency), λ = %.4g rps per worker, r² = %.3f",
+		u.Sigma, u.Kappa, u.Lambda, u.R2)
+	switch {
+	case u.PeakConcurrency != nil && u.PeakRPS != nil:
+		s += fmt.Sprintf("; modelled peak %.1f rps at concurrency %.1f.", *u.PeakRPS, *u.PeakConcurrency)
+	case u.PeakRPS != nil:
+		s += fmt.Sprintf("; no retrograde peak (κ = 0), throughput approaches %.1f rps.", *u.PeakRPS)
+	default:
+		s += "; linear scaling over the range measured, no ceiling in sight."
+	}
+	return s
+}
+
+func recommendationLines(rec sweep.Recommendation) []string {
+	var out []string
+	if rec.RecommendedConcurrency != nil || rec.MaxFeasibleConcurrency != nil || len(rec.FeasibleConcurrency) > 0 || rec.MaxSustainableRPS == nil {
+		out = append(out,
+			"**Recommended concurrency:** "+intOrNone(rec.RecommendedConcurrency),
+			"**Max feasible concurrency:** "+intOrNone(rec.MaxFeasibleConcurrency),
+			"**Feasible concurrency:** "+intsOrNone(rec.FeasibleConcurrency),
+		)
+	}
+	out = append(out, "**Knee concurrency:** "+intOrNone(rec.KneeConcurrency))
+	if rec.MaxSustainableRPS != nil || len(rec.FeasibleRates) > 0 {
+		rate := "none"
+		if rec.MaxSustainableRPS != nil {
+			rate = fmtFloat(*rec.MaxSustainableRPS) + " rps"
+		}
+		out = append(out, "**Max sustainable rate:** "+rate)
+	}
+	return out
+}
+
+func intOrNone(p *int) string {
+	if p == nil {
+		return "none"
+	}
+	return strconv.Itoa(*p)
+}
+
+func intsOrNone(v []int) string {
+	if len(v) == 0 {
+		return "none"
+	}
+	s := make([]string, len(v))
+	for i, n := range v {
+		s[i] = strconv.Itoa(n)
+	}
+	return strings.Join(s, ", ")
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "–"
+	}
+	return s
+}
+
+// fmtFloat prints a user-supplied figure without padding zeros: 70, 0.5.
+func fmtFloat(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
+
+// fmtMS keeps two decimals below 10 ms, where they still mean something,
+// and one above.
+func fmtMS(v float64) string {
+	if v < 10 {
+		return fmt.Sprintf("%.2f", v)
+	}
+	return fmt.Sprintf("%.1f", v)
+}
+
+func fmtPercent(v float64) string {
+	s := strings.TrimRight(fmt.Sprintf("%.2f", 100*v), "0")
+	return strings.TrimSuffix(s, ".") + "%"
+}
