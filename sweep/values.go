@@ -16,6 +16,10 @@ import (
 // typo such as 1:1000000:+1 fails at parse time instead of running for days.
 const MaxPoints = 1000
 
+// MaxConcurrency bounds a single concurrency value: a million workers is
+// beyond any one generator, and the bound keeps range arithmetic in int.
+const MaxConcurrency = 1_000_000
+
 // DefaultRangeStep is the progression a range uses without an explicit step:
 // doubling, as in the seed script's 1,2,4,8 values.
 const DefaultRangeStep = "x2"
@@ -212,6 +216,9 @@ func parsePositiveInt(flag, f string) (int, error) {
 	n, err := strconv.Atoi(f)
 	if err != nil || n <= 0 {
 		return 0, fmt.Errorf("%s: %q is not a positive whole number", flag, f)
+	}
+	if n > MaxConcurrency {
+		return 0, fmt.Errorf("%s: %d is above the %d concurrency limit", flag, n, MaxConcurrency)
 	}
 	return n, nil
 }

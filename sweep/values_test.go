@@ -22,6 +22,7 @@ func TestParseConcurrencyValues(t *testing.T) {
 		{"1,-2", nil, `"-2" is not a positive whole number`},
 		{"1,2.5", nil, `"2.5" is not a positive whole number`},
 		{"a", nil, `"a" is not a positive whole number`},
+		{"1,2000000", nil, "above the 1000000 concurrency limit"},
 	}
 	for _, tt := range tests {
 		got, err := ParseConcurrencyValues(tt.in)
@@ -54,6 +55,7 @@ func TestParseConcurrencyRange(t *testing.T) {
 		{"0:8", nil, `"0" is not a positive whole number`},
 		{"1:1000000:+1", nil, "more than 1000 points"},
 		{"1:8:xNaN", nil, "want FROM:TO"},
+		{"1:9223372036854775807", nil, "concurrency limit"},
 	}
 	for _, tt := range tests {
 		got, err := ParseConcurrencyRange(tt.in)
@@ -115,4 +117,27 @@ func checkParse[T comparable](t *testing.T, in string, got []T, err error, want 
 	if !slices.Equal(got, want) {
 		t.Errorf("%q: got %v, want %v", in, got, want)
 	}
+}
+
+// FuzzParseRange checks that no input panics and every accepted range obeys
+// the promises: sorted, unique, positive, bounded in count and size.
+func FuzzParseRange(f *testing.F) {
+	for _, s := range []string{"1:32", "1:30:x1.5", "4:20:+4", "0.1:0.5:+0.1", "1:8:x", "8:1", "1:1e9:x1.0001"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if c, err := ParseConcurrencyRange(s); err == nil {
+			if len(c) == 0 || len(c) > MaxPoints || c[0] <= 0 || c[len(c)-1] > MaxConcurrency || !slices.IsSorted(c) || len(slices.Compact(slices.Clone(c))) != len(c) {
+				t.Errorf("%q: bad concurrency range %v", s, c)
+			}
+		}
+		if r, err := ParseRateRange(s); err == nil {
+			if len(r) == 0 || len(r) > MaxPoints || !(r[0] > 0) || !slices.IsSorted(r) {
+				t.Errorf("%q: bad rate range %v", s, r)
+			}
+		}
+		if c, err := ParseConcurrencyValues(s); err == nil && (len(c) == 0 || c[0] <= 0 || !slices.IsSorted(c)) {
+			t.Errorf("%q: bad values %v", s, c)
+		}
+	})
 }
