@@ -69,6 +69,9 @@ type Config struct {
 	// from a goroutine of the engine.
 	Progress      func(Progress)
 	ProgressEvery time.Duration
+	// OnMeasure, if set, is called just before the measured phase starts
+	// (after the warm-up), e.g. to snapshot counters kept outside the engine.
+	OnMeasure func()
 	// LagThreshold is the generator's own send delay (p99) above which the
 	// point is marked saturated; default 5 ms.
 	LagThreshold time.Duration
@@ -127,6 +130,9 @@ func Run(ctx context.Context, cfg Config, newWorker NewWorker) (Point, error) {
 	}
 	if cfg.Warmup > 0 {
 		r.warmup()
+	}
+	if cfg.OnMeasure != nil {
+		cfg.OnMeasure()
 	}
 	cpu0 := cpuTime()
 	r.start = time.Now()

@@ -82,7 +82,10 @@ type ScheduleLag struct {
 // ClientStats describes the generator itself, so a reader can tell a slow
 // server from a starved client.
 type ClientStats struct {
-	PoolMaxConns     int     `json:"pool_max_conns"`
+	PoolMaxConns int `json:"pool_max_conns"`
+	// PoolWaits counts connections opened while measuring: a request that
+	// finds no idle connection dials one (the pool never makes it queue),
+	// so with a pool sized to the load this stays 0.
 	PoolWaits        int64   `json:"pool_waits"`
 	CPUS             float64 `json:"cpu_s"`
 	Saturated        bool    `json:"saturated"`
