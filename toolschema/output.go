@@ -15,6 +15,9 @@ import (
 // It is compiled once and safe for concurrent use by every worker.
 type OutputValidator struct {
 	schema *jsonschema.Schema
+	// intern holds the schema's member names and enum strings, which most
+	// responses repeat, so decoding shares them instead of allocating.
+	intern map[string]any
 	// printer renders violation messages; built lazily because most runs
 	// never see a violation.
 	printerOnce sync.Once
@@ -49,7 +52,9 @@ func CompileOutputSchema(schema json.RawMessage) (*OutputValidator, error) {
 	if err != nil {
 		return nil, fmt.Errorf("toolschema: outputSchema: %w", err)
 	}
-	return &OutputValidator{schema: sch}, nil
+	intern := map[string]any{}
+	collectStrings(doc, intern)
+	return &OutputValidator{schema: sch, intern: intern}, nil
 }
 
 // Validate decodes structuredContent once and validates it. It returns nil
@@ -59,7 +64,7 @@ func (ov *OutputValidator) Validate(structuredContent json.RawMessage) *Violatio
 	if len(bytes.TrimSpace(structuredContent)) == 0 {
 		return &Violation{Message: "structuredContent is missing"}
 	}
-	v, err := decodeJSON(structuredContent)
+	v, err := fastDecodeInterned(structuredContent, ov.intern)
 	if err != nil {
 		return &Violation{Message: "structuredContent is not valid JSON: " + err.Error()}
 	}
@@ -77,5 +82,48 @@ func (ov *OutputValidator) Validate(structuredContent json.RawMessage) *Violatio
 		InstancePath: pointerJoin("", leaf.InstanceLocation...),
 		SchemaPath:   ptr,
 		Message:      leaf.ErrorKind.LocalizedString(ov.printer),
+	}
+}
+
+// collectStrings gathers property names and enum/const strings of a schema.
+func collectStrings(v any, into map[string]any) {
+	switch s := v.(type) {
+	case map[string]any:
+		for k, x := range s {
+			switch k {
+			case "properties":
+				if props, ok := x.(map[string]any); ok {
+					for name := range props {
+						into[name] = name
+					}
+				}
+			case "required":
+				if l, ok := x.([]any); ok {
+					for _, n := range l {
+						if name, ok := n.(string); ok {
+							into[name] = name
+						}
+					}
+				}
+			case "enum", "const":
+				if l, ok := x.([]any); ok {
+					for _, e := range l {
+						if str, ok := e.(string); ok {
+							into[str] = str
+						}
+					}
+				} else if str, ok := x.(string); ok {
+					into[str] = str
+				}
+				continue
+			}
+			if !valueKeywords[k] {
+				collectStrings(x, into)
+			}
+		}
+	case []any:
+		for _, x := range s {
+			collectStrings(x, into)
+		}
 	}
 }
