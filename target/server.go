@@ -32,7 +32,7 @@ type Server struct {
 	handler http.Handler
 	started time.Time
 
-	slots chan struct{} // one token per busy handler slot
+	slots chan *slot    // the free handler slots
 	seq   atomic.Uint64 // numbers the random draws, so each has its own stream
 
 	inFlight, peak, waiting    atomic.Int64
@@ -78,11 +78,14 @@ func New(cfg Config) (*Server, error) {
 		cfg:      cfg,
 		tools:    make(map[string]*toolDef),
 		started:  time.Now(),
-		slots:    make(chan struct{}, cfg.Capacity),
+		slots:    make(chan *slot, cfg.Capacity),
 		byMethod: make(map[string]int64),
 		faults:   make(map[string]int64),
 		quit:     make(chan struct{}),
 		done:     make(chan struct{}),
+	}
+	for range cfg.Capacity {
+		s.slots <- &slot{}
 	}
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: cfg.Name, Version: cfg.Version}, &mcp.ServerOptions{
 		Instructions: "mcpbench reference server: synthetic tools with a modelled capacity.",
@@ -232,29 +235,51 @@ func (s *Server) serviceTime() time.Duration {
 	return d
 }
 
+// slot is one handler slot. freeAt is when its last service was due to end:
+// the next request to take it, if it was already waiting then, starts its
+// service at freeAt rather than when the scheduler gets round to it, so the
+// ceiling stays K / service time on a busy machine too.
+type slot struct{ freeAt time.Time }
+
 // occupy waits for a handler slot, holds it for one service time, and keeps
 // holding it through any stall that began meanwhile.
 func (s *Server) occupy(ctx context.Context) error {
 	if err := s.stall.wait(ctx, s.quit); err != nil {
 		return err
 	}
+	arrived := time.Now()
+	var sl *slot
 	s.waiting.Add(1)
 	select {
-	case s.slots <- struct{}{}:
+	case sl = <-s.slots:
 		s.waiting.Add(-1)
 	case <-ctx.Done():
 		s.waiting.Add(-1)
 		return ctx.Err()
 	}
-	defer func() { <-s.slots }()
 	n := s.inFlight.Add(1)
-	defer s.inFlight.Add(-1)
 	for p := s.peak.Load(); n > p && !s.peak.CompareAndSwap(p, n); p = s.peak.Load() {
 	}
-	if err := sleep(ctx, s.serviceTime()); err != nil {
-		return err
+	end := maxTime(arrived, sl.freeAt).Add(s.serviceTime())
+	err := sleep(ctx, time.Until(end))
+	if err == nil && s.stall.ch.Load() != nil {
+		err = s.stall.wait(ctx, s.quit)
+		end = time.Now()
 	}
-	return s.stall.wait(ctx, s.quit)
+	if err != nil {
+		end = time.Now()
+	}
+	sl.freeAt = end
+	s.inFlight.Add(-1)
+	s.slots <- sl
+	return err
+}
+
+func maxTime(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
 }
 
 func sleep(ctx context.Context, d time.Duration) error {

@@ -20,6 +20,8 @@ type Running struct {
 
 	http     *http.Server
 	served   chan error
+	connMu   sync.Mutex
+	fresh    map[net.Conn]bool // accepted connections that have not sent a request yet
 	stopOnce sync.Once
 	stopErr  error
 }
@@ -47,6 +49,8 @@ func Listen(ctx context.Context, addr string, cfg Config) (*Running, error) {
 		http:   &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second},
 		served: make(chan error, 1),
 	}
+	r.fresh = make(map[net.Conn]bool)
+	r.http.ConnState = r.trackFresh
 	go func() { r.served <- r.http.Serve(ln) }()
 	go func() {
 		select {
@@ -80,6 +84,7 @@ func (r *Running) Shutdown(ctx context.Context) error {
 		// Release first: it ends the sessions' hanging streams, which would
 		// otherwise keep Shutdown waiting for the whole grace period.
 		r.Server.release()
+		go r.closeFresh()
 		err := r.http.Shutdown(ctx)
 		if err != nil {
 			r.http.Close()
@@ -93,6 +98,30 @@ func (r *Running) Shutdown(ctx context.Context) error {
 		}
 	})
 	return r.stopErr
+}
+
+// trackFresh remembers connections that are open but have sent nothing:
+// http.Server.Shutdown waits up to 5s for those (a client's pre-dialled
+// spare, say), so Shutdown closes them itself.
+func (r *Running) trackFresh(c net.Conn, st http.ConnState) {
+	r.connMu.Lock()
+	defer r.connMu.Unlock()
+	if st == http.StateNew {
+		r.fresh[c] = true
+	} else {
+		delete(r.fresh, c)
+	}
+}
+
+func (r *Running) closeFresh() {
+	// Shutdown must have closed the listener first, or new ones could come.
+	time.Sleep(10 * time.Millisecond)
+	r.connMu.Lock()
+	defer r.connMu.Unlock()
+	for c := range r.fresh {
+		c.Close()
+		delete(r.fresh, c)
+	}
 }
 
 // Close is Shutdown without a caller's deadline.

@@ -1,4 +1,135 @@
 package main
 
-// serveMain is replaced when the command is built.
-var serveMain = notYet("serve")
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/spf13/pflag"
+
+	"github.com/mcpbench/mcpbench/target"
+)
+
+const serveUsage = `Usage: mcpbench serve [flags]
+
+Run the bundled reference MCP server (official Go SDK): Streamable HTTP at
+/mcp, legacy HTTP+SSE at /sse, /health, or MCP over stdin/stdout with --stdio.
+Its capacity is modelled: --capacity K handler slots, each tools/list and
+tools/call holding one for --service-time, so the knee is at K concurrent
+requests and the throughput ceiling is K / service time. The first line on
+stdout is the listening URL. Stops on Ctrl-C or SIGTERM.
+
+Fault kinds: %s.
+
+Flags:
+%s
+Examples:
+  mcpbench serve --addr 127.0.0.1:0 --capacity 8 --service-time 20ms
+  mcpbench serve --log-file .run/logs/mcp.log --stats-interval 5s --list-cache-ttl 2s
+  mcpbench serve --fault http-500 --fault-rate 0.01 --stall 500ms --stall-every 10s
+`
+
+// serveMain implements `mcpbench serve`.
+func serveMain(ctx context.Context, args []string, e env) int {
+	fail := func(format string, a ...any) int {
+		msg := strings.ReplaceAll(fmt.Sprintf(format, a...), "\n", " ")
+		fmt.Fprintf(e.stderr, "mcpbench serve: %s\n", msg)
+		return exitUsage
+	}
+
+	fs := pflag.NewFlagSet("serve", pflag.ContinueOnError)
+	fs.SetOutput(io.Discard) // errors are reported in one line below
+	var (
+		cfg     target.Config
+		addr    string
+		stdio   bool
+		logFile string
+	)
+	fs.StringVar(&addr, "addr", "127.0.0.1:3002", "listen `HOST:PORT` (port 0 = any free port)")
+	fs.BoolVar(&cfg.Stateless, "stateless", false, "Streamable HTTP without sessions")
+	fs.BoolVar(&cfg.JSONResponse, "json-response", false, "answer POSTs with application/json instead of an SSE stream")
+	fs.BoolVar(&stdio, "stdio", false, "serve MCP over stdin/stdout instead of HTTP")
+	fs.IntVar(&cfg.Tools, "tools", 8, "synthetic tools `N` (tool_000...), beside echo and fail")
+	fs.IntVar(&cfg.Capacity, "capacity", target.DefaultCapacity, "concurrent handler slots `K` for tools/list and tools/call")
+	fs.DurationVar(&cfg.ServiceTime, "service-time", 0, "mean time `D` a request holds its slot")
+	fs.StringVar(&cfg.ServiceDist, "service-dist", target.DistFixed, "service time distribution `DIST`: fixed, exp or lognormal (sigma 0.5)")
+	fs.StringVar(&logFile, "log-file", "", "append the \"[MCP] tools/list stats\" line to `FILE`")
+	fs.DurationVar(&cfg.StatsInterval, "stats-interval", target.DefaultStatsInterval, "period `D` of the stats line")
+	fs.DurationVar(&cfg.ListCacheTTL, "list-cache-ttl", time.Second, "tools/list cache lifetime `D` (0 = no cache)")
+	fs.DurationVar(&cfg.ListBuildTime, "list-build-time", 0, "extra time `D` a tools/list cache miss spends building")
+	fs.StringVar(&cfg.Fault, "fault", "", "inject fault `KIND` into tools/list and tools/call")
+	fs.Float64Var(&cfg.FaultRate, "fault-rate", 0, "probability `P` in [0,1] that a request is faulted (with --fault; default 1 then)")
+	fs.IntVar(&cfg.OversizedBytes, "oversized-bytes", target.DefaultOversizedBytes, "size `N` of an oversized answer")
+	fs.DurationVar(&cfg.Stall, "stall", 0, "pause the whole server for `D`...")
+	fs.DurationVar(&cfg.StallEvery, "stall-every", 0, "...every `D`")
+	fs.Uint64Var(&cfg.Seed, "seed", 1, "seed `S` of fault choice and service-time draws")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			fmt.Fprintf(e.stdout, serveUsage, strings.Join(target.FaultKinds(), ", "), fs.FlagUsages())
+			return exitOK
+		}
+		return fail("%v (see --help)", err)
+	}
+	if fs.NArg() != 0 {
+		return fail("unexpected argument %q (see --help)", fs.Arg(0))
+	}
+	if cfg.Fault != "" && !fs.Changed("fault-rate") {
+		cfg.FaultRate = 1
+	}
+	if cfg.Fault == "" && cfg.FaultRate > 0 {
+		return fail("--fault-rate needs --fault KIND")
+	}
+	if logFile != "" {
+		f, err := os.OpenFile(logFile, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+		if err != nil {
+			return fail("%v", err)
+		}
+		defer f.Close()
+		cfg.StatsLog = f
+	}
+
+	if stdio {
+		return serveStdio(ctx, cfg, e, fail)
+	}
+	r, err := target.Listen(ctx, addr, cfg)
+	if err != nil {
+		return fail("%v", err)
+	}
+	fmt.Fprintf(e.stdout, "mcpbench serve: listening on %s (mcp at /mcp)\n", r.URL)
+	c := r.Config()
+	mode := "stateful"
+	if c.Stateless {
+		mode = "stateless"
+	}
+	fmt.Fprintf(e.stderr, "mcpbench serve: %s, %d tools, capacity %d, service %s %s, sse at /sse, health at /health\n",
+		mode, c.Tools+2, c.Capacity, c.ServiceTime, c.ServiceDist)
+	<-ctx.Done()
+	if err := r.Shutdown(context.Background()); err != nil {
+		fmt.Fprintf(e.stderr, "mcpbench serve: %v\n", err)
+	}
+	return exitOK
+}
+
+// serveStdio runs the server over the command's stdin and stdout until the
+// client hangs up or ctx ends.
+func serveStdio(ctx context.Context, cfg target.Config, e env, fail func(string, ...any) int) int {
+	s, err := target.New(cfg)
+	if err != nil {
+		return fail("%v", err)
+	}
+	defer s.Close()
+	tr := &mcp.IOTransport{Reader: io.NopCloser(e.stdin), Writer: nopWriteCloser{e.stdout}}
+	if err := s.MCP().Run(ctx, tr); err != nil && ctx.Err() == nil && !errors.Is(err, io.EOF) {
+		fmt.Fprintf(e.stderr, "mcpbench serve: %v\n", err)
+	}
+	return exitOK
+}
+
+type nopWriteCloser struct{ io.Writer }
+
+func (nopWriteCloser) Close() error { return nil }
