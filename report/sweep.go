@@ -6,6 +6,7 @@ import (
 	"io"
 
 	"github.com/mcpbench/mcpbench/bench"
+	"github.com/mcpbench/mcpbench/logscan"
 	"github.com/mcpbench/mcpbench/sweep"
 )
 
@@ -19,6 +20,9 @@ type SweepReport struct {
 	// Interrupted marks a sweep stopped by Ctrl-C: the points are the ones
 	// measured before it, the analysis is over those.
 	Interrupted bool `json:"interrupted,omitempty"`
+	// LogScan is the server's stats log over the whole sweep (null
+	// without --log-file).
+	LogScan *logscan.Result `json:"log_scan,omitempty"`
 }
 
 // NewSweepReport analyses the points against the SLO and puts the header

@@ -267,6 +267,14 @@ func (o *outputFlags) summaryOut(e env) io.Writer {
 	return e.stdout
 }
 
+// summaryErr is where gate verdicts go: stderr, unless quiet.
+func (o *outputFlags) summaryErr() io.Writer {
+	if o.quiet {
+		return io.Discard
+	}
+	return os.Stderr
+}
+
 // writeFile writes one report through fn to path ("-" = stdout), creating
 // the directory.
 func writeFile(path string, e env, fn func(io.Writer) error) error {
