@@ -28,6 +28,9 @@ const (
 	maxGenLength = 1 << 16
 	// defaultSpan is the width of a numeric range when a bound is missing.
 	defaultSpan = 1000
+	// maxWork caps the nodes plus string bytes of one generated value, so a
+	// schema like nested huge minItems fails cleanly instead of eating memory.
+	maxWork = 1 << 20
 	// maxSafeInt is 2^53-1, the largest integer every JSON reader holds exactly.
 	maxSafeInt = 1<<53 - 1
 )
@@ -75,6 +78,7 @@ type genState struct {
 	ix      *index
 	rng     *rand.Rand
 	regexes map[string]*regexGen
+	work    int
 }
 
 func (g *Generator) newState() *genState {
@@ -132,6 +136,7 @@ func (g *Generator) random(st *genState, n int) ([]json.RawMessage, error) {
 	var lastErr error
 	attempts := 20*n + 200
 	for a := 0; a < attempts && len(out) < n; a++ {
+		st.work = 0
 		v, err := st.gen(g.root, "", 0)
 		if err != nil {
 			var se *SchemaError
@@ -219,6 +224,10 @@ func (g *Generator) validate(b []byte) error {
 
 // gen produces one random value for subschema s found at ptr.
 func (st *genState) gen(s any, ptr string, depth int) (any, error) {
+	st.work++
+	if st.work > maxWork {
+		return nil, st.schemaErr("", ptr, fmt.Sprintf("a value would exceed %d nodes and bytes", maxWork))
+	}
 	if depth > hardDepth {
 		return nil, st.schemaErr("$ref", ptr, fmt.Sprintf("schema nests deeper than %d levels without a way out", hardDepth))
 	}
@@ -531,6 +540,10 @@ func (st *genState) genString(m map[string]any, ptr string) (any, error) {
 	if minL > maxGenLength {
 		return nil, st.schemaErr("minLength", pointerJoin(ptr, "minLength"),
 			fmt.Sprintf("minLength %d is too long to generate", minL))
+	}
+	st.work += minL
+	if st.work > maxWork {
+		return nil, st.schemaErr("minLength", pointerJoin(ptr, "minLength"), fmt.Sprintf("a value would exceed %d nodes and bytes", maxWork))
 	}
 	if p, ok := m["pattern"].(string); ok {
 		rg, err := st.regex(p)
