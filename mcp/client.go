@@ -45,6 +45,10 @@ type Options struct {
 	Client    ClientInfo
 	HTTP2     bool // allow HTTP/2 over TLS
 	DialCount *atomic.Int64
+	// Command is the server to spawn for the stdio transport, and
+	// StdioProcs how many copies of it (sessions are spread over them).
+	Command    []string
+	StdioProcs int
 }
 
 // ServerInfo is what negotiation learned about the server.
@@ -69,7 +73,11 @@ type Client struct {
 	info    ServerInfo
 	shared  string // session id shared by all workers in shared mode
 	maxBody int
-	dials   atomic.Int64
+	// legacy is set for the 2024-11-05 HTTP+SSE transport.
+	legacy bool
+	// procs are the stdio server processes; sessions are spread over them.
+	procs    []*stdioProc
+	nextProc atomic.Int64
 }
 
 // NewHTTPClient builds the pooled HTTP client a load run needs: as many idle
@@ -164,9 +172,21 @@ func Redact(raw string) string {
 // else initialize. The probe session it opens for initialize is closed again;
 // workers open their own with NewSession.
 func Dial(ctx context.Context, o Options) (*Client, error) {
-	u, err := ParseURL(o.URL)
-	if err != nil {
-		return nil, err
+	if o.Transport == "" {
+		o.Transport = "auto"
+	}
+	var u *url.URL
+	if o.Transport == "stdio" {
+		u = &url.URL{Scheme: "stdio", Opaque: strings.Join(o.Command, " ")}
+	} else {
+		var err error
+		if u, err = ParseURL(o.URL); err != nil {
+			return nil, err
+		}
+	}
+	if o.Transport == "sse" {
+		// Each session holds its stream open beside its POSTs.
+		o.PoolSize *= 2
 	}
 	if o.Timeout <= 0 {
 		o.Timeout = 30 * time.Second
@@ -191,10 +211,6 @@ func Dial(ctx context.Context, o Options) (*Client, error) {
 		return nil, err
 	}
 	c := &Client{opts: o, url: u, hc: hc, maxBody: int(o.MaxResponseBytes)}
-	if dials != nil {
-		c.dials.Store(0)
-	}
-	o.DialCount = dials
 	c.opts.DialCount = dials
 	if err := c.negotiate(ctx); err != nil {
 		hc.CloseIdleConnections()
@@ -220,6 +236,7 @@ func (c *Client) PoolSize() int { return max(c.opts.PoolSize, 1) }
 
 // Close drops idle connections (and the shared session, if any).
 func (c *Client) Close(ctx context.Context) {
+	c.closeProcs()
 	if c.shared != "" {
 		s := c.newSession()
 		s.id = c.shared
@@ -232,10 +249,28 @@ func (c *Client) Close(ctx context.Context) {
 // ErrNotMCP marks a server that answered but not as an MCP server.
 var ErrNotMCP = errors.New("the server did not answer as an MCP server")
 
+// notMCPError is a failed initialize; it unwraps to the classified cause.
+type notMCPError struct{ cause error }
+
+func (e *notMCPError) Error() string {
+	return fmt.Sprintf("%v: initialize failed: %v", ErrNotMCP, e.cause)
+}
+func (e *notMCPError) Unwrap() error   { return e.cause }
+func (e *notMCPError) Is(t error) bool { return t == ErrNotMCP }
+
 func (c *Client) negotiate(ctx context.Context) error {
 	want := c.opts.ProtocolVersion
-	if want == "" || IsModern(want) {
-		ok, err := c.discover(ctx, want)
+	if c.opts.Transport == "stdio" {
+		return c.dialStdio(ctx)
+	}
+	if c.opts.Transport == "sse" {
+		c.legacy = true
+		if IsModern(want) {
+			return fmt.Errorf("protocol %s has no HTTP+SSE transport", want)
+		}
+	}
+	if !c.legacy && (want == "" || IsModern(want)) {
+		ok, err := c.discover(ctx, want, c.newSession())
 		if err != nil {
 			return err
 		}
@@ -247,8 +282,25 @@ func (c *Client) negotiate(ctx context.Context) error {
 		}
 	}
 	s := c.newSession()
-	if err := s.initialize(ctx, want); err != nil {
+	err := s.initialize(ctx, want)
+	if err != nil && c.opts.Transport == "auto" && isLegacyHint(errors.Unwrap(err)) {
+		// A 4xx to the POST: perhaps a 2024-11-05 server, whose URL
+		// answers GET with an SSE stream (the spec's fallback).
+		c.legacy = true
+		s = c.newSession()
+		if lerr := s.initialize(ctx, want); lerr != nil {
+			c.legacy = false
+			return fmt.Errorf("%w (and as a legacy SSE endpoint: %v)", err, lerr)
+		}
+		err = nil
+	}
+	if err != nil {
 		return err
+	}
+	if c.legacy {
+		c.info.Transport = "sse"
+		s.dropLegacy()
+		return nil
 	}
 	if c.opts.SessionMode == SessionShared {
 		c.shared = s.id
@@ -260,13 +312,12 @@ func (c *Client) negotiate(ctx context.Context) error {
 
 // discover tries server/discover. It returns false, nil when the server is
 // of the initialize era and negotiation should fall back.
-func (c *Client) discover(ctx context.Context, want string) (bool, error) {
+func (c *Client) discover(ctx context.Context, want string, s *Session) (bool, error) {
 	rev := Rev20260728
 	if want != "" {
 		rev = want
 	}
 	c.setModern(rev)
-	s := c.newSession()
 	p, err := s.Prepare(Request{Method: "server/discover"})
 	if err != nil {
 		return false, err
@@ -286,7 +337,7 @@ func (c *Client) discover(ctx context.Context, want string) (bool, error) {
 			_ = json.Unmarshal(e.data, &data)
 			for _, v := range Revisions() {
 				if slices.Contains(data.Supported, v) && IsModern(v) && v != rev {
-					return c.discover(ctx, v)
+					return c.discover(ctx, v, s)
 				}
 			}
 			return false, nil
@@ -339,11 +390,41 @@ func (c *Client) setModern(rev string) {
 	c.meta = meta
 }
 
+// negotiateOn negotiates on one stdio session (each process is a session
+// of its own): server/discover first, else initialize.
+func (c *Client) negotiateOn(ctx context.Context, s *Session) error {
+	want := c.opts.ProtocolVersion
+	if want == "" || IsModern(want) {
+		ok, err := c.discover(ctx, want, s)
+		if err != nil {
+			return err
+		}
+		if ok {
+			return nil
+		}
+		if want != "" {
+			return fmt.Errorf("%w: server/discover refused protocol %s", ErrNotMCP, want)
+		}
+	}
+	return s.initialize(ctx, want)
+}
+
 // NewSession opens a session for one worker: nothing to do on modern
 // revisions, initialize on stateful ones (or join the shared session).
 func (c *Client) NewSession(ctx context.Context) (*Session, error) {
 	s := c.newSession()
+	if len(c.procs) > 0 {
+		s.stdio = c.procs[int(c.nextProc.Add(1)-1)%len(c.procs)]
+		return s, nil
+	}
 	if IsModern(c.rev) {
+		return s, nil
+	}
+	if c.legacy {
+		// One stream per session: initialize opens it.
+		if err := s.initialize(ctx, c.rev); err != nil {
+			return nil, err
+		}
 		return s, nil
 	}
 	switch c.opts.SessionMode {
@@ -390,7 +471,7 @@ func (s *Session) initialize(ctx context.Context, want string) error {
 	res, _, err := s.exchange(ctx, p, "")
 	if err != nil {
 		if KindOf(err) == KindHTTPStatus || KindOf(err) == KindTransport || KindOf(err) == KindJSONRPC || KindOf(err) == KindSessionExpired {
-			return fmt.Errorf("%w: initialize failed: %v", ErrNotMCP, err)
+			return &notMCPError{err}
 		}
 		return err
 	}

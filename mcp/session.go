@@ -30,6 +30,10 @@ type Session struct {
 	scratch     [24]byte
 	outcome     toolOutcome
 	sendScratch []byte
+
+	legacy *legacyStream // 2024-11-05 HTTP+SSE: this session's stream
+	stdio  *stdioProc    // stdio: the server process this session talks to
+	waiter chan []byte   // stdio: where this session's answers arrive
 }
 
 // bodyReader lets a worker hand the same request body to every request
@@ -164,8 +168,7 @@ func (s *Session) doPerRequest(ctx context.Context, p *Prepared, cursor string) 
 }
 
 func (s *Session) do(ctx context.Context, p *Prepared, cursor string) Result {
-	s.nextID++
-	id := s.nextID
+	id := s.newID()
 	var body []byte
 	if cursor == "" {
 		body = append(s.sendBuf(p), p.head...)
@@ -182,54 +185,16 @@ func (s *Session) do(ctx context.Context, p *Prepared, cursor string) Result {
 
 	ctx, cancel := context.WithTimeout(ctx, s.c.opts.Timeout)
 	defer cancel()
-	resp, err := s.post(ctx, s.header(p), body)
 	res := Result{Sent: int64(len(body))}
-	if err != nil {
-		res.Kind = classifyNetErr(err)
-		res.Err = &Error{Kind: res.Kind, Msg: p.req.Method, Err: err}
-		return res
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode == http.StatusNotFound && s.id != "" {
-		res.Received = drain(resp.Body)
-		res.Kind = KindSessionExpired
-		res.Err = &Error{Kind: KindSessionExpired, Status: resp.StatusCode, Msg: "session " + shortID(s.id) + " is gone"}
-		s.renew(ctx)
-		return res
-	}
-	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		n, rpcErr := s.readErrorBody(resp)
-		res.Received = n
-		res.Kind = KindHTTPStatus
-		e := &Error{Kind: KindHTTPStatus, Status: resp.StatusCode, Msg: fmt.Sprintf("%s: HTTP %d", p.req.Method, resp.StatusCode)}
-		if rpcErr != nil {
-			e.Code, e.data = rpcErr.Code, rpcErr.Data
-			e.Msg += ": " + rpcErr.Message
-			// Modern servers send JSON-RPC errors with a 4xx status that
-			// mirrors them; the error object is the server's answer.
-			e.Kind = KindJSONRPC
-			res.Kind = KindJSONRPC
-		}
-		res.Err = e
-		return res
-	}
-	if sid := resp.Header.Get("Mcp-Session-Id"); sid != "" && p.req.Method == "initialize" {
-		s.id = sid
-	}
-	ct := resp.Header.Get("Content-Type")
 	var found bool
+	var err error
 	switch {
-	case hasMediaType(ct, "text/event-stream"):
-		found, err = s.readSSE(resp.Body, id, &res)
-	case hasMediaType(ct, "application/json"):
-		found, err = s.readJSON(resp.Body, id, &res)
+	case s.stdio != nil:
+		found, err = s.exchangeStdio(ctx, body, id, &res)
+	case s.c.legacy:
+		found, err = s.exchangeLegacy(ctx, p, body, id, &res)
 	default:
-		res.Received = drain(resp.Body)
-		mt, _, _ := mime.ParseMediaType(ct)
-		if mt == "" {
-			mt = "no content type"
-		}
-		err = &Error{Kind: KindTransport, Msg: fmt.Sprintf("%s: answer is %s, not JSON or SSE", p.req.Method, mt)}
+		found, err = s.exchangeStreamable(ctx, p, body, id, &res)
 	}
 	if err != nil {
 		res.Kind = KindOf(err)
@@ -246,6 +211,63 @@ func (s *Session) do(ctx context.Context, p *Prepared, cursor string) Result {
 	}
 	s.classify(p, &res)
 	return res
+}
+
+// newID numbers a request: per session, or per process on stdio, where
+// several sessions share one stream of answers.
+func (s *Session) newID() int64 {
+	if s.stdio != nil {
+		return s.stdio.nextID.Add(1)
+	}
+	s.nextID++
+	return s.nextID
+}
+
+// exchangeStreamable POSTs body and reads the answer to id, as JSON or as
+// an SSE stream, into s.rep.
+func (s *Session) exchangeStreamable(ctx context.Context, p *Prepared, body []byte, id int64, res *Result) (bool, error) {
+	resp, err := s.post(ctx, s.header(p), body)
+	if err != nil {
+		k := classifyNetErr(err)
+		return false, &Error{Kind: k, Msg: p.req.Method, Err: err}
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode == http.StatusNotFound && s.id != "" {
+		res.Received = drain(resp.Body)
+		expired := &Error{Kind: KindSessionExpired, Status: resp.StatusCode, Msg: "session " + shortID(s.id) + " is gone"}
+		s.renew(ctx)
+		return false, expired
+	}
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		n, rpcErr := s.readErrorBody(resp)
+		res.Received = n
+		e := &Error{Kind: KindHTTPStatus, Status: resp.StatusCode, Msg: fmt.Sprintf("%s: HTTP %d", p.req.Method, resp.StatusCode)}
+		if rpcErr != nil {
+			e.Code, e.data = rpcErr.Code, rpcErr.Data
+			e.Msg += ": " + rpcErr.Message
+			// Modern servers send JSON-RPC errors with a 4xx status that
+			// mirrors them; the error object is the server's answer.
+			e.Kind = KindJSONRPC
+		}
+		return false, e
+	}
+	if sid := resp.Header.Get("Mcp-Session-Id"); sid != "" && p.req.Method == "initialize" {
+		s.id = sid
+	}
+	ct := resp.Header.Get("Content-Type")
+	switch {
+	case hasMediaType(ct, "text/event-stream"):
+		return s.readSSE(resp.Body, id, res)
+	case hasMediaType(ct, "application/json"):
+		return s.readJSON(resp.Body, id, res)
+	default:
+		res.Received = drain(resp.Body)
+		mt, _, _ := mime.ParseMediaType(ct)
+		if mt == "" {
+			mt = "no content type"
+		}
+		return false, &Error{Kind: KindTransport, Msg: fmt.Sprintf("%s: answer is %s, not JSON or SSE", p.req.Method, mt)}
+	}
 }
 
 func (s *Session) sendBuf(p *Prepared) []byte {
@@ -392,8 +414,17 @@ func (s *Session) readErrorBody(resp *http.Response) (int64, *rpcError) {
 func (s *Session) notify(ctx context.Context, method string) error {
 	ctx, cancel := context.WithTimeout(ctx, s.c.opts.Timeout)
 	defer cancel()
+	if s.stdio != nil {
+		return s.stdio.write(notification(method))
+	}
 	h := s.buildHeader(&Prepared{req: Request{Method: method}})
-	resp, err := s.post(ctx, h, notification(method))
+	var resp *http.Response
+	var err error
+	if s.legacy != nil {
+		resp, err = s.postTo(ctx, s.legacy.endpoint, h, notification(method))
+	} else {
+		resp, err = s.post(ctx, h, notification(method))
+	}
 	if err != nil {
 		return wrapNet(err, method)
 	}
@@ -407,6 +438,7 @@ func (s *Session) notify(ctx context.Context, method string) error {
 
 // Close ends the session: DELETE for stateful revisions, as the spec asks.
 func (s *Session) Close(ctx context.Context) error {
+	s.dropLegacy()
 	if s.shared || s.id == "" {
 		return nil
 	}

@@ -1,0 +1,197 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync/atomic"
+	"time"
+)
+
+// legacyStream is one session of the 2024-11-05 HTTP+SSE transport: a GET
+// stream on which every answer arrives, and the endpoint it named for the
+// POSTs. The worker that owns the session reads its own stream after each
+// POST, so no goroutine or channel stands between it and the answer.
+type legacyStream struct {
+	body     io.ReadCloser
+	cancel   context.CancelFunc
+	endpoint *url.URL
+	sse      *sseReader
+	// timer closes the stream when an answer takes longer than the
+	// timeout: the only way to stop a blocked read on it. A closed
+	// stream ends the session; the next request opens a new one.
+	timer   *time.Timer
+	expired atomic.Bool
+}
+
+// openLegacy GETs the SSE stream and waits for its endpoint event.
+func (s *Session) openLegacy(ctx context.Context) error {
+	c := s.c
+	sctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	req, err := http.NewRequestWithContext(sctx, http.MethodGet, c.url.String(), nil)
+	if err != nil {
+		cancel()
+		return err
+	}
+	for k, v := range c.opts.Header {
+		req.Header[k] = v
+	}
+	req.Header.Set("Accept", "text/event-stream")
+	t := time.AfterFunc(c.opts.Timeout, cancel)
+	resp, err := c.hc.Do(req)
+	if err != nil {
+		t.Stop()
+		cancel()
+		return wrapNet(err, "GET SSE stream")
+	}
+	if resp.StatusCode != http.StatusOK || !hasMediaType(resp.Header.Get("Content-Type"), "text/event-stream") {
+		t.Stop()
+		drain(resp.Body)
+		resp.Body.Close()
+		cancel()
+		return &Error{Kind: KindHTTPStatus, Status: resp.StatusCode, Msg: fmt.Sprintf("GET SSE stream: HTTP %d, %s", resp.StatusCode, resp.Header.Get("Content-Type"))}
+	}
+	ls := &legacyStream{body: resp.Body, cancel: cancel, sse: newSSEReader(c.maxBody)}
+	ls.sse.reset(resp.Body)
+	for {
+		data, err := ls.sse.next()
+		if err != nil {
+			t.Stop()
+			ls.close()
+			return &Error{Kind: KindTransport, Msg: "SSE stream ended before its endpoint event", Err: err}
+		}
+		if string(ls.sse.event) != "endpoint" {
+			continue
+		}
+		ep, err := c.url.Parse(strings.TrimSpace(string(data)))
+		if err != nil {
+			t.Stop()
+			ls.close()
+			return &Error{Kind: KindTransport, Msg: "bad endpoint event", Err: err}
+		}
+		ls.endpoint = ep
+		break
+	}
+	t.Stop()
+	ls.timer = time.AfterFunc(time.Hour, func() { ls.expired.Store(true); ls.body.Close() })
+	ls.timer.Stop()
+	s.legacy = ls
+	return nil
+}
+
+func (ls *legacyStream) close() {
+	if ls.timer != nil {
+		ls.timer.Stop()
+	}
+	ls.cancel()
+	ls.body.Close()
+}
+
+// exchangeLegacy POSTs body to the session's endpoint and reads the stream
+// until the answer to id.
+func (s *Session) exchangeLegacy(ctx context.Context, p *Prepared, body []byte, id int64, res *Result) (bool, error) {
+	if s.legacy == nil {
+		// A broken stream is a lost session: open a new one, as a
+		// client would, and say so once.
+		if err := s.openLegacy(ctx); err != nil {
+			return false, err
+		}
+		if p.req.Method != "initialize" {
+			if err := s.initialize(ctx, s.c.rev); err != nil {
+				return false, err
+			}
+		}
+	}
+	ls := s.legacy
+	resp, err := s.postTo(ctx, ls.endpoint, s.header(p), body)
+	if err != nil {
+		return false, &Error{Kind: classifyNetErr(err), Msg: p.req.Method, Err: err}
+	}
+	if resp.StatusCode == http.StatusNotFound {
+		res.Received = drain(resp.Body)
+		resp.Body.Close()
+		s.dropLegacy()
+		return false, &Error{Kind: KindSessionExpired, Status: resp.StatusCode, Msg: "SSE session is gone"}
+	}
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		res.Received = drain(resp.Body)
+		resp.Body.Close()
+		return false, &Error{Kind: KindHTTPStatus, Status: resp.StatusCode, Msg: fmt.Sprintf("%s: HTTP %d", p.req.Method, resp.StatusCode)}
+	}
+	// Some servers answer on the POST itself; most say 202 and answer on
+	// the stream.
+	if hasMediaType(resp.Header.Get("Content-Type"), "application/json") && resp.ContentLength != 0 {
+		found, err := s.readJSON(resp.Body, id, res)
+		resp.Body.Close()
+		if found || err != nil {
+			return found, err
+		}
+	} else {
+		res.Received += drain(resp.Body)
+		resp.Body.Close()
+	}
+	ls.timer.Reset(s.c.opts.Timeout)
+	defer ls.timer.Stop()
+	for {
+		before := ls.sse.read
+		data, err := ls.sse.next()
+		res.Received += ls.sse.read - before
+		if err != nil {
+			s.dropLegacy()
+			if ls.expired.Load() {
+				return false, &Error{Kind: KindTimeout, Msg: p.req.Method + ": no answer on the SSE stream in time"}
+			}
+			return false, &Error{Kind: KindTransport, Msg: "SSE stream broke", Err: err}
+		}
+		if len(ls.sse.event) > 0 && string(ls.sse.event) != "message" {
+			continue
+		}
+		s.rep.reset()
+		if err := json.Unmarshal(data, &s.rep); err != nil {
+			return false, &Error{Kind: KindTransport, Msg: "malformed JSON on the SSE stream", Err: err}
+		}
+		if s.rep.Method != "" {
+			continue
+		}
+		if sameID(s.rep.ID, id, s.scratch[:0]) {
+			s.resp.Reset()
+			s.resp.Write(data)
+			s.rep.reset()
+			_ = json.Unmarshal(s.resp.Bytes(), &s.rep)
+			return true, nil
+		}
+	}
+}
+
+func (s *Session) dropLegacy() {
+	if s.legacy != nil {
+		s.legacy.close()
+		s.legacy = nil
+	}
+}
+
+// postTo is post to another URL (the legacy endpoint).
+func (s *Session) postTo(ctx context.Context, u *url.URL, h http.Header, body []byte) (*http.Response, error) {
+	s.body.Reset(body)
+	req := &http.Request{
+		Method: http.MethodPost, URL: u, Host: u.Host, Header: h,
+		Body: &s.body, ContentLength: int64(len(body)),
+		Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
+	}
+	return s.c.hc.Do(req.WithContext(ctx))
+}
+
+// isLegacyHint tells from a failed initialize POST whether the URL may
+// be a 2024-11-05 SSE endpoint, as the spec's backward-compatibility rules
+// describe: a 4xx answer to the POST.
+func isLegacyHint(err error) bool {
+	e, ok := err.(*Error)
+	if !ok {
+		return false
+	}
+	return e.Kind == KindHTTPStatus && e.Status >= 400 && e.Status < 500
+}

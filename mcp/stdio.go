@@ -1,0 +1,302 @@
+package mcp
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os/exec"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+)
+
+// stdioProc is one server process spoken to over its stdin and stdout. Many
+// sessions share it: each request has an id unique in the process, and one
+// reader goroutine hands every answer to the session waiting for its id,
+// since answers may come in any order and notifications interleave.
+type stdioProc struct {
+	cmd    *exec.Cmd
+	stdin  io.WriteCloser
+	wmu    sync.Mutex // one line at a time on stdin
+	nextID atomic.Int64
+
+	mu      sync.Mutex
+	pending map[int64]chan []byte
+	done    chan struct{} // closed when stdout ends
+	err     error         // why it ended
+
+	stderr *tailBuffer
+}
+
+// stdioWaiter is a session's mailbox for its answers, reused per request.
+type stdioWaiter struct{ ch chan []byte }
+
+// startStdio starts one server process.
+func startStdio(argv []string, maxLine int) (*stdioProc, error) {
+	if len(argv) == 0 {
+		return nil, errors.New("stdio: no server command given (put it after --)")
+	}
+	cmd := exec.Command(argv[0], argv[1:]...)
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	p := &stdioProc{cmd: cmd, stdin: stdin, pending: map[int64]chan []byte{}, done: make(chan struct{}), stderr: newTailBuffer(20)}
+	cmd.Stderr = p.stderr
+	// Its own process group, so a Ctrl-C meant for mcpbench does not kill
+	// the server before mcpbench has shut it down in order.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		return nil, &Error{Kind: KindConnect, Msg: "starting " + argv[0], Err: err}
+	}
+	go p.readLoop(stdout, maxLine)
+	return p, nil
+}
+
+func (p *stdioProc) readLoop(stdout io.Reader, maxLine int) {
+	sc := bufio.NewScanner(stdout)
+	sc.Buffer(make([]byte, 64<<10), maxLine)
+	var head struct {
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
+	}
+	for sc.Scan() {
+		line := sc.Bytes()
+		if len(bytes.TrimSpace(line)) == 0 {
+			continue
+		}
+		head.ID, head.Method = head.ID[:0], ""
+		if json.Unmarshal(line, &head) != nil {
+			continue // not JSON-RPC: a server that logs to stdout
+		}
+		if head.Method != "" {
+			if len(head.ID) > 0 && string(head.ID) != "null" {
+				// A request from the server (roots, sampling...): we offer
+				// no such capability, so say so instead of leaving it to hang.
+				_ = p.write(append(append([]byte(`{"jsonrpc":"2.0","id":`), head.ID...), `,"error":{"code":-32601,"message":"not supported by mcpbench"}}`...))
+			}
+			continue
+		}
+		id, err := parseID(head.ID)
+		if err != nil {
+			continue
+		}
+		p.mu.Lock()
+		ch := p.pending[id]
+		delete(p.pending, id)
+		p.mu.Unlock()
+		if ch != nil {
+			ch <- bytes.Clone(line)
+		}
+	}
+	err := sc.Err()
+	if err == nil {
+		err = io.EOF
+	}
+	p.mu.Lock()
+	p.err = err
+	p.mu.Unlock()
+	close(p.done)
+}
+
+func parseID(raw []byte) (int64, error) {
+	raw = bytes.Trim(bytes.TrimSpace(raw), `"`)
+	var n int64
+	if len(raw) == 0 {
+		return 0, errors.New("no id")
+	}
+	for _, c := range raw {
+		if c < '0' || c > '9' {
+			return 0, errors.New("not our id")
+		}
+		n = n*10 + int64(c-'0')
+	}
+	return n, nil
+}
+
+func (p *stdioProc) write(line []byte) error {
+	p.wmu.Lock()
+	defer p.wmu.Unlock()
+	if _, err := p.stdin.Write(line); err != nil {
+		return &Error{Kind: KindTransport, Msg: "writing to the server's stdin", Err: err}
+	}
+	if _, err := p.stdin.Write([]byte{'\n'}); err != nil {
+		return &Error{Kind: KindTransport, Msg: "writing to the server's stdin", Err: err}
+	}
+	return nil
+}
+
+// exchangeStdio writes body and waits for the answer to id.
+func (s *Session) exchangeStdio(ctx context.Context, body []byte, id int64, res *Result) (bool, error) {
+	p := s.stdio
+	if s.waiter == nil {
+		s.waiter = make(chan []byte, 1)
+	}
+	p.mu.Lock()
+	p.pending[id] = s.waiter
+	p.mu.Unlock()
+	if err := p.write(body); err != nil {
+		p.forget(id)
+		return false, err
+	}
+	select {
+	case line := <-s.waiter:
+		res.Received = int64(len(line) + 1)
+		if len(line) > s.c.maxBody {
+			return false, &Error{Kind: KindTransport, Msg: "answer larger than --max-response-bytes"}
+		}
+		s.rep.reset()
+		if err := json.Unmarshal(line, &s.rep); err != nil {
+			return false, &Error{Kind: KindTransport, Msg: "malformed JSON answer", Err: err}
+		}
+		return true, nil
+	case <-ctx.Done():
+		p.forget(id)
+		return false, &Error{Kind: classifyNetErr(ctx.Err()), Msg: "no answer from the server process", Err: ctx.Err()}
+	case <-p.done:
+		return false, &Error{Kind: KindTransport, Msg: "the server process closed its stdout: " + p.stderr.String(), Err: p.err}
+	}
+}
+
+// forget drops a request whose answer will not be waited for; an answer
+// that still comes is discarded by the reader.
+func (p *stdioProc) forget(id int64) {
+	p.mu.Lock()
+	ch := p.pending[id]
+	delete(p.pending, id)
+	p.mu.Unlock()
+	if ch != nil {
+		// The reader may have sent just before we deleted: empty the box
+		// so the session's next request starts clean.
+		select {
+		case <-ch:
+		default:
+		}
+	}
+}
+
+// shutdown ends the process as the spec asks: close its stdin, wait, then
+// SIGTERM, wait, then SIGKILL; always reaped, so no zombie is left.
+func (p *stdioProc) shutdown(grace time.Duration) {
+	p.wmu.Lock()
+	p.stdin.Close()
+	p.wmu.Unlock()
+	exited := make(chan struct{})
+	go func() { _ = p.cmd.Wait(); close(exited) }()
+	select {
+	case <-exited:
+		return
+	case <-time.After(grace):
+	}
+	_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGTERM)
+	select {
+	case <-exited:
+		return
+	case <-time.After(grace):
+	}
+	_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
+	<-exited
+}
+
+// tailBuffer keeps the last lines a server wrote to stderr, for the report
+// of a failure; stderr output is never an error by itself.
+type tailBuffer struct {
+	mu    sync.Mutex
+	lines []string
+	part  []byte
+	max   int
+}
+
+func newTailBuffer(max int) *tailBuffer { return &tailBuffer{max: max} }
+
+func (t *tailBuffer) Write(b []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.part = append(t.part, b...)
+	for {
+		i := bytes.IndexByte(t.part, '\n')
+		if i < 0 {
+			break
+		}
+		t.lines = append(t.lines, string(t.part[:i]))
+		t.part = t.part[i+1:]
+		if len(t.lines) > t.max {
+			t.lines = t.lines[1:]
+		}
+	}
+	if len(t.part) > 4096 {
+		t.part = t.part[:0]
+	}
+	return len(b), nil
+}
+
+// Lines returns the kept lines.
+func (t *tailBuffer) Lines() []string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return append([]string(nil), t.lines...)
+}
+
+func (t *tailBuffer) String() string {
+	l := t.Lines()
+	if len(l) == 0 {
+		return "(no stderr)"
+	}
+	if len(l) > 3 {
+		l = l[len(l)-3:]
+	}
+	return strings.Join(l, " | ")
+}
+
+// dialStdio starts the processes and negotiates on each: server/discover
+// first, as the 2026-07-28 stdio rules say, else initialize.
+func (c *Client) dialStdio(ctx context.Context) error {
+	n := max(c.opts.StdioProcs, 1)
+	for i := 0; i < n; i++ {
+		p, err := startStdio(c.opts.Command, c.maxBody)
+		if err != nil {
+			c.closeProcs()
+			return err
+		}
+		c.procs = append(c.procs, p)
+		s := c.newSession()
+		s.stdio = p
+		if err := c.negotiateOn(ctx, s); err != nil {
+			c.closeProcs()
+			return fmt.Errorf("server process %d: %w (stderr: %s)", i+1, err, p.stderr.String())
+		}
+	}
+	c.info.Transport = "stdio"
+	return nil
+}
+
+func (c *Client) closeProcs() {
+	var wg sync.WaitGroup
+	for _, p := range c.procs {
+		wg.Add(1)
+		go func() { defer wg.Done(); p.shutdown(2 * time.Second) }()
+	}
+	wg.Wait()
+	c.procs = nil
+}
+
+// StderrTail returns the last stderr lines of each stdio server process.
+func (c *Client) StderrTail() []string {
+	var out []string
+	for i, p := range c.procs {
+		for _, l := range p.stderr.Lines() {
+			out = append(out, fmt.Sprintf("[%d] %s", i+1, l))
+		}
+	}
+	return out
+}
