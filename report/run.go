@@ -31,6 +31,9 @@ type RunReport struct {
 	bench.Point
 	Gates   []Gate          `json:"gates"`
 	LogScan *logscan.Result `json:"log_scan"`
+	// Shard is set on a shard's report (--shard); Merged on merge's output.
+	Shard  *Shard     `json:"shard,omitempty"`
+	Merged *MergeInfo `json:"merged,omitempty"`
 }
 
 // Workload says what was sent, so compare and merge can refuse reports of

@@ -23,6 +23,11 @@ type SweepReport struct {
 	// LogScan is the server's stats log over the whole sweep (null
 	// without --log-file).
 	LogScan *logscan.Result `json:"log_scan,omitempty"`
+	// Workload lets compare and merge refuse sweeps of different work;
+	// Shard and Merged are as in RunReport.
+	Workload *Workload  `json:"workload,omitempty"`
+	Shard    *Shard     `json:"shard,omitempty"`
+	Merged   *MergeInfo `json:"merged,omitempty"`
 }
 
 // NewSweepReport analyses the points against the SLO and puts the header
