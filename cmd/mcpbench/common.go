@@ -91,11 +91,14 @@ type targetFlags struct {
 	maxResponseBytes int64
 	healthURL        string
 	logFile          string
+	stdioProcs       int
+	command          []string // the stdio server: the arguments after --
 }
 
 func (t *targetFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&t.url, "url", "", "MCP endpoint, e.g. http://127.0.0.1:3002/mcp (alias --base-url; an empty path means /mcp)")
-	fs.StringVar(&t.transport, "transport", "auto", "auto|http")
+	fs.StringVar(&t.transport, "transport", "auto", "auto|http|sse|stdio (stdio: the server command follows --)")
+	fs.IntVar(&t.stdioProcs, "stdio-procs", 1, "stdio: server processes to spread the workers over")
 	fs.StringVar(&t.protocolVersion, "protocol-version", "auto", "auto, or a revision from 2024-11-05 to 2026-07-28")
 	fs.StringVar(&t.session, "session", mcp.SessionPerWorker, "per-worker|shared|per-request (stateful revisions)")
 	fs.StringArrayVarP(&t.headers, "header", "H", nil, "extra header 'Name: value', repeatable (MCPBENCH_TOKEN adds Authorization: Bearer)")
@@ -111,16 +114,24 @@ func (t *targetFlags) register(fs *pflag.FlagSet) {
 
 // options turns the flags into client options.
 func (t *targetFlags) options(e env, pool int) (mcp.Options, error) {
-	if t.url == "" {
-		return mcp.Options{}, usagef("--url is required (e.g. --url http://127.0.0.1:3002/mcp)")
-	}
-	if _, err := mcp.ParseURL(t.url); err != nil {
-		return mcp.Options{}, usagef("%v", err)
-	}
 	switch t.transport {
-	case "auto", "http":
-	case "sse", "stdio":
-		return mcp.Options{}, usagef("--transport %s is not supported yet; use http", t.transport)
+	case "stdio":
+		if len(t.command) == 0 {
+			return mcp.Options{}, usagef("--transport stdio needs the server command after --, e.g. -- npx @modelcontextprotocol/server-everything")
+		}
+		if t.stdioProcs < 1 {
+			return mcp.Options{}, usagef("--stdio-procs must be at least 1")
+		}
+	case "auto", "http", "sse":
+		if len(t.command) > 0 {
+			return mcp.Options{}, usagef("a server command after -- goes with --transport stdio")
+		}
+		if t.url == "" {
+			return mcp.Options{}, usagef("--url is required (e.g. --url http://127.0.0.1:3002/mcp)")
+		}
+		if _, err := mcp.ParseURL(t.url); err != nil {
+			return mcp.Options{}, usagef("%v", err)
+		}
 	default:
 		return mcp.Options{}, usagef("--transport must be auto, http, sse or stdio, not %q", t.transport)
 	}
@@ -164,6 +175,8 @@ func (t *targetFlags) options(e env, pool int) (mcp.Options, error) {
 		Insecure:         t.insecure,
 		CACert:           t.cacert,
 		Client:           mcp.ClientInfo{Name: "mcpbench", Version: buildVersion()},
+		Command:          t.command,
+		StdioProcs:       t.stdioProcs,
 	}, nil
 }
 
@@ -328,6 +341,15 @@ func (g *gateFlags) validate() error {
 		g.maxErrorRate = 1
 	}
 	return nil
+}
+
+// splitCommand separates the stdio server command (after --) from the
+// other positional arguments.
+func splitCommand(fs *pflag.FlagSet) (rest, command []string) {
+	if at := fs.ArgsLenAtDash(); at >= 0 {
+		return fs.Args()[:at], fs.Args()[at:]
+	}
+	return fs.Args(), nil
 }
 
 // dial connects to the target, mapping failures to the contract's exit

@@ -47,9 +47,11 @@ func runMain(ctx context.Context, args []string, e env) int {
 	if done, code := parseFlags(fs, args, runUsage, e); done {
 		return code
 	}
-	if fs.NArg() > 0 {
-		return exitFor(e, "run", usagef("unexpected argument %q", fs.Arg(0)))
+	rest, command := splitCommand(fs)
+	if len(rest) > 0 {
+		return exitFor(e, "run", usagef("unexpected argument %q", rest[0]))
 	}
+	f.target.command = command
 	cfg, err := f.benchConfig(fs.Changed("concurrency"))
 	if err != nil {
 		return exitFor(e, "run", err)

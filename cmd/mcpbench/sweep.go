@@ -106,9 +106,11 @@ func sweepMain(ctx context.Context, args []string, e env) int {
 	if done, code := parseFlags(fs, args, sweepUsage, e); done {
 		return code
 	}
-	if fs.NArg() > 0 {
-		return exitFor(e, "sweep", usagef("unexpected argument %q", fs.Arg(0)))
+	rest, command := splitCommand(fs)
+	if len(rest) > 0 {
+		return exitFor(e, "sweep", usagef("unexpected argument %q", rest[0]))
 	}
+	f.target.command = command
 	cs, rs, err := f.levels()
 	if err != nil {
 		return exitFor(e, "sweep", err)
