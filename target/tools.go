@@ -96,7 +96,7 @@ func themes() []theme {
 		},
 		{
 			title:       "Create ticket",
-			description: "Open a ticket in the issue tracker, optionally assigned to a person and team, with labels and a due date. Returns the new ticket's id and status.",
+			description: "Open a ticket in the tracker, optionally assigned to a person and team, with labels and a due date. Returns the ticket's id and status.",
 			required:    []string{"title", "priority"},
 			input: func() schema {
 				return object(schema{
@@ -125,7 +125,7 @@ func themes() []theme {
 		},
 		{
 			title:       "Query metrics",
-			description: "Fetch a time series for one metric over a trailing window, optionally grouped, with a summary of the points. Values are in the metric's unit.",
+			description: "Fetch a time series for one metric over a trailing window, optionally grouped, with a summary of the points. Values use the metric's unit.",
 			required:    []string{"metric", "window_s"},
 			input: func() schema {
 				return object(schema{

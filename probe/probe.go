@@ -1,0 +1,278 @@
+// Package probe is the one-shot observability probe: the server's health
+// before and after, what it says about itself, an audit of its tools/list
+// payload, a sequential latency profile, two concurrent benchmarks and,
+// optionally, the stats lines its log gained meanwhile. It sends requests
+// and returns plain values; it prints nothing and reads no flags.
+package probe
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/http"
+	"time"
+
+	"github.com/mcpbench/mcpbench/bench"
+	"github.com/mcpbench/mcpbench/logscan"
+	"github.com/mcpbench/mcpbench/mcp"
+)
+
+// Stages, in the order Run goes through them; Progress receives them.
+const (
+	StageLogMark    = "log-mark"
+	StageHealth     = "health"
+	StageDial       = "dial"
+	StageGetInfo    = "get-info"
+	StageToolsList  = "tools-list"
+	StageSequential = "sequential"
+	StageBenchSmall = "bench-small"
+	StageBenchLarge = "bench-large"
+	StageHealthEnd  = "health-after"
+	StageLogScan    = "log-scan"
+)
+
+// Config is one probe.
+type Config struct {
+	// Options are the client options; the plain HTTP requests (health, the
+	// GET of the endpoint) use the same TLS settings and, on the endpoint's
+	// origin, the same headers.
+	Options mcp.Options
+	// Dial connects to the server. nil means mcp.Dial. The caller may wrap
+	// errors so that it can classify them; Run returns them wrapped in a
+	// *StageError. Run closes the client it gets.
+	Dial func(ctx context.Context, o mcp.Options) (*mcp.Client, error)
+	// HealthURL is the health endpoint; "" means /health on the endpoint's
+	// origin.
+	HealthURL string
+	// SequentialSamples is how many tools/list listings are sent one after
+	// another; the first of them is the audit's. SequentialSleep is the
+	// pause between them.
+	SequentialSamples int
+	SequentialSleep   time.Duration
+	// Small and Large are the two concurrent tools/list benchmarks; a
+	// Total of 0 skips one.
+	Small, Large BenchSpec
+	// LogFile, when set, is the server log whose stats lines are scanned
+	// over the probe's window. LogSettle is how long to wait, after the last
+	// request, for the server to write one more stats line, so that the
+	// window's counters cover every request the probe sent.
+	LogFile   string
+	LogSettle time.Duration
+	// Progress, if set, is called at the start of each stage.
+	Progress func(stage string)
+	// BenchProgress, if set, receives the benchmarks' progress.
+	BenchProgress func(bench.Progress)
+}
+
+// BenchSpec is one concurrent benchmark: Total tools/list requests from
+// Concurrency workers.
+type BenchSpec struct {
+	Concurrency int   `json:"concurrency"`
+	Total       int64 `json:"total"`
+}
+
+// Result is everything the probe measured.
+type Result struct {
+	Health            Health          `json:"health"`
+	ServerInfo        ServerInfo      `json:"server_info"`
+	ToolsList         ToolsList       `json:"tools_list"`
+	SequentialProfile Sequential      `json:"sequential_profile"`
+	Benchmarks        Benchmarks      `json:"benchmarks"`
+	LogScan           *logscan.Result `json:"log_scan"`
+	// LogScanError says why log_scan is null although a log was given.
+	LogScanError string `json:"log_scan_error,omitempty"`
+	Interrupted  bool   `json:"interrupted,omitempty"`
+}
+
+// Benchmarks are the two concurrent runs; a null one was skipped (or
+// could not start, and Errors says why).
+type Benchmarks struct {
+	Small  *bench.Point      `json:"small"`
+	Large  *bench.Point      `json:"large"`
+	Errors map[string]string `json:"errors,omitempty"`
+}
+
+// StageError is a failure that stopped the probe.
+type StageError struct {
+	Stage string
+	Err   error
+}
+
+func (e *StageError) Error() string { return e.Stage + ": " + e.Err.Error() }
+func (e *StageError) Unwrap() error { return e.Err }
+
+// Run probes the server. It returns what was measured even when ctx is
+// cancelled part-way (Result.Interrupted is then set); the error is non-nil
+// only when the probe could not start: the log could not be marked, or the
+// server could not be reached or did not speak MCP.
+func Run(ctx context.Context, cfg Config) (*Result, error) {
+	if cfg.Dial == nil {
+		cfg.Dial = mcp.Dial
+	}
+	progress := cfg.Progress
+	if progress == nil {
+		progress = func(string) {}
+	}
+	res := &Result{}
+
+	// The window opens before the first byte is sent, so the log's counters
+	// cover the handshake as well as the measured requests.
+	var mark logscan.Offset
+	if cfg.LogFile != "" {
+		progress(StageLogMark)
+		m, err := logscan.Mark(cfg.LogFile)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			// A server that has not written its log yet: read it all.
+		case err != nil:
+			return res, &StageError{StageLogMark, err}
+		default:
+			mark = m
+		}
+	}
+
+	hc, _, err := mcp.NewHTTPClient(withPool(cfg.Options, 1))
+	if err != nil {
+		return res, &StageError{StageDial, err}
+	}
+	defer hc.CloseIdleConnections()
+	healthURL, err := resolveHealthURL(cfg.Options.URL, cfg.HealthURL)
+	if err != nil {
+		return res, &StageError{StageHealth, err}
+	}
+	plain := &plainHTTP{hc: hc, opts: cfg.Options}
+
+	progress(StageHealth)
+	res.Health.HealthSnapshot = plain.health(ctx, healthURL)
+
+	progress(StageDial)
+	client, err := cfg.Dial(ctx, cfg.Options)
+	if err != nil {
+		return res, &StageError{StageDial, err}
+	}
+	defer client.Close(context.Background())
+	res.ServerInfo = serverInfoOf(client)
+
+	steps := []struct {
+		stage string
+		do    func()
+	}{
+		{StageGetInfo, func() { res.ServerInfo.GetInfo, res.ServerInfo.GetInfoError = plain.getInfo(ctx, client.URL()) }},
+		{StageToolsList, func() { res.ToolsList, res.SequentialProfile = listing(ctx, client, cfg) }},
+		{StageBenchSmall, func() { res.Benchmarks.Small = runBench(ctx, client, cfg, cfg.Small, "small", &res.Benchmarks) }},
+		{StageBenchLarge, func() { res.Benchmarks.Large = runBench(ctx, client, cfg, cfg.Large, "large", &res.Benchmarks) }},
+	}
+	for _, s := range steps {
+		if ctx.Err() != nil {
+			break
+		}
+		progress(s.stage)
+		s.do()
+	}
+	res.Interrupted = ctx.Err() != nil
+	for _, p := range []*bench.Point{res.Benchmarks.Small, res.Benchmarks.Large} {
+		res.Interrupted = res.Interrupted || (p != nil && p.Interrupted)
+	}
+
+	// The closing figures are taken even after an interrupt: they describe
+	// what the part that ran did to the server.
+	endCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), healthTimeout(cfg.Options)+time.Second)
+	defer cancel()
+	progress(StageHealthEnd)
+	after := plain.health(endCtx, healthURL)
+	res.Health.After = &after
+	res.Health.Delta = healthDelta(res.Health.HealthSnapshot, after)
+
+	if cfg.LogFile != "" {
+		progress(StageLogScan)
+		if !res.Interrupted {
+			settle(ctx, cfg.LogFile, cfg.LogSettle)
+		}
+		if r, err := logscan.Scan(cfg.LogFile, mark); err == nil {
+			res.LogScan = &r
+		} else {
+			res.LogScanError = err.Error()
+		}
+	}
+	return res, nil
+}
+
+// settle waits up to d for the log to gain a stats line written after now:
+// the server counts a request before it answers, so that line covers every
+// request already answered.
+func settle(ctx context.Context, path string, d time.Duration) {
+	if d <= 0 {
+		return
+	}
+	start, err := logscan.Mark(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		start, err = logscan.Offset{}, nil
+	}
+	if err != nil {
+		return
+	}
+	deadline := time.Now().Add(d)
+	for time.Now().Before(deadline) {
+		if r, err := logscan.Scan(path, start); err == nil && r.StatsLines > 0 {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
+// runBench runs one concurrent tools/list benchmark.
+func runBench(ctx context.Context, c *mcp.Client, cfg Config, spec BenchSpec, name string, b *Benchmarks) *bench.Point {
+	if spec.Total <= 0 {
+		return nil
+	}
+	wl := &bench.Workload{Client: c, Ops: []bench.Op{{Request: mcp.Request{Method: "tools/list"}}}}
+	bc := bench.Config{
+		Concurrency: max(spec.Concurrency, 1),
+		Total:       spec.Total,
+		Operations:  wl.Operations(),
+		Progress:    cfg.BenchProgress,
+	}
+	dials := c.Dials()
+	bc.OnMeasure = func() { dials = c.Dials() }
+	p, err := bench.Run(ctx, bc, wl.NewWorker)
+	if err != nil {
+		if b.Errors == nil {
+			b.Errors = map[string]string{}
+		}
+		b.Errors[name] = err.Error()
+		return nil
+	}
+	p.Client.PoolMaxConns = c.PoolSize()
+	p.Client.PoolWaits = c.Dials() - dials
+	p.Client.Engine = "net/http"
+	return &p
+}
+
+func withPool(o mcp.Options, n int) mcp.Options {
+	o.PoolSize = n
+	o.DialCount = nil
+	return o
+}
+
+// ValidateHealthURL checks a health URL given by the user ("" is valid: the
+// default).
+func ValidateHealthURL(endpoint, health string) error {
+	_, err := resolveHealthURL(endpoint, health)
+	return err
+}
+
+func healthTimeout(o mcp.Options) time.Duration {
+	t := o.Timeout
+	if t <= 0 || t > 10*time.Second {
+		t = 10 * time.Second
+	}
+	return t
+}
+
+// errStatus is a non-2xx answer to a plain GET.
+func errStatus(code int) error { return fmt.Errorf("HTTP %d %s", code, http.StatusText(code)) }
