@@ -4,7 +4,7 @@ VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 COMMIT  ?= $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
 LDFLAGS := -X main.version=$(VERSION) -X main.commit=$(COMMIT)
 
-.PHONY: build demo test test-race vet bench fuzz clean
+.PHONY: build demo test test-race vet bench fuzz clean peers interop-doc
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o mcpbench ./cmd/mcpbench
@@ -14,9 +14,18 @@ build:
 demo: build
 	./scripts/demo.sh
 
-# The whole test suite; CI runs exactly this.
-test: vet
-	$(GO) test -count=1 -timeout 20m ./...
+# The whole test suite; CI runs exactly this. The interop matrix needs the
+# TypeScript reference server from npm, so it is installed first and required.
+test: vet peers
+	MCPBENCH_REQUIRE_PEERS=1 $(GO) test -count=1 -timeout 20m ./...
+
+# Third-party MCP servers for the interop matrix, pinned, into .run/peers.
+peers:
+	./scripts/install-peers.sh
+
+# Regenerates docs/interop.md from a run of the interop matrix.
+interop-doc: peers
+	MCPBENCH_REQUIRE_PEERS=1 MCPBENCH_INTEROP_OUT=$(CURDIR)/docs/interop.md $(GO) test -count=1 -run TestInteropMatrix ./bench/
 
 test-race:
 	$(GO) test -count=1 -race -timeout 30m ./...

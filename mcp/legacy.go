@@ -147,7 +147,7 @@ func (s *Session) exchangeLegacy(ctx context.Context, p *Prepared, body []byte, 
 			}
 			return false, &Error{Kind: KindTransport, Msg: "SSE stream broke", Err: err}
 		}
-		if len(ls.sse.event) > 0 && string(ls.sse.event) != "message" {
+		if len(data) == 0 || len(ls.sse.event) > 0 && string(ls.sse.event) != "message" {
 			continue
 		}
 		s.rep.reset()

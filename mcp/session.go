@@ -372,7 +372,9 @@ func (s *Session) readSSE(body io.Reader, id int64, res *Result) (bool, error) {
 			}
 			return false, &Error{Kind: KindTransport, Msg: "SSE stream broke before the response", Err: err}
 		}
-		if found {
+		// Skip what is not an answer: an empty priming event (2025-11-25
+		// streams send one with just an id, for resumption).
+		if found || len(data) == 0 {
 			continue
 		}
 		s.rep.reset()
