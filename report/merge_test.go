@@ -142,7 +142,11 @@ func TestMergeRunsRefuses(t *testing.T) {
 		want  string
 	}{
 		{"duplicate shard", func(rs []*RunReport) { rs[2].Shard.Index = 1 }, false, "shard 1/3 is given twice"},
-		{"missing shard", func(rs []*RunReport) { rs[2].Shard = &Shard{Index: 1, Count: 4}; rs[0].Shard.Count, rs[1].Shard.Count = 4, 4; rs[1].Shard.Index = 3 }, false, "shards [2] of 4 are missing"},
+		{"missing shard", func(rs []*RunReport) {
+			rs[2].Shard = &Shard{Index: 1, Count: 4}
+			rs[0].Shard.Count, rs[1].Shard.Count = 4, 4
+			rs[1].Shard.Index = 3
+		}, false, "shards [2] of 4 are missing"},
 		{"counts differ", func(rs []*RunReport) { rs[1].Shard.Count = 4 }, false, "different counts"},
 		{"out of range", func(rs []*RunReport) { rs[1].Shard.Index = 3 }, false, "out of range"},
 		{"some without shard", func(rs []*RunReport) { rs[1].Shard = nil }, false, "carry a shard"},
