@@ -43,7 +43,6 @@ type Options struct {
 	Insecure  bool
 	CACert    string // PEM file of extra roots
 	Client    ClientInfo
-	HTTP2     bool // allow HTTP/2 over TLS
 	DialCount *atomic.Int64
 	// Command is the server to spawn for the stdio transport, and
 	// StdioProcs how many copies of it (sessions are spread over them).
@@ -106,7 +105,7 @@ func NewHTTPClient(o Options) (*http.Client, *atomic.Int64, error) {
 		MaxConnsPerHost:       0,
 		IdleConnTimeout:       90 * time.Second,
 		DisableCompression:    true,
-		ForceAttemptHTTP2:     o.HTTP2,
+		ForceAttemptHTTP2:     true, // HTTP/2 where TLS offers it
 		TLSHandshakeTimeout:   10 * time.Second,
 		ExpectContinueTimeout: 0,
 		WriteBufferSize:       16 << 10,

@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Session is one worker's conversation with the server. It is not safe for
@@ -257,7 +258,11 @@ func (s *Session) exchangeStreamable(ctx context.Context, p *Prepared, body []by
 	ct := resp.Header.Get("Content-Type")
 	switch {
 	case hasMediaType(ct, "text/event-stream"):
-		return s.readSSE(resp.Body, id, res)
+		found, err := s.readSSE(resp.Body, id, res)
+		if !found && err == nil {
+			return s.resumeSSE(ctx, p, id, res)
+		}
+		return found, err
 	case hasMediaType(ct, "application/json"):
 		return s.readJSON(resp.Body, id, res)
 	default:
@@ -267,6 +272,69 @@ func (s *Session) exchangeStreamable(ctx context.Context, p *Prepared, body []by
 			mt = "no content type"
 		}
 		return false, &Error{Kind: KindTransport, Msg: fmt.Sprintf("%s: answer is %s, not JSON or SSE", p.req.Method, mt)}
+	}
+}
+
+// resumeSSE follows a response stream the server closed before the answer
+// (2025-11-25 SSE polling): after the retry delay it GETs the endpoint with
+// Last-Event-ID and reads on, a bounded number of times.
+func (s *Session) resumeSSE(ctx context.Context, p *Prepared, id int64, res *Result) (bool, error) {
+	for attempt := 0; attempt < 8 && len(s.sse.id) > 0; attempt++ {
+		wait := 0 * time.Millisecond
+		if s.sse.retryMS > 0 {
+			wait = time.Duration(min(s.sse.retryMS, 5000)) * time.Millisecond
+		}
+		if !sleepCtx(ctx, wait) {
+			return false, &Error{Kind: KindTimeout, Msg: p.req.Method + ": waiting to resume the SSE stream", Err: ctx.Err()}
+		}
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, s.c.url.String(), nil)
+		if err != nil {
+			return false, err
+		}
+		for k, v := range s.buildHeader(p) {
+			req.Header[k] = v
+		}
+		req.Header.Del("Content-Type")
+		req.Header.Set("Accept", "text/event-stream")
+		req.Header.Set("Last-Event-ID", string(s.sse.id))
+		resp, err := s.c.hc.Do(req)
+		if err != nil {
+			return false, &Error{Kind: classifyNetErr(err), Msg: p.req.Method + ": resuming the SSE stream", Err: err}
+		}
+		if resp.StatusCode != http.StatusOK || !hasMediaType(resp.Header.Get("Content-Type"), "text/event-stream") {
+			res.Received += drain(resp.Body)
+			resp.Body.Close()
+			return false, &Error{Kind: KindHTTPStatus, Status: resp.StatusCode, Msg: fmt.Sprintf("%s: resuming the SSE stream: HTTP %d", p.req.Method, resp.StatusCode)}
+		}
+		before := res.Received
+		lastID, retry := append([]byte(nil), s.sse.id...), s.sse.retryMS
+		found, err := s.readSSE(resp.Body, id, res)
+		res.Received += before
+		resp.Body.Close()
+		if found || err != nil {
+			return found, err
+		}
+		if len(s.sse.id) == 0 { // the new stream named no id: keep the old one
+			s.sse.id = append(s.sse.id, lastID...)
+		}
+		if s.sse.retryMS < 0 {
+			s.sse.retryMS = retry
+		}
+	}
+	return false, nil
+}
+
+func sleepCtx(ctx context.Context, d time.Duration) bool {
+	if d <= 0 {
+		return ctx.Err() == nil
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
 	}
 }
 
