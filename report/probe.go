@@ -1,0 +1,377 @@
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/mcpbench/mcpbench/bench"
+	"github.com/mcpbench/mcpbench/probe"
+)
+
+// ProbeReport is the mcpbench.probe/v1 report: the common header, what the
+// probe was asked to do, then the probe's sections at the top level.
+// Header, ProbeSettings' key and probe.Result have no JSON names in common.
+type ProbeReport struct {
+	Header
+	Settings ProbeSettings `json:"settings"`
+	probe.Result
+	Gates []Gate `json:"gates"`
+}
+
+// ProbeSettings are the probe's parameters, so a reader can tell two
+// probes of different work apart.
+type ProbeSettings struct {
+	HealthURL         string          `json:"health_url"`
+	SequentialSamples int             `json:"sequential_samples"`
+	SequentialSleepMS float64         `json:"sequential_sleep_ms"`
+	Small             probe.BenchSpec `json:"bench_small"`
+	Large             probe.BenchSpec `json:"bench_large"`
+	LogFile           string          `json:"log_file,omitempty"`
+	MaxErrorRate      float64         `json:"max_error_rate"`
+}
+
+// ApplyGates records an error-rate gate for the sequential profile and each
+// benchmark that ran, and reports whether one failed.
+func (r *ProbeReport) ApplyGates(maxErrorRate float64) bool {
+	r.Gates = r.Gates[:0]
+	failed := false
+	add := func(name string, rate float64) {
+		ok := rate <= maxErrorRate
+		r.Gates = append(r.Gates, Gate{Name: name, Limit: maxErrorRate, Value: rate, Passed: ok})
+		failed = failed || !ok
+	}
+	if sp := r.SequentialProfile; sp.Count > 0 {
+		add("sequential.error_rate", float64(sp.Errors)/float64(sp.Count))
+	}
+	if p := r.Benchmarks.Small; p != nil {
+		add("bench_small.error_rate", p.ErrorRate)
+	}
+	if p := r.Benchmarks.Large; p != nil {
+		add("bench_large.error_rate", p.ErrorRate)
+	}
+	return failed
+}
+
+// WriteProbeJSON writes r as indented JSON.
+func WriteProbeJSON(w io.Writer, r *ProbeReport) error {
+	if r.Gates == nil {
+		r.Gates = []Gate{}
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(r)
+}
+
+// ReadProbeReport reads a probe report.
+func ReadProbeReport(rd io.Reader) (*ProbeReport, error) {
+	var r ProbeReport
+	if err := json.NewDecoder(rd).Decode(&r); err != nil {
+		return nil, fmt.Errorf("not a probe report: %w", err)
+	}
+	if r.Schema != SchemaProbe {
+		return nil, fmt.Errorf("schema is %q, want %s", r.Schema, SchemaProbe)
+	}
+	return &r, nil
+}
+
+// WriteProbeSummary is the short human summary on stdout.
+func WriteProbeSummary(w io.Writer, r *ProbeReport) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "target      %s\n", targetLine(r.Target))
+	fmt.Fprintf(&b, "health      %s\n", probeHealthLine(r.Health.HealthSnapshot))
+	if d := r.Health.Delta; d != nil && d.CacheHits != nil && d.CacheMisses != nil {
+		fmt.Fprintf(&b, "            during the probe: %d cache hits, %d misses%s\n", *d.CacheHits, *d.CacheMisses, probeHitRate(d.WindowHitRatePct))
+	}
+	tl := &r.ToolsList
+	if tl.Error != "" {
+		fmt.Fprintf(&b, "tools/list  FAILED: %s\n", tl.Error)
+	} else {
+		fmt.Fprintf(&b, "tools/list  %d tools, %d page(s), %s, first call %s ms; compaction would save %s (%.1f%%); %d lint finding(s)\n",
+			tl.ToolCount, tl.Pages, probeBytes(tl.PayloadBytes), fmtMS(tl.FirstCallMS), probeBytes(tl.CompactionSavingsBytes), tl.CompactionSavingsPct, len(tl.Lint))
+	}
+	if sp := r.SequentialProfile; sp.Count > 0 {
+		fmt.Fprintf(&b, "sequential  %d listings: first %s, second %s, min %s, median %s, max %s ms",
+			sp.Count, probeOptMS(sp.FirstMS), probeOptMS(sp.SecondMS), fmtMS(sp.MinMS), fmtMS(sp.MedianMS), fmtMS(sp.MaxMS))
+		if sp.Errors > 0 {
+			fmt.Fprintf(&b, "; %d errors", sp.Errors)
+		}
+		b.WriteString("\n")
+	}
+	for _, bp := range []struct {
+		name string
+		p    *bench.Point
+	}{{"small", r.Benchmarks.Small}, {"large", r.Benchmarks.Large}} {
+		if bp.p != nil {
+			fmt.Fprintf(&b, "bench %-5s %s\n", bp.name, probePointLine(bp.p))
+		} else if msg := r.Benchmarks.Errors[bp.name]; msg != "" {
+			fmt.Fprintf(&b, "bench %-5s FAILED: %s\n", bp.name, msg)
+		}
+	}
+	if ls := r.LogScan; ls != nil {
+		fmt.Fprintf(&b, "log         %d stats line(s) in the window: requests +%d, cache hits +%d, misses +%d%s\n",
+			ls.StatsLines, ls.Delta.Requests, ls.Delta.CacheHits, ls.Delta.CacheMisses, probeHitRate(ls.WindowHitRatePct))
+	} else if r.LogScanError != "" {
+		fmt.Fprintf(&b, "log         not scanned: %s\n", r.LogScanError)
+	}
+	for _, g := range r.Gates {
+		if !g.Passed {
+			fmt.Fprintf(&b, "gate        %s: FAILED (%s, limit %s)\n", g.Name, fmtPercent(g.Value), fmtPercent(g.Limit))
+		}
+	}
+	if r.Interrupted {
+		b.WriteString("INTERRUPTED: the report covers the part measured before the stop\n")
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// WriteProbeMarkdown writes the Markdown report of a probe.
+func WriteProbeMarkdown(w io.Writer, r *ProbeReport) error {
+	var b strings.Builder
+	b.WriteString("# mcpbench probe\n\n")
+	if r.Interrupted {
+		b.WriteString("> **Interrupted**: the report covers what was measured before the stop.\n\n")
+	}
+	si := &r.ServerInfo
+	fmt.Fprintf(&b, "- **Target:** %s\n", targetLine(r.Target))
+	fmt.Fprintf(&b, "- **Started:** %s\n", r.StartedAt.Format("2006-01-02 15:04:05 MST"))
+	if si.Negotiation != "" {
+		fmt.Fprintf(&b, "- **Negotiation:** %s\n", si.Negotiation)
+	}
+	b.WriteString("\n## Health\n\n")
+	if _, err := io.WriteString(w, b.String()); err != nil {
+		return err
+	}
+	b.Reset()
+	if err := probeHealthTable(w, &r.Health); err != nil {
+		return err
+	}
+	if d := r.Health.Delta; d != nil && len(d.Observability) > 0 {
+		fmt.Fprintf(w, "\nObservability during the probe: %s\n", probeKV(d.Observability))
+	}
+
+	b.WriteString("\n## Server info\n\n")
+	fmt.Fprintf(&b, "- **Name / version:** %s\n", orDash(strings.TrimSpace(si.Name+" "+si.Version)))
+	fmt.Fprintf(&b, "- **Protocol:** %s over %s\n", orDash(si.ProtocolVersion), orDash(si.Transport))
+	if len(si.Capabilities) > 0 {
+		fmt.Fprintf(&b, "- **Capabilities:** `%s`\n", si.Capabilities)
+	}
+	if si.GetInfo != nil {
+		fmt.Fprintf(&b, "- **GET %s:** `%s`\n", si.Endpoint, si.GetInfo)
+	} else {
+		fmt.Fprintf(&b, "- **GET %s:** no server-info document (%s)\n", si.Endpoint, orDash(si.GetInfoError))
+	}
+
+	tl := &r.ToolsList
+	b.WriteString("\n## tools/list payload\n\n")
+	if tl.Error != "" {
+		fmt.Fprintf(&b, "> **Listing failed:** %s\n\n", tl.Error)
+	}
+	d := tl.Descriptions
+	fmt.Fprintf(&b, "- **Tools:** %d in %d page(s), %s of result JSON; first call %s ms\n", tl.ToolCount, tl.Pages, probeBytes(tl.PayloadBytes), fmtMS(tl.FirstCallMS))
+	fmt.Fprintf(&b, "- **Descriptions:** %d, longest %d characters, mean %.1f; %d over the %d-character cap (%s beyond it)\n",
+		d.Count, d.MaxChars, d.MeanChars, d.OverCap, d.Cap, probeBytes(d.CapSavingsBytes))
+	fmt.Fprintf(&b, "- **Schema compaction** (annotation keys dropped from inputSchema) would save %s, %.1f%% of the payload\n\n",
+		probeBytes(tl.CompactionSavingsBytes), tl.CompactionSavingsPct)
+	if _, err := io.WriteString(w, b.String()); err != nil {
+		return err
+	}
+	b.Reset()
+	if len(tl.LargestTools) > 0 {
+		io.WriteString(w, "Largest tools:\n\n")
+		var rows [][]string
+		for _, t := range tl.LargestTools {
+			rows = append(rows, []string{"`" + t.Name + "`", fmt.Sprint(t.Bytes), fmt.Sprint(t.InputSchemaBytes), fmt.Sprint(t.DescriptionChars)})
+		}
+		if err := markdownTable(w, []string{"tool", "bytes", "inputSchema bytes", "description chars"}, rows); err != nil {
+			return err
+		}
+	}
+	io.WriteString(w, "\n### Lint\n\n")
+	if len(tl.Lint) == 0 {
+		io.WriteString(w, "No findings.\n")
+	} else {
+		var rows [][]string
+		for _, f := range tl.Lint {
+			rows = append(rows, []string{fmt.Sprint(f.Index), "`" + f.Tool + "`", f.Severity, f.Rule, probeCell(f.Message)})
+		}
+		if err := markdownTable(w, []string{"#", "tool", "severity", "rule", "message"}, rows); err != nil {
+			return err
+		}
+	}
+
+	sp := r.SequentialProfile
+	fmt.Fprintf(w, "\n## Sequential profile\n\n%d listings, %s ms apart, in the order sent (the first is the cold one).\n\n", sp.Count, fmtFloat(sp.SleepMS))
+	if sp.Count > 0 {
+		head := []string{"first ms", "second ms", "min ms", "median ms", "mean ms", "max ms", "errors"}
+		rows := [][]string{{probeOptMS(sp.FirstMS), probeOptMS(sp.SecondMS), fmtMS(sp.MinMS), fmtMS(sp.MedianMS), fmtMS(sp.MeanMS), fmtMS(sp.MaxMS), fmt.Sprint(sp.Errors)}}
+		if err := markdownTable(w, head, rows); err != nil {
+			return err
+		}
+		samples := make([]string, len(sp.SamplesMS))
+		for i, v := range sp.SamplesMS {
+			samples[i] = probeOptMS(v)
+		}
+		fmt.Fprintf(w, "\nSamples (ms): %s\n", strings.Join(samples, ", "))
+	}
+
+	io.WriteString(w, "\n## Benchmarks (tools/list, closed loop)\n\n")
+	var rows [][]string
+	for _, bp := range []struct {
+		name string
+		p    *bench.Point
+	}{{"small", r.Benchmarks.Small}, {"large", r.Benchmarks.Large}} {
+		p := bp.p
+		switch {
+		case p != nil:
+			rows = append(rows, []string{bp.name, fmt.Sprint(p.Concurrency), fmt.Sprint(p.Requests), fmt.Sprint(p.Errors), fmt.Sprintf("%.1f", p.RPS),
+				fmtMS(p.P50MS), fmtMS(p.P95MS), fmtMS(p.P99MS), fmtMS(p.MaxMS)})
+		case r.Benchmarks.Errors[bp.name] != "":
+			rows = append(rows, []string{bp.name, "", "", "", "", "", "", "", probeCell("failed: " + r.Benchmarks.Errors[bp.name])})
+		default:
+			rows = append(rows, []string{bp.name, "", "", "", "", "", "", "", "skipped"})
+		}
+	}
+	if err := markdownTable(w, []string{"run", "concurrency", "requests", "errors", "rps", "p50 ms", "p95 ms", "p99 ms", "max ms"}, rows); err != nil {
+		return err
+	}
+
+	io.WriteString(w, "\n## Server log\n\n")
+	switch ls := r.LogScan; {
+	case ls != nil:
+		fmt.Fprintf(w, "`%s`, bytes %d to %d: %d stats line(s), baseline %s.\n\n", ls.Path, ls.Window.StartOffset, ls.Window.EndOffset, ls.StatsLines, ls.Baseline)
+		rows := [][]string{{fmt.Sprint(ls.Delta.Requests), fmt.Sprint(ls.Delta.CacheHits), fmt.Sprint(ls.Delta.CacheMisses),
+			probeOptPct(ls.WindowHitRatePct), fmt.Sprint(ls.Delta.BuildCount), fmt.Sprint(ls.Delta.BuildFailures)}}
+		if err := markdownTable(w, []string{"requests", "cache hits", "cache misses", "hit rate", "builds", "build failures"}, rows); err != nil {
+			return err
+		}
+	case r.LogScanError != "":
+		fmt.Fprintf(w, "Not scanned: %s\n", probeCell(r.LogScanError))
+	default:
+		io.WriteString(w, "Not scanned (no --log-file).\n")
+	}
+
+	if len(r.Gates) > 0 {
+		io.WriteString(w, "\n## Gates\n\n")
+		var rows [][]string
+		for _, g := range r.Gates {
+			v := "pass"
+			if !g.Passed {
+				v = "**FAIL**"
+			}
+			rows = append(rows, []string{g.Name, fmtPercent(g.Value), fmtPercent(g.Limit), v})
+		}
+		if err := markdownTable(w, []string{"gate", "value", "limit", "verdict"}, rows); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// healthTable has a row for the snapshot before, the one after, and the
+// change between them.
+func probeHealthTable(w io.Writer, h *probe.Health) error {
+	row := func(name string, s probe.HealthSnapshot) []string {
+		status := "–"
+		if s.StatusCode != 0 {
+			status = fmt.Sprint(s.StatusCode)
+		}
+		r := []string{name, probeYesNo(s.OK), status, fmtMS(s.LatencyMS), "", "", "", probeCell(s.Error)}
+		if c := s.Cache; c != nil {
+			r[4], r[5], r[6] = probeOptInt(c.Hits), probeOptInt(c.Misses), probeOptPct(c.HitRatePct)
+		}
+		return r
+	}
+	rows := [][]string{row("before", h.HealthSnapshot)}
+	if h.After != nil {
+		rows = append(rows, row("after", *h.After))
+	}
+	if d := h.Delta; d != nil {
+		rows = append(rows, []string{"change", "", "", "", probeSigned(d.CacheHits), probeSigned(d.CacheMisses), probeOptPct(d.WindowHitRatePct), ""})
+	}
+	fmt.Fprintf(w, "`%s`\n\n", h.URL)
+	return markdownTable(w, []string{"snapshot", "ok", "status", "latency ms", "cache hits", "cache misses", "hit rate", "note"}, rows)
+}
+
+func probeHealthLine(s probe.HealthSnapshot) string {
+	if !s.OK {
+		return fmt.Sprintf("not ok (%s)", orDash(s.Error))
+	}
+	line := fmt.Sprintf("ok, HTTP %d in %s ms", s.StatusCode, fmtMS(s.LatencyMS))
+	if c := s.Cache; c != nil && c.HitRatePct != nil {
+		line += fmt.Sprintf(", cache hit rate %.1f%%", *c.HitRatePct)
+	}
+	return line
+}
+
+func probePointLine(p *bench.Point) string {
+	return fmt.Sprintf("c=%d  %d requests, %d errors (%s), %.1f rps, p50 %s p95 %s p99 %s max %s ms",
+		p.Concurrency, p.Requests, p.Errors, fmtPercent(p.ErrorRate), p.RPS, fmtMS(p.P50MS), fmtMS(p.P95MS), fmtMS(p.P99MS), fmtMS(p.MaxMS))
+}
+
+func probeKV(m map[string]float64) string {
+	parts := make([]string, 0, len(m))
+	for _, k := range sortedKeys(m) {
+		parts = append(parts, fmt.Sprintf("%s %+g", k, m[k]))
+	}
+	return strings.Join(parts, ", ")
+}
+
+func probeBytes(n int64) string {
+	switch {
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d B", n)
+}
+
+func probeOptMS(v *float64) string {
+	if v == nil {
+		return "–"
+	}
+	return fmtMS(*v)
+}
+
+func probeOptPct(v *float64) string {
+	if v == nil {
+		return "–"
+	}
+	return fmt.Sprintf("%.1f%%", *v)
+}
+
+func probeHitRate(v *float64) string {
+	if v == nil {
+		return ""
+	}
+	return fmt.Sprintf(" (hit rate %.1f%%)", *v)
+}
+
+func probeOptInt(v *int64) string {
+	if v == nil {
+		return "–"
+	}
+	return fmt.Sprint(*v)
+}
+
+func probeSigned(v *int64) string {
+	if v == nil {
+		return "–"
+	}
+	return fmt.Sprintf("%+d", *v)
+}
+
+func probeYesNo(ok bool) string {
+	if ok {
+		return "yes"
+	}
+	return "**no**"
+}
+
+// mdCell keeps a message on one table row.
+func probeCell(s string) string {
+	return strings.ReplaceAll(strings.Join(strings.Fields(s), " "), "|", "\\|")
+}
