@@ -507,3 +507,34 @@ func (c *Client) Request(ctx context.Context, s *Session, req Request, cursor st
 	}
 	return bytes.Clone(res), nil
 }
+
+// ListTools reads every page of tools/list on s and returns the tools as
+// raw JSON, with the number of pages.
+func (c *Client) ListTools(ctx context.Context, s *Session) ([]json.RawMessage, int, error) {
+	var tools []json.RawMessage
+	cursor, pages := "", 0
+	seen := map[string]bool{}
+	for {
+		res, err := c.Request(ctx, s, Request{Method: "tools/list"}, cursor)
+		if err != nil {
+			return nil, pages, err
+		}
+		pages++
+		var page struct {
+			Tools      []json.RawMessage `json:"tools"`
+			NextCursor string            `json:"nextCursor"`
+		}
+		if err := json.Unmarshal(res, &page); err != nil {
+			return nil, pages, &Error{Kind: KindTransport, Msg: "tools/list result", Err: err}
+		}
+		tools = append(tools, page.Tools...)
+		if page.NextCursor == "" {
+			return tools, pages, nil
+		}
+		if seen[page.NextCursor] || pages >= 10000 {
+			return nil, pages, &Error{Kind: KindTransport, Msg: "tools/list: nextCursor never ends"}
+		}
+		seen[page.NextCursor] = true
+		cursor = page.NextCursor
+	}
+}

@@ -233,20 +233,18 @@ func newToolDef(t *mcp.Tool, required []string, output map[string]any) *toolDef 
 	if output != nil {
 		b, _ := json.Marshal(output) // plain maps always marshal
 		d.text = string(b)
-		d.bad = corrupt(output, required)
+		d.bad = corrupt(output)
 	}
 	return d
 }
 
-// corrupt gives every required field a value of the wrong type, so the result
-// breaks the outputSchema whichever validator reads it.
-func corrupt(out map[string]any, required []string) map[string]any {
+// corrupt gives every field of a conforming result a value of the wrong
+// type, so the result breaks the outputSchema (whose properties all declare
+// a type) whichever validator reads it.
+func corrupt(out map[string]any) map[string]any {
 	bad := make(map[string]any, len(out))
 	for k, v := range out {
-		bad[k] = v
-	}
-	for _, k := range required {
-		if _, isString := out[k].(string); isString {
+		if _, isString := v.(string); isString {
 			bad[k] = 12345
 		} else {
 			bad[k] = "corrupted"

@@ -33,8 +33,10 @@ Examples:
 type runFlags struct {
 	target   targetFlags
 	workload workloadFlags
+	calls    callFlags
 	output   outputFlags
 	gate     gateFlags
+	shard    shardFlags
 }
 
 func runMain(ctx context.Context, args []string, e env) int {
@@ -42,8 +44,10 @@ func runMain(ctx context.Context, args []string, e env) int {
 	fs := newFlagSet("run")
 	f.target.register(fs)
 	f.workload.register(fs, false)
+	f.calls.register(fs)
 	f.gate.register(fs)
 	f.output.register(fs)
+	f.shard.register(fs)
 	if done, code := parseFlags(fs, args, runUsage, e); done {
 		return code
 	}
@@ -52,6 +56,9 @@ func runMain(ctx context.Context, args []string, e env) int {
 		return exitFor(e, "run", usagef("unexpected argument %q", rest[0]))
 	}
 	f.target.command = command
+	if err := f.shard.splitRun(&f.workload, fs.Changed("concurrency")); err != nil {
+		return exitFor(e, "run", err)
+	}
 	cfg, err := f.benchConfig(fs.Changed("concurrency"))
 	if err != nil {
 		return exitFor(e, "run", err)
@@ -59,8 +66,7 @@ func runMain(ctx context.Context, args []string, e env) int {
 	if err := f.gate.validate(); err != nil {
 		return exitFor(e, "run", err)
 	}
-	ops, err := f.workload.ops()
-	if err != nil {
+	if err := f.calls.precheck(&f.workload); err != nil {
 		return exitFor(e, "run", err)
 	}
 	opts, err := f.target.options(e, poolSize(cfg))
@@ -85,8 +91,15 @@ func runMain(ctx context.Context, args []string, e env) int {
 		}
 		mark = &m
 	}
+	if started, err = f.shard.wait(ctx, started); err != nil {
+		return exitInterrupted // interrupted before --start-at: nothing measured
+	}
 
-	wl := &bench.Workload{Client: client, Ops: ops, Seed: f.workload.seed}
+	ops, validate, err := buildOps(ctx, client, &f.workload, &f.calls)
+	if err != nil {
+		return exitFor(e, "run", err)
+	}
+	wl := &bench.Workload{Client: client, Ops: ops, Validate: validate, Seed: f.workload.seed}
 	cfg.Operations = wl.Operations()
 	progress := progressPrinter(e, f.output.noProgress)
 	cfg.Progress = progress
@@ -109,6 +122,7 @@ func runMain(ctx context.Context, args []string, e env) int {
 		Header:   header(report.SchemaRun, started, client, opts.URL),
 		Workload: report.Workload{Mode: "closed", Operations: cfg.Operations, Warmup: cfg.Warmup, DurationS: cfg.Duration.Seconds(), Session: sessionLabel(client, opts)},
 		Point:    point,
+		Shard:    f.shard.report(),
 	}
 	if cfg.Rate > 0 {
 		r.Workload.Mode = "open"

@@ -41,6 +41,7 @@ Examples:
 type sweepFlags struct {
 	target             targetFlags
 	workload           workloadFlags
+	calls              callFlags
 	output             outputFlags
 	gate               gateFlags
 	concurrencyValues  string
@@ -51,11 +52,13 @@ type sweepFlags struct {
 	cooldown           time.Duration
 	requireConcurrency int
 	svgOut             string
+	shard              shardFlags
 }
 
 func (f *sweepFlags) register(fs *pflag.FlagSet) {
 	f.target.register(fs)
 	f.workload.register(fs, true)
+	f.calls.register(fs)
 	fs.StringVar(&f.concurrencyValues, "concurrency-values", "", "concurrency levels, e.g. 1,2,4,8")
 	fs.StringVar(&f.concurrencyRange, "concurrency-range", "", "FROM:TO[:xF|:+S] levels, e.g. 1:64:x2")
 	fs.StringVar(&f.rateValues, "rate-values", "", "open-loop rates, e.g. 100,200,400")
@@ -66,6 +69,7 @@ func (f *sweepFlags) register(fs *pflag.FlagSet) {
 	f.gate.register(fs)
 	f.output.register(fs)
 	fs.StringVar(&f.svgOut, "svg-out", "", "write the chart to `FILE`")
+	f.shard.register(fs)
 }
 
 // levels returns the sweep's concurrency levels or rates, exactly one of
@@ -132,8 +136,11 @@ func sweepMain(ctx context.Context, args []string, e env) int {
 			w.total = 1000
 		}
 	}
-	ops, err := w.ops()
-	if err != nil {
+	// Split after the per-point defaults, so the default total is split too.
+	if cs, rs, err = f.shard.splitSweep(w, cs, rs, f.refine); err != nil {
+		return exitFor(e, "sweep", err)
+	}
+	if err := f.calls.precheck(w); err != nil {
 		return exitFor(e, "sweep", err)
 	}
 	pool := 1
@@ -164,9 +171,16 @@ func sweepMain(ctx context.Context, args []string, e env) int {
 		}
 		mark = &m
 	}
+	if started, err = f.shard.wait(ctx, started); err != nil {
+		return exitInterrupted // interrupted before --start-at: nothing measured
+	}
 
 	slo := sweep.SLO{P95MS: f.gate.p95SLO, P99MS: f.gate.p99SLO, MaxErrorRate: f.gate.maxErrorRate}
-	wl := &bench.Workload{Client: client, Ops: ops, Seed: w.seed}
+	ops, validate, err := buildOps(ctx, client, w, &f.calls)
+	if err != nil {
+		return exitFor(e, "sweep", err)
+	}
+	wl := &bench.Workload{Client: client, Ops: ops, Validate: validate, Seed: w.seed}
 	s := &sweeper{ctx: ctx, e: e, f: &f, wl: wl, client: client, total: len(cs) + len(rs)}
 	var points []bench.Point
 	var runErr error
@@ -184,6 +198,7 @@ func sweepMain(ctx context.Context, args []string, e env) int {
 	}
 	r := report.NewSweepReport(header(report.SchemaSweep, started, client, opts.URL), points, slo)
 	r.Interrupted = ctx.Err() != nil
+	r.Shard, r.Workload = f.shard.report(), sweepWorkload(wl, w, len(rs) > 0)
 	if mark != nil {
 		if res, err := logscan.Scan(f.target.logFile, *mark); err == nil {
 			r.LogScan = &res
