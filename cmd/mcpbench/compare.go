@@ -1,4 +1,131 @@
 package main
 
-// compareMain is replaced when the command is built.
-var compareMain = notYet("compare")
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/mcpbench/mcpbench/report"
+)
+
+const compareUsage = `Usage: mcpbench compare BASE.json NEW.json [flags]
+
+Gate a new run or sweep report against a base one: exit 1 when a figure
+moved further in the bad direction than its limit allows, 0 otherwise.
+Lower latency and higher throughput are improvements, never failures.
+
+A limit is relative to the base figure with %%, or absolute without:
+  latency (p95, p99)  10%%, or 5ms / 1.5s (any Go duration), or 5 (= ms)
+  throughput (rps)    10%%, or 50 (requests/s it may fall by)
+  error rate          50%%, or 0.01 (a fraction: one percentage point)
+  any                 off (shown, never fails)
+
+Sweeps are compared on their recommendation (any drop in the recommended
+or maximum feasible concurrency, or the maximum sustainable rate, is a
+regression), their knee (shown) and every point measured at the same
+concurrency or rate in both.
+
+The Markdown table goes to stdout unless --md-out, --json-out - or -q say
+otherwise.
+
+Flags:
+%s
+Examples:
+  mcpbench compare base.json new.json --max-p95-regression 10%% --max-rps-regression 5%%
+  mcpbench compare baseline-sweep.json sweep.json --max-p99-regression 5ms \
+      --md-out "$GITHUB_STEP_SUMMARY" --junit-out compare.xml
+`
+
+func compareMain(_ context.Context, args []string, e env) int {
+	def := report.DefaultGates()
+	var p95, p99, rps, errRate, jsonOut, mdOut, junitOut string
+	var quiet bool
+	fs := newFlagSet("compare")
+	fs.StringVar(&p95, "max-p95-regression", def.P95.Text, "largest allowed p95 rise: 10% of base, or 5ms")
+	fs.StringVar(&p99, "max-p99-regression", def.P99.Text, "largest allowed p99 rise: 20% of base, or 5ms")
+	fs.StringVar(&rps, "max-rps-regression", def.RPS.Text, "largest allowed throughput fall: 10% of base, or 50 (rps)")
+	fs.StringVar(&errRate, "max-error-rate-increase", def.ErrorRate.Text, "largest allowed error-rate rise: 0.01 (a fraction), or 50% of base")
+	fs.StringVar(&mdOut, "md-out", "", "write the Markdown table to `FILE`, e.g. $GITHUB_STEP_SUMMARY (- = stdout)")
+	fs.StringVar(&jsonOut, "json-out", "", "write the comparison as JSON to `FILE` (- = stdout)")
+	fs.StringVar(&junitOut, "junit-out", "", "write JUnit XML to `FILE`, one test case per gate")
+	fs.BoolVarP(&quiet, "quiet", "q", false, "no table on stdout")
+	if done, code := parseFlags(fs, args, compareUsage, e); done {
+		return code
+	}
+	if fs.NArg() != 2 {
+		return exitFor(e, "compare", usagef("want two reports, BASE.json NEW.json (got %d)", fs.NArg()))
+	}
+	var g report.Gates
+	for _, l := range []struct {
+		flag, val string
+		kind      report.MetricKind
+		dst       *report.Limit
+	}{
+		{"--max-p95-regression", p95, report.KindLatency, &g.P95},
+		{"--max-p99-regression", p99, report.KindLatency, &g.P99},
+		{"--max-rps-regression", rps, report.KindRPS, &g.RPS},
+		{"--max-error-rate-increase", errRate, report.KindErrorRate, &g.ErrorRate},
+	} {
+		lim, err := report.ParseLimit(l.val, l.kind)
+		if err != nil {
+			return exitFor(e, "compare", usagef("%s: %v", l.flag, err))
+		}
+		*l.dst = lim
+	}
+	basePath, newPath := fs.Arg(0), fs.Arg(1)
+	base, err := readReportFile(basePath)
+	if err != nil {
+		return exitFor(e, "compare", err)
+	}
+	cur, err := readReportFile(newPath)
+	if err != nil {
+		return exitFor(e, "compare", err)
+	}
+	if base.Kind() != cur.Kind() {
+		return exitFor(e, "compare", usagef("%s is a %s report and %s a %s report: compare two of the same kind", basePath, base.Kind(), newPath, cur.Kind()))
+	}
+	var c *report.Comparison
+	if base.Sweep != nil {
+		c = report.CompareSweeps(base.Sweep, cur.Sweep, g)
+	} else {
+		c = report.CompareRuns(base.Run, cur.Run, g)
+	}
+	c.Base.Path, c.New.Path = basePath, newPath
+
+	if err := writeFile(jsonOut, e, func(w io.Writer) error { return report.WriteCompareJSON(w, c) }); err != nil {
+		return exitFor(e, "compare", usagef("writing --json-out: %v", err))
+	}
+	if err := writeFile(junitOut, e, func(w io.Writer) error { return report.WriteCompareJUnit(w, c) }); err != nil {
+		return exitFor(e, "compare", usagef("writing --junit-out: %v", err))
+	}
+	if err := writeFile(mdOut, e, func(w io.Writer) error { return report.WriteCompareMarkdown(w, c) }); err != nil {
+		return exitFor(e, "compare", usagef("writing --md-out: %v", err))
+	}
+	if !quiet && mdOut == "" && jsonOut != "-" && junitOut != "-" {
+		if err := report.WriteCompareMarkdown(e.stdout, c); err != nil {
+			return exitFor(e, "compare", usagef("%v", err))
+		}
+	}
+	if !c.Passed {
+		if !quiet {
+			fmt.Fprintf(e.stderr, "mcpbench compare: %d regression(s) of %s against %s\n", c.Regressions, newPath, basePath)
+		}
+		return exitGate
+	}
+	return exitOK
+}
+
+// readReportFile reads a run or sweep report; any failure is bad input.
+func readReportFile(path string) (report.Report, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return report.Report{}, usagef("%v", err)
+	}
+	defer f.Close()
+	r, err := report.ReadReport(f)
+	if err != nil {
+		return report.Report{}, usagef("%s: %v", path, err)
+	}
+	return r, nil
+}

@@ -1,4 +1,98 @@
 package main
 
-// mergeMain is replaced when the command is built.
-var mergeMain = notYet("merge")
+import (
+	"context"
+	"fmt"
+	"io"
+
+	"github.com/mcpbench/mcpbench/report"
+)
+
+const mergeUsage = `Usage: mcpbench merge A.json B.json ... --json-out OUT [flags]
+
+Combine the reports of shards (mcpbench run/sweep --shard i/N) into one.
+Latency histograms are merged exactly and every percentile recomputed from
+the result; counters, concurrency and rate are summed; a run's elapsed time
+is the span from the first start to the last end. Sweeps are merged point
+by point and analysed again.
+
+Every shard 0..N-1 must be present exactly once (--allow-missing merges a
+partial set, with a warning); reports of different workloads, targets or
+kinds are refused. Open-loop uncorrected latency and schedule lag are the
+largest shard's figures: upper bounds, not exact (the report says so).
+
+Flags:
+%s
+Examples:
+  mcpbench merge shard-0.json shard-1.json shard-2.json shard-3.json --json-out run.json
+  mcpbench merge reports/*.json --json-out merged.json --md-out merged.md
+`
+
+func mergeMain(_ context.Context, args []string, e env) int {
+	var out outputFlags
+	var allowMissing bool
+	fs := newFlagSet("merge")
+	fs.StringVar(&out.jsonOut, "json-out", "", "write the merged report to `FILE` (- = stdout)")
+	fs.StringVar(&out.mdOut, "md-out", "", "write the merged report's Markdown to `FILE`")
+	fs.BoolVar(&allowMissing, "allow-missing", false, "merge an incomplete set of shards (warns and lists the missing ones)")
+	fs.BoolVarP(&out.quiet, "quiet", "q", false, "no summary on stdout")
+	if done, code := parseFlags(fs, args, mergeUsage, e); done {
+		return code
+	}
+	if fs.NArg() < 2 {
+		return exitFor(e, "merge", usagef("want at least two reports to merge (got %d)", fs.NArg()))
+	}
+	if out.jsonOut == "" && out.mdOut == "" {
+		return exitFor(e, "merge", usagef("--json-out FILE is required (or --md-out)"))
+	}
+	var runs []*report.RunReport
+	var sweeps []*report.SweepReport
+	for _, path := range fs.Args() {
+		r, err := readReportFile(path)
+		if err != nil {
+			return exitFor(e, "merge", err)
+		}
+		if len(runs)+len(sweeps) > 0 && (r.Sweep != nil) != (len(sweeps) > 0) {
+			return exitFor(e, "merge", usagef("%s is a %s report and %s is not: merge reports of one kind", path, r.Kind(), fs.Arg(0)))
+		}
+		if r.Sweep != nil {
+			sweeps = append(sweeps, r.Sweep)
+		} else {
+			runs = append(runs, r.Run)
+		}
+	}
+	opt := report.MergeOptions{AllowMissing: allowMissing}
+	var warns []string
+	var err error
+	var writeJSON, writeMD, summary func(io.Writer) error
+	if len(sweeps) > 0 {
+		var m *report.SweepReport
+		m, warns, err = report.MergeSweeps(sweeps, opt)
+		writeJSON = func(w io.Writer) error { return report.WriteSweepJSON(w, m) }
+		writeMD = func(w io.Writer) error { return report.WriteSweepMarkdown(w, m) }
+		summary = func(w io.Writer) error { return report.WriteSweepTable(w, m) }
+	} else {
+		var m *report.RunReport
+		m, warns, err = report.MergeRuns(runs, opt)
+		writeJSON = func(w io.Writer) error { return report.WriteRunJSON(w, m) }
+		writeMD = func(w io.Writer) error { return report.WriteRunMarkdown(w, m) }
+		summary = func(w io.Writer) error { return report.WriteRunSummary(w, m) }
+	}
+	if err != nil {
+		// Every merge failure is about the reports given: bad input.
+		return exitFor(e, "merge", usagef("%v", err))
+	}
+	for _, w := range warns {
+		fmt.Fprintf(e.stderr, "mcpbench merge: warning: %s\n", w)
+	}
+	if err := writeFile(out.jsonOut, e, writeJSON); err != nil {
+		return exitFor(e, "merge", usagef("writing --json-out: %v", err))
+	}
+	if err := writeFile(out.mdOut, e, writeMD); err != nil {
+		return exitFor(e, "merge", usagef("writing --md-out: %v", err))
+	}
+	if err := summary(out.summaryOut(e)); err != nil {
+		return exitFor(e, "merge", usagef("%v", err))
+	}
+	return exitOK
+}
