@@ -455,8 +455,14 @@ func (s *Session) initialize(ctx context.Context, want string) error {
 	if offer == "" || IsModern(offer) {
 		offer = Rev20251125
 	}
-	c.rev = offer
-	c.meta = nil
+	// Workers run this handshake concurrently on a negotiated client: the
+	// shared fields are written only when negotiation changes them.
+	if c.rev != offer {
+		c.rev = offer
+	}
+	if c.meta != nil {
+		c.meta = nil
+	}
 	params, _ := json.Marshal(map[string]any{
 		"protocolVersion": offer,
 		"capabilities":    map[string]any{},
@@ -489,7 +495,12 @@ func (s *Session) initialize(ctx context.Context, want string) error {
 	if want != "" && !IsModern(want) && ir.ProtocolVersion != want {
 		return fmt.Errorf("asked for protocol %s, server chose %s", want, ir.ProtocolVersion)
 	}
-	c.rev = ir.ProtocolVersion
+	if c.rev != ir.ProtocolVersion {
+		c.rev = ir.ProtocolVersion
+	}
+	if c.info.ProtocolVersion != "" {
+		return s.notify(ctx, "notifications/initialized")
+	}
 	c.info = ServerInfo{Name: ir.ServerInfo.Name, Version: ir.ServerInfo.Version, ProtocolVersion: c.rev, Transport: "http", Capabilities: ir.Capabilities, Instructions: ir.Instructions}
 	return s.notify(ctx, "notifications/initialized")
 }
