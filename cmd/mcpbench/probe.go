@@ -1,4 +1,177 @@
 package main
 
-// probeMain is replaced when the command is built.
-var probeMain = notYet("probe")
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/mcpbench/mcpbench/mcp"
+	"github.com/mcpbench/mcpbench/probe"
+	"github.com/mcpbench/mcpbench/report"
+)
+
+const probeUsage = `Usage: mcpbench probe --url URL [flags]
+
+One-shot observability probe of an MCP server: /health before and after
+(with the change in its cache counters), what the server says about itself
+(initialize or server/discover, and a plain GET of the endpoint), an audit
+of the tools/list payload (size, pages, largest tools, descriptions, schema
+compaction, lint), a sequential latency profile in the order sent (the
+first call is the cold one), a small and a large concurrent tools/list
+benchmark and, with --log-file, the server's stats lines over the probe.
+
+Flags:
+%s
+Examples:
+  mcpbench probe --base-url http://127.0.0.1:3002 \
+      --log-file .run/logs/omni-mcp-sse-3002.log \
+      --json-out .run/reports/mcp-tools-list-observability.json
+  mcpbench probe --url http://127.0.0.1:3002/mcp --bench-large-total 0 --md-out probe.md
+`
+
+type probeFlags struct {
+	target       targetFlags
+	output       outputFlags
+	samples      int
+	sleepMS      float64
+	smallTotal   int64
+	smallC       int
+	largeTotal   int64
+	largeC       int
+	logSettle    time.Duration
+	maxErrorRate float64
+	allowErrors  bool
+}
+
+func (f *probeFlags) register(fs *pflag.FlagSet) {
+	f.target.register(fs)
+	fs.IntVar(&f.samples, "sequential-samples", 5, "tools/list listings sent one after another (the first is the cold call)")
+	fs.Float64Var(&f.sleepMS, "sequential-sleep-ms", 100, "pause between sequential listings, in ms")
+	fs.Int64Var(&f.smallTotal, "bench-small-total", 200, "requests of the small concurrent benchmark (0 = skip it)")
+	fs.IntVar(&f.smallC, "bench-small-concurrency", 10, "workers of the small benchmark")
+	fs.Int64Var(&f.largeTotal, "bench-large-total", 1000, "requests of the large concurrent benchmark (0 = skip it)")
+	fs.IntVar(&f.largeC, "bench-large-concurrency", 50, "workers of the large benchmark")
+	fs.DurationVar(&f.logSettle, "log-settle", 0, "with --log-file: wait up to D after the last request for one more stats line, so the window counts every request")
+	fs.Float64Var(&f.maxErrorRate, "max-error-rate", 0, "highest acceptable error rate of each benchmark and of the sequential listings, 0..1")
+	fs.BoolVar(&f.allowErrors, "allow-request-errors", false, "any error rate is acceptable")
+	o := &f.output
+	fs.StringVar(&o.jsonOut, "json-out", "", "write the JSON report to `FILE` (- = stdout, and nothing else there)")
+	fs.StringVar(&o.mdOut, "md-out", "", "write the Markdown report to `FILE` (alias --markdown-out)")
+	fs.BoolVarP(&o.quiet, "quiet", "q", false, "no human summary on stdout")
+	fs.BoolVar(&o.noProgress, "no-progress", false, "no progress on stderr")
+}
+
+func (f *probeFlags) validate() error {
+	switch {
+	case f.samples < 0:
+		return usagef("--sequential-samples must not be negative")
+	case f.sleepMS < 0 || f.sleepMS != f.sleepMS:
+		return usagef("--sequential-sleep-ms must not be negative")
+	case f.smallTotal < 0 || f.largeTotal < 0:
+		return usagef("--bench-small-total and --bench-large-total must not be negative")
+	case f.smallC < 1 || f.largeC < 1:
+		return usagef("--bench-small-concurrency and --bench-large-concurrency must be at least 1")
+	case f.logSettle < 0:
+		return usagef("--log-settle must not be negative")
+	case f.maxErrorRate < 0 || f.maxErrorRate > 1:
+		return usagef("--max-error-rate must be between 0 and 1")
+	}
+	if f.allowErrors {
+		f.maxErrorRate = 1
+	}
+	return nil
+}
+
+func probeMain(ctx context.Context, args []string, e env) int {
+	var f probeFlags
+	fs := newFlagSet("probe")
+	f.register(fs)
+	if done, code := parseFlags(fs, args, probeUsage, e); done {
+		return code
+	}
+	if fs.NArg() > 0 {
+		return exitFor(e, "probe", usagef("unexpected argument %q", fs.Arg(0)))
+	}
+	if err := f.validate(); err != nil {
+		return exitFor(e, "probe", err)
+	}
+	opts, err := f.target.options(e, max(f.smallC, f.largeC, 1))
+	if err != nil {
+		return exitFor(e, "probe", err)
+	}
+	if err := probe.ValidateHealthURL(opts.URL, f.target.healthURL); err != nil {
+		return exitFor(e, "probe", usagef("--health-url: %v", err))
+	}
+
+	cfg := probe.Config{
+		Options:           opts,
+		Dial:              dial,
+		HealthURL:         f.target.healthURL,
+		SequentialSamples: f.samples,
+		SequentialSleep:   time.Duration(f.sleepMS * float64(time.Millisecond)),
+		Small:             probe.BenchSpec{Concurrency: f.smallC, Total: f.smallTotal},
+		Large:             probe.BenchSpec{Concurrency: f.largeC, Total: f.largeTotal},
+		LogFile:           f.target.logFile,
+		LogSettle:         f.logSettle,
+	}
+	progress := progressPrinter(e, f.output.noProgress)
+	if progress != nil {
+		cfg.Progress = func(stage string) { fmt.Fprintf(e.stderr, "\r\033[Kprobe: %s", stage) }
+		cfg.BenchProgress = progress
+	}
+	started := time.Now()
+	res, err := probe.Run(ctx, cfg)
+	clearProgress(e, progress)
+	if err != nil {
+		if ctx.Err() != nil {
+			fmt.Fprintln(e.stderr, "mcpbench probe: interrupted before the server answered")
+			return exitInterrupted
+		}
+		var se *probe.StageError
+		if errors.As(err, &se) && se.Stage == probe.StageLogMark {
+			return exitFor(e, "probe", usagef("--log-file: %v", se.Err))
+		}
+		return exitFor(e, "probe", err)
+	}
+
+	si := res.ServerInfo
+	r := &report.ProbeReport{
+		Header: header(report.SchemaProbe, started, nil, opts.URL),
+		Settings: report.ProbeSettings{
+			HealthURL:         res.Health.URL,
+			SequentialSamples: f.samples,
+			SequentialSleepMS: f.sleepMS,
+			Small:             cfg.Small,
+			Large:             cfg.Large,
+			LogFile:           f.target.logFile,
+			MaxErrorRate:      f.maxErrorRate,
+		},
+		Result: *res,
+	}
+	r.Target = report.Target{URL: mcp.Redact(si.Endpoint), Transport: si.Transport, ProtocolVersion: si.ProtocolVersion, ServerName: si.Name, ServerVersion: si.Version}
+	gateFailed := r.ApplyGates(f.maxErrorRate)
+	if err := writeProbeReports(r, &f.output, e); err != nil {
+		return exitFor(e, "probe", usagef("writing report: %v", err))
+	}
+	switch {
+	case r.Interrupted:
+		return exitInterrupted
+	case gateFailed:
+		return exitGate
+	}
+	return exitOK
+}
+
+func writeProbeReports(r *report.ProbeReport, o *outputFlags, e env) error {
+	if err := writeFile(o.jsonOut, e, func(w io.Writer) error { return report.WriteProbeJSON(w, r) }); err != nil {
+		return err
+	}
+	if err := writeFile(o.mdOut, e, func(w io.Writer) error { return report.WriteProbeMarkdown(w, r) }); err != nil {
+		return err
+	}
+	return report.WriteProbeSummary(o.summaryOut(e), r)
+}
