@@ -11,7 +11,6 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
@@ -134,7 +133,7 @@ func Run(ctx context.Context, cfg Config, newWorker NewWorker) (Point, error) {
 	if cfg.OnMeasure != nil {
 		cfg.OnMeasure()
 	}
-	cpu0 := cpuTime()
+	cpu0, wait0 := cpuTime(), runQueueWait()
 	r.start = time.Now()
 	r.measureStart = r.start
 	stopProgress := r.startProgress()
@@ -145,7 +144,7 @@ func Run(ctx context.Context, cfg Config, newWorker NewWorker) (Point, error) {
 	}
 	end := r.lastDone()
 	stopProgress()
-	p := r.point(end, cpuTime()-cpu0)
+	p := r.point(end, cpuTime()-cpu0, runQueueWait()-wait0)
 	p.Interrupted = ctx.Err() != nil
 	return p, nil
 }
@@ -237,6 +236,7 @@ type workerState struct {
 	kinds       [mcp.NumKinds]int64
 	examples    [mcp.NumKinds]string
 	sent, recv  int64
+	firstDone   time.Time
 	lastDone    time.Time
 	// Read by the progress goroutine.
 	done    atomic.Int64
@@ -277,6 +277,9 @@ func (s *workerState) record(smp Sample, lat time.Duration, done time.Time) {
 	}
 	s.sent += smp.Sent
 	s.recv += smp.Received
+	if s.firstDone.IsZero() {
+		s.firstDone = done
+	}
 	s.lastDone = done
 	s.buckets[progressBucket(us)].Add(1)
 	s.done.Add(1)
@@ -293,6 +296,8 @@ type runner struct {
 	// measureStart is when measuring began: start, or the end of a ramp.
 	measureStart time.Time
 	issued       atomic.Int64
+	scheduled    int64 // open loop with a duration: requests due in the window
+	wakeP99      time.Duration
 }
 
 func (r *runner) warmup() {
@@ -393,6 +398,11 @@ func (r *runner) openLoop() {
 					return
 				}
 				claimed := time.Now()
+				// At the end of the window the generator stops, even if it
+				// is behind: what it could not send is counted as unsent.
+				if r.cfg.Duration > 0 && claimed.Sub(measureFrom) >= r.cfg.Duration {
+					return
+				}
 				if !sleepUntil(r.ctx, intended) {
 					return
 				}
@@ -417,6 +427,9 @@ func (r *runner) openLoop() {
 		}()
 	}
 	wg.Wait()
+	if r.cfg.Duration > 0 && r.ctx.Err() == nil {
+		r.scheduled = sched.Count(sched.At(skip)+r.cfg.Duration) - skip
+	}
 }
 
 // sleepUntil waits for t; false if ctx ended first.
@@ -435,6 +448,16 @@ func sleepUntil(ctx context.Context, t time.Time) bool {
 	}
 }
 
+func (r *runner) firstDone() time.Time {
+	var first time.Time
+	for _, s := range r.states {
+		if !s.firstDone.IsZero() && (first.IsZero() || s.firstDone.Before(first)) {
+			first = s.firstDone
+		}
+	}
+	return first
+}
+
 func (r *runner) lastDone() time.Time {
 	var end time.Time
 	for _, s := range r.states {
@@ -448,17 +471,8 @@ func (r *runner) lastDone() time.Time {
 	return end
 }
 
-// cpuTime is the process's user+system CPU time so far.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
 // point merges the workers' records into one Point.
-func (r *runner) point(end time.Time, cpu time.Duration) Point {
+func (r *runner) point(end time.Time, cpu, runWait time.Duration) Point {
 	cfg := r.cfg
 	hist := NewHistogram()
 	var kinds [mcp.NumKinds]int64
@@ -489,6 +503,14 @@ func (r *runner) point(end time.Time, cpu time.Duration) Point {
 		Hist:          hist,
 	}
 	p.RPS = float64(p.Requests) / elapsed.Seconds()
+	if cfg.Rate > 0 {
+		// Achieved rate: answers per second between the first and the last
+		// answer. Counting from the first send instead would charge one
+		// latency to the rate and read a server that keeps up as behind.
+		if span := end.Sub(r.firstDone()); p.Requests > 1 && span > 0 {
+			p.RPS = float64(p.Requests-1) / span.Seconds()
+		}
+	}
 	p.ErrorExamples = errorExamples(examples)
 	p.Histogram, _ = EncodeHistogram(hist)
 	p.Client.CPUS = cpu.Seconds()
@@ -508,15 +530,12 @@ func (r *runner) point(end time.Time, cpu time.Duration) Point {
 			P99MS: ms(unc.ValueAtQuantile(99)), MaxMS: ms(unc.Max()),
 		}
 		p.ScheduleLagMS = &ScheduleLag{P99: ms(lag.ValueAtQuantile(99)), Max: ms(lag.Max())}
-		if w := time.Duration(wake.ValueAtQuantile(99)) * time.Microsecond; p.Requests > 0 && w > cfg.LagThreshold {
-			p.Client.Saturated = true
-			p.Client.SaturationReason = fmt.Sprintf("the generator sent requests late by itself (p99 %.1f ms behind schedule with a worker free)", ms(wake.ValueAtQuantile(99)))
-		}
+		r.wakeP99 = time.Duration(wake.ValueAtQuantile(99)) * time.Microsecond
 	}
-	if share := cpu.Seconds() / (elapsed.Seconds() * float64(runtime.NumCPU())); share > 0.9 && !p.Client.Saturated {
-		p.Client.Saturated = true
-		p.Client.SaturationReason = fmt.Sprintf("the generator used %.0f%% of the machine's CPU", 100*share)
+	if r.scheduled > p.Requests {
+		p.Unsent = r.scheduled - p.Requests
 	}
+	p.Client.Saturated, p.Client.SaturationReason = r.saturation(p, cpu, runWait, elapsed)
 	if len(cfg.Operations) > 1 {
 		p.ByOperation = make([]OperationStats, len(cfg.Operations))
 		for i, op := range cfg.Operations {
@@ -533,6 +552,36 @@ func (r *runner) point(end time.Time, cpu time.Duration) Point {
 		}
 	}
 	return p
+}
+
+// saturation decides whether the generator, not the server, limited the
+// point. Open loop: it sent late with a worker free, or it fell behind the
+// schedule while short of CPU. Closed loop: it was short of CPU. The
+// thresholds are generous: a false alarm costs trust in the warning.
+func (r *runner) saturation(p Point, cpu, runWait, elapsed time.Duration) (bool, string) {
+	cores := min(runtime.GOMAXPROCS(0), runtime.NumCPU())
+	busy := cpu.Seconds() / (elapsed.Seconds() * float64(cores))
+	waited := runWait.Seconds() / (elapsed.Seconds() * float64(cores))
+	short := ""
+	switch {
+	case busy > 0.9:
+		short = fmt.Sprintf("it used %.0f%% of the %d cores it may use", 100*busy, cores)
+	case waited > 0.2:
+		short = fmt.Sprintf("its threads waited for a CPU %.0f%% of the time: the machine is busy", 100*waited)
+	}
+	if r.cfg.Rate <= 0 {
+		if short != "" {
+			return true, "the generator was short of CPU: " + short
+		}
+		return false, ""
+	}
+	if p.Requests > 0 && r.wakeP99 > r.cfg.LagThreshold {
+		return true, fmt.Sprintf("the generator sent requests late by itself (p99 %.1f ms behind schedule with a worker free)", float64(r.wakeP99.Microseconds())/1000)
+	}
+	if short != "" && p.Unsent > r.scheduled/100 {
+		return true, fmt.Sprintf("the generator fell behind its schedule (%d of %d requests never sent) while short of CPU: %s", p.Unsent, r.scheduled, short)
+	}
+	return false, ""
 }
 
 func summarize(h *hdrhistogram.Histogram, kinds [mcp.NumKinds]int64) Latency {

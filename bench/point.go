@@ -108,9 +108,12 @@ type Point struct {
 	Rate        *float64 `json:"rate"`
 	Total       int64    `json:"total"`
 	Latency
-	ElapsedS      float64      `json:"elapsed_s"`
-	RPS           float64      `json:"rps"`
-	OfferedRPS    float64      `json:"offered_rps,omitempty"`
+	ElapsedS   float64 `json:"elapsed_s"`
+	RPS        float64 `json:"rps"`
+	OfferedRPS float64 `json:"offered_rps,omitempty"`
+	// Unsent counts open-loop requests due in the window that the
+	// generator never sent because it was still behind at the end.
+	Unsent        int64        `json:"unsent,omitempty"`
 	BytesSent     int64        `json:"bytes_sent"`
 	BytesReceived int64        `json:"bytes_received"`
 	Histogram     string       `json:"histogram"`

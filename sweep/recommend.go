@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"maps"
+	"math"
 	"slices"
 	"strings"
 
@@ -137,7 +138,9 @@ func recommendRate(points []bench.Point, slo SLO, rec *Recommendation) string {
 		return noneFeasible(light, slo, "rate", fmtRate(*light.Rate)+" rps", false)
 	}
 	top := sustained[len(sustained)-1]
-	rec.MaxSustainableRPS = ptr(*top.Rate)
+	// What the server sustained is what it delivered: an offer within the
+	// 1% tolerance above its ceiling does not raise the ceiling.
+	rec.MaxSustainableRPS = ptr(math.Min(*top.Rate, top.RPS))
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s rps is the highest offered rate the server sustained within the SLO (%.1f rps achieved, p95 %.1f ms, p99 %.1f ms)",
 		fmtRate(*top.Rate), top.RPS, top.P95MS, top.P99MS)

@@ -71,8 +71,11 @@ type Config struct {
 	Name    string // implementation name; DefaultName when empty
 	Version string // implementation version; DefaultVersion when empty
 
-	Stateless    bool // Streamable HTTP without sessions
-	JSONResponse bool // answer POSTs with application/json instead of SSE
+	Stateless bool // Streamable HTTP without sessions
+	// FixedResponse answers /mcp with canned results and no SDK, modelling
+	// nothing: a near-free server for measuring the generator.
+	FixedResponse bool
+	JSONResponse  bool // answer POSTs with application/json instead of SSE
 
 	Tools int // synthetic tools tool_000..; beside them echo and fail always exist
 

@@ -1,0 +1,119 @@
+package bench_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/mcpbench/mcpbench/bench"
+	"github.com/mcpbench/mcpbench/mcp"
+	"github.com/mcpbench/mcpbench/target"
+)
+
+// TestCoordinatedOmission is wrk2's demonstration on an MCP server: the
+// whole server pauses 1 s in every 5 s while requests are due every 10 ms,
+// one at a time. The one request caught in a stall waits ~1 s; the hundred
+// meant to go during it are delayed too, and only the corrected latency
+// (from the intended send time) shows it.
+func TestCoordinatedOmission(t *testing.T) {
+	srv, err := target.Start(context.Background(), target.Config{Stall: time.Second, StallEvery: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	ctx := context.Background()
+	c, err := mcp.Dial(ctx, mcp.Options{URL: srv.MCPURL(), PoolSize: 1, Timeout: 10 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close(ctx)
+	wl := &bench.Workload{Client: c, Ops: []bench.Op{{Request: list}}}
+	var start time.Time
+	cfg := bench.Config{Rate: 100, Duration: 10 * time.Second, MaxInFlight: 1, Operations: wl.Operations(),
+		OnMeasure: func() { start = time.Now() }}
+	p, err := bench.Run(ctx, cfg, wl.NewWorker)
+	if err != nil {
+		t.Fatal(err)
+	}
+	end := start.Add(10 * time.Second)
+	// The share of intended send times that fell inside a stall.
+	var stalled time.Duration
+	for _, w := range srv.Health().Stalls {
+		lo, hi := maxTime(w.Start, start), minTime(w.End, end)
+		if hi.After(lo) {
+			stalled += hi.Sub(lo)
+		}
+	}
+	stallShare := stalled.Seconds() / 10
+	above := float64(countAbove(p, 500*time.Millisecond)) / float64(p.Requests)
+	t.Logf("requests %d; corrected p99 %.1f ms, uncorrected p99 %.1f ms; schedule lag p99 %.1f ms; stalled share of the schedule %.3f, share above 500 ms %.3f",
+		p.Requests, p.P99MS, p.Uncorrected.P99MS, p.ScheduleLagMS.P99, stallShare, above)
+	if p.Requests < 990 || p.Errors != 0 {
+		t.Fatalf("requests %d errors %v", p.Requests, p.ErrorsByKind)
+	}
+	if p.P99MS < 800 {
+		t.Errorf("corrected p99 %.1f ms, want ≥ 800", p.P99MS)
+	}
+	if p.Uncorrected.P99MS >= 100 {
+		t.Errorf("uncorrected p99 %.1f ms, want < 100", p.Uncorrected.P99MS)
+	}
+	// Requests due in a stall wait from their due time to its end: a
+	// uniform 0–1 s, so half of them wait more than 500 ms.
+	if stallShare < 0.05 || above < 0.35*stallShare || above > 0.65*stallShare {
+		t.Errorf("share above 500 ms %.3f, want about half of the stalled share %.3f", above, stallShare)
+	}
+}
+
+// countAbove counts recorded latencies above d in p's histogram.
+func countAbove(p bench.Point, d time.Duration) int64 {
+	var n int64
+	for _, b := range p.Hist.Distribution() {
+		if b.From > d.Microseconds() {
+			n += b.Count
+		}
+	}
+	return n
+}
+
+func maxTime(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
+}
+
+func minTime(a, b time.Time) time.Time {
+	if a.Before(b) {
+		return a
+	}
+	return b
+}
+
+// TestScheduleAccuracy: 1,000 requests/s for 5 s against a fast server
+// sends 5,000 requests, within 1%, with the schedule lag reported.
+func TestScheduleAccuracy(t *testing.T) {
+	srv, err := target.Start(context.Background(), target.Config{Stateless: true, JSONResponse: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	ctx := context.Background()
+	c, err := mcp.Dial(ctx, mcp.Options{URL: srv.MCPURL(), PoolSize: 64, Timeout: 10 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close(ctx)
+	wl := &bench.Workload{Client: c, Ops: []bench.Op{{Request: list}}}
+	p, err := bench.Run(ctx, bench.Config{Rate: 1000, Duration: 5 * time.Second, MaxInFlight: 64, Operations: wl.Operations()}, wl.NewWorker)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("requests %d in %.3f s (%.1f rps achieved of 1000 offered); schedule lag p99 %.2f ms, max %.2f ms; saturated %v %s",
+		p.Requests, p.ElapsedS, p.RPS, p.ScheduleLagMS.P99, p.ScheduleLagMS.Max, p.Client.Saturated, p.Client.SaturationReason)
+	if p.Requests < 4950 || p.Requests > 5050 || p.OK != p.Requests {
+		t.Fatalf("requests %d ok %d, want 5000 ± 1%%", p.Requests, p.OK)
+	}
+	if p.OfferedRPS != 1000 || p.ScheduleLagMS == nil {
+		t.Fatalf("offered %v lag %v", p.OfferedRPS, p.ScheduleLagMS)
+	}
+}

@@ -1,0 +1,81 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcpbench/mcpbench/target"
+)
+
+// TestRateSweepSustainable: 8 slots of 20 ms sustain at most 400 requests/s;
+// with a 100 ms p99 target the refined rate sweep must land between 340 and
+// 400.
+func TestRateSweepSustainable(t *testing.T) {
+	srv := startTarget(t, target.Config{Capacity: 8, ServiceTime: 20 * time.Millisecond})
+	out := filepath.Join(t.TempDir(), "rates.json")
+	r := runCLI(t, nil, "sweep", "--url", srv.MCPURL(), "--rate-range", "100:600:+100", "-d", "2s", "--refine",
+		"--p99-slo-ms", "100", "--max-in-flight", "64", "--json-out", out, "-q")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	b, _ := os.ReadFile(out)
+	var s struct {
+		Points []struct {
+			Rate  float64 `json:"rate"`
+			RPS   float64 `json:"rps"`
+			P99MS float64 `json:"p99_ms"`
+		} `json:"points"`
+		Recommendation struct {
+			MaxSustainableRPS *float64 `json:"max_sustainable_rps"`
+			Reason            string   `json:"reason"`
+		} `json:"recommendation"`
+	}
+	if err := json.Unmarshal(b, &s); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range s.Points {
+		t.Logf("offered %.0f achieved %.1f p99 %.1f ms", p.Rate, p.RPS, p.P99MS)
+	}
+	// The ceiling is 400; the achieved rate is itself a measurement, good
+	// to about half a percent over a 2 s point, hence the 402.
+	m := s.Recommendation.MaxSustainableRPS
+	if m == nil || *m < 340 || *m > 402 {
+		t.Fatalf("max sustainable rps %v, want 340–400 (%s)", m, s.Recommendation.Reason)
+	}
+}
+
+// TestStarvedGeneratorFlagged: a generator held to one core and asked for
+// far more than it can send says its figures describe itself.
+func TestStarvedGeneratorFlagged(t *testing.T) {
+	// The near-free server, so the generator is the only thing that can
+	// fall behind.
+	srv := startTarget(t, target.Config{FixedResponse: true})
+	out := filepath.Join(t.TempDir(), "run.json")
+	r := runCLI(t, []string{"GOMAXPROCS=1"}, "run", "--url", srv.MCPURL(), "--rate", "40000", "-d", "2s",
+		"--max-in-flight", "256", "--json-out", out)
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	b, _ := os.ReadFile(out)
+	var rep struct {
+		RPS    float64 `json:"rps"`
+		Client struct {
+			Saturated bool   `json:"saturated"`
+			Reason    string `json:"saturation_reason"`
+		} `json:"client"`
+	}
+	if err := json.Unmarshal(b, &rep); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("achieved %.0f of 40000 rps; saturated %v: %s", rep.RPS, rep.Client.Saturated, rep.Client.Reason)
+	if !rep.Client.Saturated || rep.Client.Reason == "" {
+		t.Fatal("a starved generator was not flagged")
+	}
+	if !strings.Contains(r.stdout, "WARNING") {
+		t.Fatalf("the summary does not warn: %s", r.stdout)
+	}
+}
