@@ -43,4 +43,5 @@ require (
 	golang.org/x/tools v0.42.0 // indirect
 	gonum.org/v1/gonum v0.17.0 // indirect
 	gonum.org/v1/plot v0.17.0 // indirect
+	gopkg.in/yaml.v3 v3.0.1 // indirect
 )

@@ -47,9 +47,14 @@ func readShardRunJSON(t *testing.T, path string) shardRunJSON {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return parseShardRun(t, b)
+}
+
+func parseShardRun(t *testing.T, b []byte) shardRunJSON {
+	t.Helper()
 	var r shardRunJSON
 	if err := json.Unmarshal(b, &r); err != nil {
-		t.Fatalf("%s: %v", path, err)
+		t.Fatalf("not a run report: %v", err)
 	}
 	return r
 }
