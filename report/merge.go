@@ -240,6 +240,7 @@ func mergePoints(ps []bench.Point, spanS float64) (bench.Point, []string, error)
 		out.BytesSent += p.BytesSent
 		out.BytesReceived += p.BytesReceived
 		out.OfferedRPS += p.OfferedRPS
+		out.Unsent += p.Unsent
 		if p.Rate != nil {
 			rate += *p.Rate
 		}

@@ -116,6 +116,7 @@ func TestMergeRunsOpenLoop(t *testing.T) {
 	for i, r := range rs {
 		rate := 50.0
 		r.Rate, r.OfferedRPS, r.Workload.Mode = &rate, rate, "open"
+		r.Unsent = int64(i + 1)
 		r.Uncorrected = &bench.Uncorrected{P50MS: 1, P95MS: float64(2 + i), P99MS: 3, MaxMS: float64(9 - i)}
 		r.ScheduleLagMS = &bench.ScheduleLag{P99: float64(i), Max: 4}
 	}
@@ -123,8 +124,8 @@ func TestMergeRunsOpenLoop(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m.Rate == nil || *m.Rate != 100 || m.OfferedRPS != 100 {
-		t.Errorf("rate %v offered %v, want 100", m.Rate, m.OfferedRPS)
+	if m.Rate == nil || *m.Rate != 100 || m.OfferedRPS != 100 || m.Unsent != 3 {
+		t.Errorf("rate %v offered %v unsent %d, want 100, 100, 3", m.Rate, m.OfferedRPS, m.Unsent)
 	}
 	if u := m.Uncorrected; u == nil || u.P95MS != 3 || u.MaxMS != 9 || m.ScheduleLagMS.P99 != 1 || m.ScheduleLagMS.Max != 4 {
 		t.Errorf("uncorrected %+v lag %+v", m.Uncorrected, m.ScheduleLagMS)
