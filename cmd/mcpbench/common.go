@@ -145,10 +145,16 @@ func (t *targetFlags) options(e env, pool int) (mcp.Options, error) {
 		name, value, ok := strings.Cut(raw, ":")
 		name = strings.TrimSpace(name)
 		if !ok || name == "" || strings.ContainsAny(name, " \t\r\n") {
-			// Never echo the value: it may be a secret.
-			return mcp.Options{}, usagef("bad --header: want 'Name: value' (name %q)", name)
+			// Never echo the value: it may be a secret. Without a colon, or
+			// with a blank inside, the "name" holds it too ("Bearer xyz").
+			return mcp.Options{}, usagef("bad --header: want 'Name: value'")
 		}
-		h.Add(textproto.CanonicalMIMEHeaderKey(name), strings.TrimSpace(value))
+		value = strings.TrimSpace(value)
+		if strings.ContainsFunc(value, func(r rune) bool { return r < ' ' && r != '\t' || r == 0x7f }) {
+			// net/http would refuse it on every request; say so up front.
+			return mcp.Options{}, usagef("bad --header %s: the value holds a control character", name)
+		}
+		h.Add(textproto.CanonicalMIMEHeaderKey(name), value)
 	}
 	if tok := e.getenv("MCPBENCH_TOKEN"); tok != "" && h.Get("Authorization") == "" {
 		h.Set("Authorization", "Bearer "+tok)
