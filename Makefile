@@ -4,7 +4,7 @@ VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 COMMIT  ?= $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
 LDFLAGS := -X main.version=$(VERSION) -X main.commit=$(COMMIT)
 
-.PHONY: build demo test test-race vet bench fuzz clean peers interop-doc
+.PHONY: build demo test test-race vet bench fuzz clean peers interop-doc faults-doc
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o mcpbench ./cmd/mcpbench
@@ -26,6 +26,26 @@ peers:
 # Regenerates docs/interop.md from a run of the interop matrix.
 interop-doc: peers
 	MCPBENCH_REQUIRE_PEERS=1 MCPBENCH_INTEROP_OUT=$(CURDIR)/docs/interop.md $(GO) test -count=1 -run TestInteropMatrix ./bench/
+
+# Regenerates docs/faults.md from a run of the fault matrix.
+faults-doc:
+	MCPBENCH_FAULTS_OUT=$(CURDIR)/docs/faults.md $(GO) test -count=1 -run TestFaultMatrix ./bench/
+
+# Every fuzz target for FUZZTIME each, one at a time (go test -fuzz takes
+# one target per run). make fuzz FUZZTIME=30s for a quick pass.
+FUZZTIME ?= 5m
+FUZZ_TARGETS := \
+	./mcp/:FuzzSSEReader ./mcp/:FuzzClassify \
+	./report/:FuzzReadReports ./logscan/:FuzzParseStatsLine \
+	./sweep/:FuzzParseRange ./cmd/mcpbench/:FuzzParseShard ./cmd/mcpbench/:FuzzFlagValues \
+	./toolschema/:FuzzGenerate ./toolschema/:FuzzDecode
+
+fuzz:
+	@set -e; for t in $(FUZZ_TARGETS); do \
+		pkg=$${t%%:*}; name=$${t##*:}; \
+		echo "== $$name ($$pkg) for $(FUZZTIME)"; \
+		$(GO) test -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZTIME) $$pkg; \
+	done
 
 test-race:
 	$(GO) test -count=1 -race -timeout 30m ./...
