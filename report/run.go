@@ -87,8 +87,13 @@ func WriteRunSummary(w io.Writer, r *RunReport) error {
 	fmt.Fprintf(&b, "latency   min %s  mean %s  p50 %s  p90 %s  p95 %s  p99 %s  p99.9 %s  max %s ms\n",
 		fmtMS(p.MinMS), fmtMS(p.MeanMS), fmtMS(p.P50MS), fmtMS(p.P90MS), fmtMS(p.P95MS), fmtMS(p.P99MS), fmtMS(p.P999MS), fmtMS(p.MaxMS))
 	if u := p.Uncorrected; u != nil {
+		// A report read from a file may carry one without the other.
+		var lag bench.ScheduleLag
+		if p.ScheduleLagMS != nil {
+			lag = *p.ScheduleLagMS
+		}
 		fmt.Fprintf(&b, "uncorrected (from actual send)  p50 %s  p95 %s  p99 %s  max %s ms; schedule lag p99 %s ms\n",
-			fmtMS(u.P50MS), fmtMS(u.P95MS), fmtMS(u.P99MS), fmtMS(u.MaxMS), fmtMS(p.ScheduleLagMS.P99))
+			fmtMS(u.P50MS), fmtMS(u.P95MS), fmtMS(u.P99MS), fmtMS(u.MaxMS), fmtMS(lag.P99))
 	}
 	for _, k := range sortedKeys(p.ErrorsByKind) {
 		ex := p.ErrorExamples[k]
