@@ -26,7 +26,15 @@ type Sample struct {
 	Sent     int64
 	Received int64
 	Err      error
+	// ConnWait is how long the request waited for a connection; one over
+	// PoolWaitThreshold counts as a pool wait.
+	ConnWait time.Duration
 }
+
+// PoolWaitThreshold is the connection wait that counts as waiting for the
+// pool: a connection handed back a moment late is not a wait worth a line
+// in a report, a dial or a queue behind busy connections is.
+const PoolWaitThreshold = time.Millisecond
 
 // Worker sends one request per Do. A worker is used by one goroutine only.
 type Worker interface {
@@ -236,6 +244,7 @@ type workerState struct {
 	kinds       [mcp.NumKinds]int64
 	examples    [mcp.NumKinds]string
 	sent, recv  int64
+	poolWaits   int64
 	firstDone   time.Time
 	lastDone    time.Time
 	// Read by the progress goroutine.
@@ -274,6 +283,9 @@ func (s *workerState) record(smp Sample, lat time.Duration, done time.Time) {
 		if s.examples[smp.Kind] == "" && smp.Err != nil {
 			s.examples[smp.Kind] = smp.Err.Error()
 		}
+	}
+	if smp.ConnWait > PoolWaitThreshold {
+		s.poolWaits++
 	}
 	s.sent += smp.Sent
 	s.recv += smp.Received
@@ -477,7 +489,7 @@ func (r *runner) point(end time.Time, cpu, runWait time.Duration) Point {
 	hist := NewHistogram()
 	var kinds [mcp.NumKinds]int64
 	var examples [mcp.NumKinds]string
-	var sent, recv int64
+	var sent, recv, poolWaits int64
 	for _, s := range r.states {
 		hist.Merge(s.hist)
 		for k := range kinds {
@@ -488,6 +500,7 @@ func (r *runner) point(end time.Time, cpu, runWait time.Duration) Point {
 		}
 		sent += s.sent
 		recv += s.recv
+		poolWaits += s.poolWaits
 	}
 	elapsed := end.Sub(r.measureStart)
 	if elapsed <= 0 {
@@ -514,6 +527,7 @@ func (r *runner) point(end time.Time, cpu, runWait time.Duration) Point {
 	p.ErrorExamples = errorExamples(examples)
 	p.Histogram, _ = EncodeHistogram(hist)
 	p.Client.CPUS = cpu.Seconds()
+	p.Client.PoolWaits = poolWaits
 	if cfg.Rate > 0 {
 		rt := cfg.Rate
 		p.Rate = &rt

@@ -139,7 +139,7 @@ func (w *mcpWorker) Do(ctx context.Context) Sample {
 			r.Kind, r.Err = mcp.KindSchemaViolation, fmt.Errorf("%s: %w", p.Tool(), err)
 		}
 	}
-	return Sample{Kind: r.Kind, Op: i, Sent: r.Sent, Received: r.Received, Err: r.Err}
+	return Sample{Kind: r.Kind, Op: i, Sent: r.Sent, Received: r.Received, Err: r.Err, ConnWait: r.ConnWait}
 }
 
 func (w *mcpWorker) Close(ctx context.Context) error { return w.s.Close(ctx) }

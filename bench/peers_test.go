@@ -29,15 +29,24 @@ func runExact(t *testing.T, url, rev string, op mcp.Request, c int, n int64) ben
 		t.Fatalf("negotiated %s, want %s", client.ProtocolVersion(), rev)
 	}
 	wl := &bench.Workload{Client: client, Ops: []bench.Op{{Request: op}}}
-	p, err := bench.Run(ctx, bench.Config{Concurrency: c, Total: n, Warmup: 5, Operations: wl.Operations()}, wl.NewWorker)
+	var dialsAtStart int64
+	cfg := bench.Config{Concurrency: c, Total: n, Warmup: 5, Operations: wl.Operations(),
+		OnMeasure: func() { dialsAtStart = client.Dials() }}
+	p, err := bench.Run(ctx, cfg, wl.NewWorker)
 	if err != nil {
 		t.Fatalf("run: %v", err)
 	}
 	if p.Requests != n || p.OK != n || p.Errors != 0 {
 		t.Fatalf("%s: requests %d ok %d errors %v (%v), want %d each", op.Method, p.Requests, p.OK, p.ErrorsByKind, p.ErrorExamples, n)
 	}
-	if dials := client.Dials(); dials > int64(c)+2 {
-		t.Errorf("%d connections opened for %d workers: the pool churned", dials, c)
+	// The pool is sized from the concurrency: no measured request may wait
+	// for a connection. (A connection the server closes is replaced by a
+	// dial that fits in the pool, so dials are logged, not judged.)
+	if p.Client.PoolWaits != 0 {
+		t.Errorf("%d requests waited for a connection with %d workers and a pool of %d", p.Client.PoolWaits, c, client.PoolSize())
+	}
+	if opened := client.Dials() - dialsAtStart; opened != 0 {
+		t.Logf("%d connections opened while measuring", opened)
 	}
 	return p
 }

@@ -83,9 +83,9 @@ type ScheduleLag struct {
 // server from a starved client.
 type ClientStats struct {
 	PoolMaxConns int `json:"pool_max_conns"`
-	// PoolWaits counts connections opened while measuring: a request that
-	// finds no idle connection dials one (the pool never makes it queue),
-	// so with a pool sized to the load this stays 0.
+	// PoolWaits counts measured requests that waited more than
+	// PoolWaitThreshold for a connection (a dial, or a queue behind busy
+	// ones): 0 when the pool fits the load.
 	PoolWaits        int64   `json:"pool_waits"`
 	CPUS             float64 `json:"cpu_s"`
 	Saturated        bool    `json:"saturated"`

@@ -100,9 +100,12 @@ func NewHTTPClient(o Options) (*http.Client, *atomic.Int64, error) {
 		},
 		MaxIdleConns:        pool,
 		MaxIdleConnsPerHost: pool,
-		// No cap on open connections: a request never queues for one. The
-		// dial count shows whether the pool was large enough.
-		MaxConnsPerHost:       0,
+		// The pool is the cap: a request that finds every connection busy
+		// waits rather than dialling a spare that is thrown away after
+		// (which a fast worker would otherwise do while its last
+		// connection is still on its way back to the pool). Sessions
+		// time such waits, so a pool too small for the load shows.
+		MaxConnsPerHost:       pool,
 		IdleConnTimeout:       90 * time.Second,
 		DisableCompression:    true,
 		ForceAttemptHTTP2:     true, // HTTP/2 where TLS offers it
@@ -183,10 +186,6 @@ func Dial(ctx context.Context, o Options) (*Client, error) {
 			return nil, err
 		}
 	}
-	if o.Transport == "sse" {
-		// Each session holds its stream open beside its POSTs.
-		o.PoolSize *= 2
-	}
 	if o.Timeout <= 0 {
 		o.Timeout = 30 * time.Second
 	}
@@ -263,9 +262,11 @@ func (c *Client) negotiate(ctx context.Context) error {
 		return c.dialStdio(ctx)
 	}
 	if c.opts.Transport == "sse" {
-		c.legacy = true
 		if IsModern(want) {
 			return fmt.Errorf("protocol %s has no HTTP+SSE transport", want)
+		}
+		if err := c.useLegacy(); err != nil {
+			return err
 		}
 	}
 	if !c.legacy && (want == "" || IsModern(want)) {
@@ -285,7 +286,9 @@ func (c *Client) negotiate(ctx context.Context) error {
 	if err != nil && c.opts.Transport == "auto" && isLegacyHint(errors.Unwrap(err)) {
 		// A 4xx to the POST: perhaps a 2024-11-05 server, whose URL
 		// answers GET with an SSE stream (the spec's fallback).
-		c.legacy = true
+		if lerr := c.useLegacy(); lerr != nil {
+			return lerr
+		}
 		s = c.newSession()
 		if lerr := s.initialize(ctx, want); lerr != nil {
 			c.legacy = false
@@ -387,6 +390,25 @@ func (c *Client) setModern(rev string) {
 		metaClientCapabilities: map[string]any{},
 	})
 	c.meta = meta
+}
+
+// useLegacy switches the client to the 2024-11-05 HTTP+SSE transport,
+// whose sessions each hold a stream open beside their POSTs: the pool
+// doubles, or the streams would take every connection the POSTs need.
+func (c *Client) useLegacy() error {
+	if c.legacy {
+		return nil
+	}
+	c.legacy = true
+	o := c.opts
+	o.PoolSize = 2 * max(o.PoolSize, 1)
+	hc, _, err := NewHTTPClient(o)
+	if err != nil {
+		return err
+	}
+	c.hc.CloseIdleConnections()
+	c.hc, c.opts.PoolSize = hc, o.PoolSize
+	return nil
 }
 
 // negotiateOn negotiates on one stdio session (each process is a session

@@ -10,6 +10,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"net/http/httptrace"
 	"strconv"
 	"strings"
 	"time"
@@ -31,6 +32,13 @@ type Session struct {
 	scratch     [24]byte
 	outcome     toolOutcome
 	sendScratch []byte
+
+	// Connection wait of the current request, timed by an HTTP trace.
+	trace       *httptrace.ClientTrace
+	traceParent context.Context
+	traceCtx    context.Context
+	getConn     time.Time
+	connWait    time.Duration
 
 	legacy *legacyStream // 2024-11-05 HTTP+SSE: this session's stream
 	stdio  *stdioProc    // stdio: the server process this session talks to
@@ -54,6 +62,9 @@ type Result struct {
 	// Structured is a tools/call's structuredContent, valid until the next
 	// Do on the session.
 	Structured json.RawMessage
+	// ConnWait is how long the request waited for a pooled connection
+	// (including a dial, when it needed one).
+	ConnWait time.Duration
 }
 
 // ID returns the session id ("" for stateless revisions).
@@ -184,8 +195,9 @@ func (s *Session) do(ctx context.Context, p *Prepared, cursor string) Result {
 	body = append(body, '}')
 	s.sendScratch = body
 
-	ctx, cancel := context.WithTimeout(ctx, s.c.opts.Timeout)
+	ctx, cancel := context.WithTimeout(s.traced(ctx), s.c.opts.Timeout)
 	defer cancel()
+	s.connWait = 0
 	res := Result{Sent: int64(len(body))}
 	var found bool
 	var err error
@@ -197,6 +209,7 @@ func (s *Session) do(ctx context.Context, p *Prepared, cursor string) Result {
 	default:
 		found, err = s.exchangeStreamable(ctx, p, body, id, &res)
 	}
+	res.ConnWait = s.connWait
 	if err != nil {
 		res.Kind = KindOf(err)
 		if res.Kind == OK {
@@ -211,7 +224,30 @@ func (s *Session) do(ctx context.Context, p *Prepared, cursor string) Result {
 		return res
 	}
 	s.classify(p, &res)
+	res.ConnWait = s.connWait
 	return res
+}
+
+// traced returns ctx with the session's connection trace, made once per
+// parent context so the hot path does not build a trace per request.
+func (s *Session) traced(ctx context.Context) context.Context {
+	if s.stdio != nil {
+		return ctx
+	}
+	if s.traceCtx != nil && s.traceParent == ctx {
+		return s.traceCtx
+	}
+	if t := httptrace.ContextClientTrace(ctx); t != nil && t == s.trace {
+		return ctx // already traced: a request sent on behalf of another
+	}
+	// A fresh trace each time: WithClientTrace chains the new trace to any
+	// in ctx by changing it, so a trace must never be attached twice.
+	s.trace = &httptrace.ClientTrace{
+		GetConn: func(string) { s.getConn = time.Now() },
+		GotConn: func(httptrace.GotConnInfo) { s.connWait = time.Since(s.getConn) },
+	}
+	s.traceParent, s.traceCtx = ctx, httptrace.WithClientTrace(ctx, s.trace)
+	return s.traceCtx
 }
 
 // newID numbers a request: per session, or per process on stdio, where

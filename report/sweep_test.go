@@ -225,7 +225,7 @@ func TestSweepSVG(t *testing.T) {
 		texts []string
 	}{
 		{"concurrency", fixtureSweep(), []string{"Throughput", "rps", "USL fit", "p50", "p95", "p99", "p95 SLO 50 ms", "p99 SLO 70 ms", "knee = recommended 8", "concurrency", "misses SLO"}},
-		{"rate", fixtureRateSweep(), []string{"Offered and achieved rate", "achieved", "offered", "p95 SLO 50 ms", "max sustainable 300"}},
+		{"rate", fixtureRateSweep(), []string{"Offered and achieved rate", "achieved", "offered", "p95 SLO 50 ms", "max sustainable 298.9"}},
 		{"empty", NewSweepReport(Header{}, nil, sweep.SLO{P95MS: 10}), []string{"Throughput"}},
 		{"one point", NewSweepReport(Header{}, fixtureSweep().Points[:1], sweep.SLO{P95MS: 10}), []string{"knee 1"}},
 	} {

@@ -103,8 +103,6 @@ func runMain(ctx context.Context, args []string, e env) int {
 	cfg.Operations = wl.Operations()
 	progress := progressPrinter(e, f.output.noProgress)
 	cfg.Progress = progress
-	var dialsBefore int64
-	cfg.OnMeasure = func() { dialsBefore = client.Dials() }
 	point, err := bench.Run(ctx, cfg, wl.NewWorker)
 	clearProgress(e, progress)
 	if err != nil {
@@ -115,7 +113,6 @@ func runMain(ctx context.Context, args []string, e env) int {
 		return exitFor(e, "run", unreachableError{fmt.Sprintf("%s: %v", mcp.Redact(opts.URL), err)})
 	}
 	point.Client.PoolMaxConns = client.PoolSize()
-	point.Client.PoolWaits = client.Dials() - dialsBefore
 	point.Client.Engine = "net/http"
 
 	r := &report.RunReport{

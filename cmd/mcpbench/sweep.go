@@ -273,15 +273,12 @@ func (s *sweeper) measure(c int, rate float64) (bench.Point, error) {
 			progress(p)
 		}
 	}
-	var dialsBefore int64
-	cfg.OnMeasure = func() { dialsBefore = s.client.Dials() }
 	p, err := bench.Run(s.ctx, cfg, s.wl.NewWorker)
 	clearProgress(s.e, progress)
 	if err != nil {
 		return p, err
 	}
 	p.Client.PoolMaxConns = s.client.PoolSize()
-	p.Client.PoolWaits = s.client.Dials() - dialsBefore
 	p.Client.Engine = "net/http"
 	return p, nil
 }
