@@ -222,7 +222,9 @@ func runFaultCell(t *testing.T, c faultCell, proto bench.Workload, seed uint64) 
 
 	// Leaks: the client and the server are closed; nothing of theirs may
 	// remain. goleak retries for a while, as connections wind down.
-	if err := goleak.Find(leaks); err != nil {
+	// fasthttp's idle-connection cleaner sleeps out its period after the
+	// last connection is closed and then ends: bounded, not a leak.
+	if err := goleak.Find(leaks, goleak.IgnoreAnyFunction("github.com/valyala/fasthttp.(*HostClient).connsCleaner")); err != nil {
 		t.Errorf("goroutines left after the %s cell: %v", c.kind, err)
 	}
 	fdsAfter := waitFDs(t, fdsBefore, 5*time.Second)

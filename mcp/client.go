@@ -16,6 +16,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
+
+	"github.com/valyala/fasthttp"
 )
 
 // Session modes of stateful revisions.
@@ -44,6 +46,9 @@ type Options struct {
 	CACert    string // PEM file of extra roots
 	Client    ClientInfo
 	DialCount *atomic.Int64
+	// Engine carries the Streamable HTTP POSTs: auto (fasthttp for plain
+	// HTTP without a proxy, else net/http), fasthttp or net/http.
+	Engine string
 	// Command is the server to spawn for the stdio transport, and
 	// StdioProcs how many copies of it (sessions are spread over them).
 	Command    []string
@@ -67,6 +72,7 @@ type Client struct {
 	opts    Options
 	url     *url.URL
 	hc      *http.Client
+	fast    *fasthttp.HostClient // the POST engine when fasthttp carries them
 	rev     string
 	meta    []byte // modern _meta block, encoded once
 	info    ServerInfo
@@ -210,6 +216,22 @@ func Dial(ctx context.Context, o Options) (*Client, error) {
 	}
 	c := &Client{opts: o, url: u, hc: hc, maxBody: int(o.MaxResponseBytes)}
 	c.opts.DialCount = dials
+	switch o.Engine {
+	case "", EngineAuto:
+		if o.Transport != "stdio" && fastEligible(u, o) {
+			c.fast = newFastClient(u, o, max(o.PoolSize, 1), dials)
+		}
+	case EngineFast:
+		if o.Transport != "stdio" {
+			if !fastEligible(u, o) {
+				return nil, fmt.Errorf("the fasthttp engine serves plain http:// without a proxy; use --engine net/http")
+			}
+			c.fast = newFastClient(u, o, max(o.PoolSize, 1), dials)
+		}
+	case EngineNetHTTP:
+	default:
+		return nil, fmt.Errorf("unknown engine %q (auto, fasthttp or net/http)", o.Engine)
+	}
 	if err := c.negotiate(ctx); err != nil {
 		hc.CloseIdleConnections()
 		return nil, err
@@ -229,12 +251,28 @@ func (c *Client) URL() string { return c.url.String() }
 // Dials is how many connections the client has opened so far.
 func (c *Client) Dials() int64 { return c.opts.DialCount.Load() }
 
+// Engine names what carries the measured requests.
+func (c *Client) Engine() string {
+	switch {
+	case len(c.procs) > 0:
+		return "stdio"
+	case c.fast != nil && !c.legacy:
+		return EngineFast
+	}
+	return EngineNetHTTP
+}
+
 // PoolSize is the number of connections the client keeps.
 func (c *Client) PoolSize() int { return max(c.opts.PoolSize, 1) }
 
 // Close drops idle connections (and the shared session, if any).
 func (c *Client) Close(ctx context.Context) {
 	c.closeProcs()
+	if c.fast != nil {
+		// Its cleaner goroutine notices on its next tick (at most
+		// MaxIdleConnDuration later) that nothing is left, and ends.
+		defer c.fast.CloseIdleConnections()
+	}
 	if c.shared != "" {
 		s := c.newSession()
 		s.id = c.shared

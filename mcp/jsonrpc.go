@@ -59,6 +59,7 @@ type Prepared struct {
 	hdr        http.Header
 	hdrSession string
 	hdrRev     string
+	fast       *fastRequest // the fasthttp engine's form
 }
 
 // Method returns the prepared request's method.
@@ -154,20 +155,34 @@ func notification(method string) []byte {
 	return append(append([]byte(`{"jsonrpc":"2.0","method":`), m...), '}')
 }
 
-// reply is the part of a JSON-RPC message classification needs. It is
-// reused between answers: RawMessage fields keep their capacity.
+// reply is the part of a JSON-RPC message classification needs: raw
+// sub-slices of the message, valid as long as the message bytes are.
 type reply struct {
-	ID     json.RawMessage `json:"id"`
-	Method string          `json:"method"`
-	Result json.RawMessage `json:"result"`
-	Error  json.RawMessage `json:"error"`
+	ID, Method, Result, Error []byte
+	found                     [4][]byte
 }
 
-func (r *reply) reset() {
-	r.ID = r.ID[:0]
-	r.Method = ""
-	r.Result = r.Result[:0]
-	r.Error = r.Error[:0]
+var replyKeys = [][]byte{[]byte("id"), []byte("method"), []byte("result"), []byte("error")}
+
+// parse scans one JSON-RPC message; a null member counts as absent.
+func (r *reply) parse(b []byte) error {
+	if err := members(b, replyKeys, r.found[:]); err != nil {
+		*r = reply{}
+		return err
+	}
+	r.ID, r.Method, r.Result, r.Error = r.found[0], nonNull(r.found[1]), nonNull(r.found[2]), nonNull(r.found[3])
+	return nil
+}
+
+// isNotification says the message is a request or notification from the
+// server, not an answer.
+func (r *reply) isNotification() bool { return len(r.Method) > 0 }
+
+func nonNull(b []byte) []byte {
+	if string(b) == "null" {
+		return nil
+	}
+	return b
 }
 
 // rpcError is a JSON-RPC error object.
@@ -175,12 +190,6 @@ type rpcError struct {
 	Code    int             `json:"code"`
 	Message string          `json:"message"`
 	Data    json.RawMessage `json:"data"`
-}
-
-// toolOutcome is what a tools/call result says about success.
-type toolOutcome struct {
-	IsError           bool            `json:"isError"`
-	StructuredContent json.RawMessage `json:"structuredContent"`
 }
 
 // sameID reports whether a reply's raw id is the number id, written as a
@@ -195,6 +204,6 @@ func sameID(raw []byte, id int64, scratch []byte) bool {
 
 var (
 	keyNextCursor = []byte(`"nextCursor"`)
-	keyIsError    = []byte(`"isError"`)
-	keyStructured = []byte(`"structuredContent"`)
+	listKeys      = [][]byte{[]byte("nextCursor")}
+	callKeys      = [][]byte{[]byte("isError"), []byte("structuredContent")}
 )

@@ -2,7 +2,6 @@ package mcp
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -150,18 +149,16 @@ func (s *Session) exchangeLegacy(ctx context.Context, p *Prepared, body []byte, 
 		if len(data) == 0 || len(ls.sse.event) > 0 && string(ls.sse.event) != "message" {
 			continue
 		}
-		s.rep.reset()
-		if err := json.Unmarshal(data, &s.rep); err != nil {
+		if err := s.rep.parse(data); err != nil {
 			return false, &Error{Kind: KindTransport, Msg: "malformed JSON on the SSE stream", Err: err}
 		}
-		if s.rep.Method != "" {
+		if s.rep.isNotification() {
 			continue
 		}
 		if sameID(s.rep.ID, id, s.scratch[:0]) {
 			s.resp.Reset()
 			s.resp.Write(data)
-			s.rep.reset()
-			_ = json.Unmarshal(s.resp.Bytes(), &s.rep)
+			_ = s.rep.parse(s.resp.Bytes())
 			return true, nil
 		}
 	}

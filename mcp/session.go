@@ -14,6 +14,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/valyala/fasthttp"
 )
 
 // Session is one worker's conversation with the server. It is not safe for
@@ -30,7 +32,8 @@ type Session struct {
 	sse         *sseReader
 	rep         reply
 	scratch     [24]byte
-	outcome     toolOutcome
+	found       [2][]byte // members of a tool result
+	result      Result
 	sendScratch []byte
 
 	// Connection wait of the current request, timed by an HTTP trace.
@@ -39,6 +42,10 @@ type Session struct {
 	traceCtx    context.Context
 	getConn     time.Time
 	connWait    time.Duration
+
+	// fasthttp engine: the session's response and a reader over its body.
+	fastResp *fasthttp.Response
+	fastBody bytes.Reader
 
 	legacy *legacyStream // 2024-11-05 HTTP+SSE: this session's stream
 	stdio  *stdioProc    // stdio: the server process this session talks to
@@ -195,19 +202,26 @@ func (s *Session) do(ctx context.Context, p *Prepared, cursor string) Result {
 	body = append(body, '}')
 	s.sendScratch = body
 
-	ctx, cancel := context.WithTimeout(s.traced(ctx), s.c.opts.Timeout)
-	defer cancel()
+	if s.stdio != nil || s.c.legacy || s.c.fast == nil {
+		// fasthttp bounds its requests itself; the others need a timer.
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(s.traced(ctx), s.c.opts.Timeout)
+		defer cancel()
+	}
 	s.connWait = 0
-	res := Result{Sent: int64(len(body))}
+	// The result lives in the session: passed by address through
+	// interfaces, a local would escape to the heap on every request.
+	res := &s.result
+	*res = Result{Sent: int64(len(body))}
 	var found bool
 	var err error
 	switch {
 	case s.stdio != nil:
-		found, err = s.exchangeStdio(ctx, body, id, &res)
+		found, err = s.exchangeStdio(ctx, body, id, res)
 	case s.c.legacy:
-		found, err = s.exchangeLegacy(ctx, p, body, id, &res)
+		found, err = s.exchangeLegacy(ctx, p, body, id, res)
 	default:
-		found, err = s.exchangeStreamable(ctx, p, body, id, &res)
+		found, err = s.exchangeStreamable(ctx, p, body, id, res)
 	}
 	res.ConnWait = s.connWait
 	if err != nil {
@@ -216,16 +230,16 @@ func (s *Session) do(ctx context.Context, p *Prepared, cursor string) Result {
 			res.Kind = KindTransport
 		}
 		res.Err = err
-		return res
+		return *res
 	}
 	if !found {
 		res.Kind = KindTransport
 		res.Err = &Error{Kind: KindTransport, Msg: p.req.Method + ": stream ended without the response"}
-		return res
+		return *res
 	}
-	s.classify(p, &res)
+	s.classify(p, res)
 	res.ConnWait = s.connWait
-	return res
+	return *res
 }
 
 // traced returns ctx with the session's connection trace, made once per
@@ -263,22 +277,31 @@ func (s *Session) newID() int64 {
 // exchangeStreamable POSTs body and reads the answer to id, as JSON or as
 // an SSE stream, into s.rep.
 func (s *Session) exchangeStreamable(ctx context.Context, p *Prepared, body []byte, id int64, res *Result) (bool, error) {
+	if s.c.fast != nil {
+		return s.exchangeFast(ctx, p, body, id, res)
+	}
 	resp, err := s.post(ctx, s.header(p), body)
 	if err != nil {
 		k := classifyNetErr(err)
 		return false, &Error{Kind: k, Msg: p.req.Method, Err: err}
 	}
 	defer resp.Body.Close()
-	if resp.StatusCode == http.StatusNotFound && s.id != "" {
-		res.Received = drain(resp.Body)
-		expired := &Error{Kind: KindSessionExpired, Status: resp.StatusCode, Msg: "session " + shortID(s.id) + " is gone"}
+	return s.answer(ctx, p, id, res, resp.StatusCode, resp.Header.Get("Content-Type"), resp.Header.Get("Mcp-Session-Id"), resp.Body)
+}
+
+// answer reads a Streamable HTTP answer to id, whichever engine fetched it:
+// session expiry, HTTP errors, and the JSON or SSE body.
+func (s *Session) answer(ctx context.Context, p *Prepared, id int64, res *Result, status int, ct, sid string, body io.Reader) (bool, error) {
+	if status == http.StatusNotFound && s.id != "" {
+		res.Received = drain(body)
+		expired := &Error{Kind: KindSessionExpired, Status: status, Msg: "session " + shortID(s.id) + " is gone"}
 		s.renew(ctx)
 		return false, expired
 	}
-	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		n, rpcErr := s.readErrorBody(resp)
+	if status < 200 || status > 299 {
+		n, rpcErr := s.readErrorBody(body)
 		res.Received = n
-		e := &Error{Kind: KindHTTPStatus, Status: resp.StatusCode, Msg: fmt.Sprintf("%s: HTTP %d", p.req.Method, resp.StatusCode)}
+		e := &Error{Kind: KindHTTPStatus, Status: status, Msg: fmt.Sprintf("%s: HTTP %d", p.req.Method, status)}
 		if rpcErr != nil {
 			e.Code, e.data = rpcErr.Code, rpcErr.Data
 			e.Msg += ": " + rpcErr.Message
@@ -288,21 +311,20 @@ func (s *Session) exchangeStreamable(ctx context.Context, p *Prepared, body []by
 		}
 		return false, e
 	}
-	if sid := resp.Header.Get("Mcp-Session-Id"); sid != "" && p.req.Method == "initialize" {
+	if sid != "" && p.req.Method == "initialize" {
 		s.id = sid
 	}
-	ct := resp.Header.Get("Content-Type")
 	switch {
 	case hasMediaType(ct, "text/event-stream"):
-		found, err := s.readSSE(resp.Body, id, res)
+		found, err := s.readSSE(body, id, res)
 		if !found && err == nil {
 			return s.resumeSSE(ctx, p, id, res)
 		}
 		return found, err
 	case hasMediaType(ct, "application/json"):
-		return s.readJSON(resp.Body, id, res)
+		return s.readJSON(body, id, res)
 	default:
-		res.Received = drain(resp.Body)
+		res.Received = drain(body)
 		mt, _, _ := mime.ParseMediaType(ct)
 		if mt == "" {
 			mt = "no content type"
@@ -315,6 +337,8 @@ func (s *Session) exchangeStreamable(ctx context.Context, p *Prepared, body []by
 // (2025-11-25 SSE polling): after the retry delay it GETs the endpoint with
 // Last-Event-ID and reads on, a bounded number of times.
 func (s *Session) resumeSSE(ctx context.Context, p *Prepared, id int64, res *Result) (bool, error) {
+	ctx, cancel := context.WithTimeout(ctx, s.c.opts.Timeout)
+	defer cancel()
 	for attempt := 0; attempt < 8 && len(s.sse.id) > 0; attempt++ {
 		wait := 0 * time.Millisecond
 		if s.sse.retryMS > 0 {
@@ -392,7 +416,7 @@ func (s *Session) renew(ctx context.Context) {
 // classify turns a matched JSON-RPC response into a kind.
 func (s *Session) classify(p *Prepared, res *Result) {
 	rep := &s.rep
-	if len(rep.Error) > 0 && !bytes.Equal(rep.Error, []byte("null")) {
+	if len(rep.Error) > 0 {
 		var e rpcError
 		_ = json.Unmarshal(rep.Error, &e)
 		res.Kind = KindJSONRPC
@@ -407,31 +431,23 @@ func (s *Session) classify(p *Prepared, res *Result) {
 	switch p.req.Method {
 	case "tools/list":
 		if bytes.Contains(rep.Result, keyNextCursor) {
-			var page struct {
-				NextCursor string `json:"nextCursor"`
+			_ = members(rep.Result, listKeys, s.found[:1])
+			if raw := nonNull(s.found[0]); raw != nil {
+				if err := json.Unmarshal(raw, &res.NextCursor); err != nil {
+					res.Kind = KindTransport
+					res.Err = &Error{Kind: KindTransport, Msg: "tools/list: nextCursor is not a string", Err: err}
+					return
+				}
 			}
-			if err := json.Unmarshal(rep.Result, &page); err != nil {
-				res.Kind = KindTransport
-				res.Err = &Error{Kind: KindTransport, Msg: "tools/list result", Err: err}
-				return
-			}
-			res.NextCursor = page.NextCursor
 		}
 	case "tools/call":
-		if bytes.Contains(rep.Result, keyIsError) || bytes.Contains(rep.Result, keyStructured) {
-			s.outcome = toolOutcome{StructuredContent: s.outcome.StructuredContent[:0]}
-			if err := json.Unmarshal(rep.Result, &s.outcome); err != nil {
-				res.Kind = KindTransport
-				res.Err = &Error{Kind: KindTransport, Msg: "tools/call result", Err: err}
-				return
-			}
-			if s.outcome.IsError {
-				res.Kind = KindToolError
-				res.Err = &Error{Kind: KindToolError, Msg: p.req.Tool + ": isError true"}
-				return
-			}
-			res.Structured = s.outcome.StructuredContent
+		_ = members(rep.Result, callKeys, s.found[:2])
+		if string(s.found[0]) == "true" {
+			res.Kind = KindToolError
+			res.Err = &Error{Kind: KindToolError, Msg: p.req.Tool + ": isError true"}
+			return
 		}
+		res.Structured = nonNull(s.found[1])
 	}
 }
 
@@ -443,8 +459,7 @@ func (s *Session) readJSON(body io.Reader, id int64, res *Result) (bool, error) 
 	if err != nil {
 		return false, err
 	}
-	s.rep.reset()
-	if err := json.Unmarshal(s.resp.Bytes(), &s.rep); err != nil {
+	if err := s.rep.parse(s.resp.Bytes()); err != nil {
 		return false, &Error{Kind: KindTransport, Msg: "malformed JSON answer", Err: err}
 	}
 	if !sameID(s.rep.ID, id, s.scratch[:0]) {
@@ -481,11 +496,10 @@ func (s *Session) readSSE(body io.Reader, id int64, res *Result) (bool, error) {
 		if found || len(data) == 0 {
 			continue
 		}
-		s.rep.reset()
-		if err := json.Unmarshal(data, &s.rep); err != nil {
+		if err := s.rep.parse(data); err != nil {
 			return false, &Error{Kind: KindTransport, Msg: "malformed JSON in SSE event", Err: err}
 		}
-		if s.rep.Method != "" {
+		if s.rep.isNotification() {
 			continue // a notification or server request about this call
 		}
 		if sameID(s.rep.ID, id, s.scratch[:0]) {
@@ -493,17 +507,16 @@ func (s *Session) readSSE(body io.Reader, id int64, res *Result) (bool, error) {
 			// Keep the result: the event buffer is reused by later reads.
 			s.resp.Reset()
 			s.resp.Write(data)
-			s.rep.reset()
-			_ = json.Unmarshal(s.resp.Bytes(), &s.rep)
+			_ = s.rep.parse(s.resp.Bytes())
 		}
 	}
 }
 
 // readErrorBody reads a non-2xx body (bounded) and decodes a JSON-RPC error
 // from it if there is one.
-func (s *Session) readErrorBody(resp *http.Response) (int64, *rpcError) {
+func (s *Session) readErrorBody(body io.Reader) (int64, *rpcError) {
 	s.resp.Reset()
-	n, err := readLimited(&s.resp, resp.Body, 64<<10)
+	n, err := readLimited(&s.resp, body, 64<<10)
 	if err != nil {
 		return n, nil
 	}

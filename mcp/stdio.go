@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -66,21 +65,17 @@ func startStdio(argv []string, maxLine int) (*stdioProc, error) {
 func (p *stdioProc) readLoop(stdout io.Reader, maxLine int) {
 	sc := bufio.NewScanner(stdout)
 	sc.Buffer(make([]byte, 64<<10), maxLine)
-	var head struct {
-		ID     json.RawMessage `json:"id"`
-		Method string          `json:"method"`
-	}
+	var head reply
 	for sc.Scan() {
 		line := sc.Bytes()
 		if len(bytes.TrimSpace(line)) == 0 {
 			continue
 		}
-		head.ID, head.Method = head.ID[:0], ""
-		if json.Unmarshal(line, &head) != nil {
+		if head.parse(line) != nil {
 			continue // not JSON-RPC: a server that logs to stdout
 		}
-		if head.Method != "" {
-			if len(head.ID) > 0 && string(head.ID) != "null" {
+		if head.isNotification() {
+			if len(nonNull(head.ID)) > 0 {
 				// A request from the server (roots, sampling...): we offer
 				// no such capability, so say so instead of leaving it to hang.
 				_ = p.write(append(append([]byte(`{"jsonrpc":"2.0","id":`), head.ID...), `,"error":{"code":-32601,"message":"not supported by mcpbench"}}`...))
@@ -155,8 +150,7 @@ func (s *Session) exchangeStdio(ctx context.Context, body []byte, id int64, res 
 		if len(line) > s.c.maxBody {
 			return false, &Error{Kind: KindTransport, Msg: "answer larger than --max-response-bytes"}
 		}
-		s.rep.reset()
-		if err := json.Unmarshal(line, &s.rep); err != nil {
+		if err := s.rep.parse(line); err != nil {
 			return false, &Error{Kind: KindTransport, Msg: "malformed JSON answer", Err: err}
 		}
 		return true, nil

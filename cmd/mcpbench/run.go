@@ -113,7 +113,7 @@ func runMain(ctx context.Context, args []string, e env) int {
 		return exitFor(e, "run", unreachableError{fmt.Sprintf("%s: %v", mcp.Redact(opts.URL), err)})
 	}
 	point.Client.PoolMaxConns = client.PoolSize()
-	point.Client.Engine = "net/http"
+	point.Client.Engine = client.Engine()
 
 	r := &report.RunReport{
 		Header:   header(report.SchemaRun, started, client, opts.URL),

@@ -1,0 +1,230 @@
+package mcp
+
+import "errors"
+
+// A JSON-RPC answer is classified from four top-level members, and a tool
+// result from two of its own. Decoding the whole document with
+// encoding/json allocated on every answer, so the hot path walks it with
+// this small validating scanner instead: it checks the syntax of the whole
+// text, allocates nothing, and returns sub-slices of the input.
+
+var errJSONSyntax = errors.New("malformed JSON")
+
+// maxJSONDepth bounds nesting, as encoding/json does, so a hostile answer
+// cannot make the scanner recurse without end.
+const maxJSONDepth = 10000
+
+// members finds the values of the keys in want among the members of the
+// JSON object in b, stores them (raw, sub-slices of b) in out, and checks
+// that b is exactly one well-formed JSON object. A key given twice keeps
+// its last value, as encoding/json does. Keys are compared as written
+// (escaped keys never match), which suffices for protocol member names.
+func members(b []byte, want [][]byte, out [][]byte) error {
+	for i := range out {
+		out[i] = nil
+	}
+	i := skipSpace(b, 0)
+	if i >= len(b) || b[i] != '{' {
+		return errJSONSyntax
+	}
+	i = skipSpace(b, i+1)
+	if i < len(b) && b[i] == '}' {
+		return trailing(b, i+1)
+	}
+	for {
+		if i >= len(b) || b[i] != '"' {
+			return errJSONSyntax
+		}
+		end, err := skipString(b, i)
+		if err != nil {
+			return err
+		}
+		key := b[i+1 : end-1]
+		i = skipSpace(b, end)
+		if i >= len(b) || b[i] != ':' {
+			return errJSONSyntax
+		}
+		i = skipSpace(b, i+1)
+		vend, err := skipValue(b, i, 1)
+		if err != nil {
+			return err
+		}
+		for k, w := range want {
+			if string(key) == string(w) {
+				out[k] = b[i:vend]
+			}
+		}
+		i = skipSpace(b, vend)
+		if i >= len(b) {
+			return errJSONSyntax
+		}
+		switch b[i] {
+		case ',':
+			i = skipSpace(b, i+1)
+		case '}':
+			return trailing(b, i+1)
+		default:
+			return errJSONSyntax
+		}
+	}
+}
+
+func trailing(b []byte, i int) error {
+	if skipSpace(b, i) != len(b) {
+		return errJSONSyntax
+	}
+	return nil
+}
+
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// skipValue returns the index just past the JSON value starting at b[i].
+func skipValue(b []byte, i, depth int) (int, error) {
+	if i >= len(b) {
+		return 0, errJSONSyntax
+	}
+	if depth > maxJSONDepth {
+		return 0, errJSONSyntax
+	}
+	switch c := b[i]; {
+	case c == '"':
+		return skipString(b, i)
+	case c == '{':
+		return skipComposite(b, i, '}', true, depth)
+	case c == '[':
+		return skipComposite(b, i, ']', false, depth)
+	case c == 't':
+		return skipLiteral(b, i, "true")
+	case c == 'f':
+		return skipLiteral(b, i, "false")
+	case c == 'n':
+		return skipLiteral(b, i, "null")
+	case c == '-' || c >= '0' && c <= '9':
+		return skipNumber(b, i)
+	}
+	return 0, errJSONSyntax
+}
+
+func skipComposite(b []byte, i int, closer byte, object bool, depth int) (int, error) {
+	i = skipSpace(b, i+1)
+	if i < len(b) && b[i] == closer {
+		return i + 1, nil
+	}
+	for {
+		if object {
+			if i >= len(b) || b[i] != '"' {
+				return 0, errJSONSyntax
+			}
+			end, err := skipString(b, i)
+			if err != nil {
+				return 0, err
+			}
+			i = skipSpace(b, end)
+			if i >= len(b) || b[i] != ':' {
+				return 0, errJSONSyntax
+			}
+			i = skipSpace(b, i+1)
+		}
+		end, err := skipValue(b, i, depth+1)
+		if err != nil {
+			return 0, err
+		}
+		i = skipSpace(b, end)
+		if i >= len(b) {
+			return 0, errJSONSyntax
+		}
+		if b[i] == closer {
+			return i + 1, nil
+		}
+		if b[i] != ',' {
+			return 0, errJSONSyntax
+		}
+		i = skipSpace(b, i+1)
+	}
+}
+
+// skipString returns the index just past the string whose quote is b[i].
+func skipString(b []byte, i int) (int, error) {
+	for i++; i < len(b); i++ {
+		switch c := b[i]; {
+		case c == '"':
+			return i + 1, nil
+		case c == '\\':
+			i++
+			if i >= len(b) {
+				return 0, errJSONSyntax
+			}
+			switch b[i] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+			case 'u':
+				if i+4 >= len(b) {
+					return 0, errJSONSyntax
+				}
+				for _, h := range b[i+1 : i+5] {
+					if !(h >= '0' && h <= '9' || h >= 'a' && h <= 'f' || h >= 'A' && h <= 'F') {
+						return 0, errJSONSyntax
+					}
+				}
+				i += 4
+			default:
+				return 0, errJSONSyntax
+			}
+		case c < 0x20:
+			return 0, errJSONSyntax
+		}
+	}
+	return 0, errJSONSyntax
+}
+
+func skipLiteral(b []byte, i int, lit string) (int, error) {
+	if len(b)-i < len(lit) || string(b[i:i+len(lit)]) != lit {
+		return 0, errJSONSyntax
+	}
+	return i + len(lit), nil
+}
+
+// skipNumber follows the JSON number grammar exactly.
+func skipNumber(b []byte, i int) (int, error) {
+	if b[i] == '-' {
+		i++
+	}
+	switch {
+	case i < len(b) && b[i] == '0':
+		i++
+	case i < len(b) && b[i] >= '1' && b[i] <= '9':
+		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+			i++
+		}
+	default:
+		return 0, errJSONSyntax
+	}
+	if i < len(b) && b[i] == '.' {
+		i++
+		start := i
+		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+			i++
+		}
+		if i == start {
+			return 0, errJSONSyntax
+		}
+	}
+	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+		i++
+		if i < len(b) && (b[i] == '+' || b[i] == '-') {
+			i++
+		}
+		start := i
+		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+			i++
+		}
+		if i == start {
+			return 0, errJSONSyntax
+		}
+	}
+	return i, nil
+}
