@@ -115,7 +115,7 @@ func (t *targetFlags) register(fs *pflag.FlagSet) {
 }
 
 // options turns the flags into client options.
-func (t *targetFlags) options(e env, pool int) (mcp.Options, error) {
+func (t *targetFlags) options(e *env, pool int) (mcp.Options, error) {
 	switch t.transport {
 	case "stdio":
 		if len(t.command) == 0 {
@@ -161,6 +161,7 @@ func (t *targetFlags) options(e env, pool int) (mcp.Options, error) {
 	if tok := e.getenv("MCPBENCH_TOKEN"); tok != "" && h.Get("Authorization") == "" {
 		h.Set("Authorization", "Bearer "+tok)
 	}
+	e.protect(secretValues(h, t.secretHeaders, e.getenv("MCPBENCH_TOKEN")))
 	timeout := t.timeout
 	if t.timeoutSecs > 0 {
 		timeout = time.Duration(t.timeoutSecs * float64(time.Second))
@@ -187,6 +188,32 @@ func (t *targetFlags) options(e env, pool int) (mcp.Options, error) {
 		Command:          t.command,
 		StdioProcs:       t.stdioProcs,
 	}, nil
+}
+
+// sensitiveHeaders carry credentials whatever the user says.
+var sensitiveHeaders = []string{"Authorization", "Cookie", "Proxy-Authorization", "X-Api-Key"}
+
+// secretValues lists the values that must never be printed or written: the
+// sensitive headers' and --secret-header's values, each credential inside
+// them (a bearer token without its scheme), and the token.
+func secretValues(h http.Header, extra []string, token string) []string {
+	var out []string
+	add := func(v string) {
+		if v = strings.TrimSpace(v); len(v) >= 4 {
+			out = append(out, v)
+		}
+	}
+	add(token)
+	names := append(append([]string(nil), sensitiveHeaders...), extra...)
+	for _, n := range names {
+		for _, v := range h.Values(textproto.CanonicalMIMEHeaderKey(n)) {
+			add(v)
+			if _, cred, ok := strings.Cut(v, " "); ok {
+				add(cred)
+			}
+		}
+	}
+	return out
 }
 
 // workloadFlags say what to send and how much.
@@ -315,7 +342,7 @@ func writeFile(path string, e env, fn func(io.Writer) error) error {
 	if err != nil {
 		return err
 	}
-	if err := fn(f); err != nil {
+	if err := fn(e.scrubbed(f)); err != nil {
 		f.Close()
 		return err
 	}

@@ -77,7 +77,7 @@ func FuzzFlagValues(f *testing.F) {
 					cfg.pool = poolSize(c)
 				}
 				checkFlagErr(t, name, value, rf.gate.validate())
-				_, err = rf.target.options(e, max(cfg.pool, 1))
+				_, err = rf.target.options(&e, max(cfg.pool, 1))
 				checkFlagErr(t, name, value, err)
 			}
 		}
@@ -103,7 +103,7 @@ func FuzzFlagValues(f *testing.F) {
 			checkFlagErr(t, name, value, err)
 		}
 		checkFlagErr(t, name, value, sf.gate.validate())
-		_, err = sf.target.options(e, 1)
+		_, err = sf.target.options(&e, 1)
 		checkFlagErr(t, name, value, err)
 	})
 }

@@ -2,6 +2,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -24,6 +25,49 @@ type env struct {
 	stdout, stderr io.Writer
 	stdin          io.Reader
 	getenv         func(string) string
+	secrets        []string // values replaced by *** in everything written
+}
+
+// protect makes every later write through e (stdout, stderr, report files)
+// replace the secret values with ***.
+func (e *env) protect(secrets []string) {
+	if len(secrets) == 0 {
+		return
+	}
+	e.secrets = append(e.secrets, secrets...)
+	e.stdout = e.scrubbed(e.stdout)
+	e.stderr = e.scrubbed(e.stderr)
+}
+
+// scrubbed wraps w so that the secrets never reach it.
+func (e *env) scrubbed(w io.Writer) io.Writer {
+	if len(e.secrets) == 0 {
+		return w
+	}
+	if sw, ok := w.(scrubWriter); ok {
+		w = sw.w
+	}
+	return scrubWriter{w: w, secrets: e.secrets}
+}
+
+// scrubWriter replaces secret values in each write. The commands write
+// whole lines and whole documents, so a value is never split across writes.
+type scrubWriter struct {
+	w       io.Writer
+	secrets []string
+}
+
+func (s scrubWriter) Write(p []byte) (int, error) {
+	out := p
+	for _, sec := range s.secrets {
+		if bytes.Contains(out, []byte(sec)) {
+			out = bytes.ReplaceAll(out, []byte(sec), []byte("***"))
+		}
+	}
+	if _, err := s.w.Write(out); err != nil {
+		return 0, err
+	}
+	return len(p), nil
 }
 
 type command struct {

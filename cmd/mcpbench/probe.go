@@ -99,7 +99,7 @@ func probeMain(ctx context.Context, args []string, e env) int {
 	if err := f.validate(); err != nil {
 		return exitFor(e, "probe", err)
 	}
-	opts, err := f.target.options(e, max(f.smallC, f.largeC, 1))
+	opts, err := f.target.options(&e, max(f.smallC, f.largeC, 1))
 	if err != nil {
 		return exitFor(e, "probe", err)
 	}

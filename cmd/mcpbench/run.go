@@ -69,7 +69,7 @@ func runMain(ctx context.Context, args []string, e env) int {
 	if err := f.calls.precheck(&f.workload); err != nil {
 		return exitFor(e, "run", err)
 	}
-	opts, err := f.target.options(e, poolSize(cfg))
+	opts, err := f.target.options(&e, poolSize(cfg))
 	if err != nil {
 		return exitFor(e, "run", err)
 	}

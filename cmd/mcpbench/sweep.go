@@ -150,7 +150,7 @@ func sweepMain(ctx context.Context, args []string, e env) int {
 	for _, r := range rs {
 		pool = max(pool, poolSize(bench.Config{Rate: r, MaxInFlight: w.maxInFlight}))
 	}
-	opts, err := f.target.options(e, pool)
+	opts, err := f.target.options(&e, pool)
 	if err != nil {
 		return exitFor(e, "sweep", err)
 	}
