@@ -54,8 +54,10 @@ vet:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo "gofmt needed"; exit 1; }
 	$(GO) vet ./...
 
+# The Go benchmarks of the hot path, then mcpbench against wrk and hey.
 bench:
-	$(GO) test -run '^$$' -bench . -benchmem ./mcp/ ./bench/
+	$(GO) test -run '^$$' -bench . -benchmem ./mcp/ ./bench/ ./toolschema/
+	./scripts/bench-peers.sh
 
 clean:
 	rm -rf mcpbench .run

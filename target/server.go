@@ -153,11 +153,6 @@ func (s *Server) routes() http.Handler {
 		&mcp.StreamableHTTPOptions{Stateless: s.cfg.Stateless, JSONResponse: s.cfg.JSONResponse})
 	sse := mcp.NewSSEHandler(func(*http.Request) *mcp.Server { return s.mcp }, nil)
 	mux := http.NewServeMux()
-	if s.cfg.FixedResponse {
-		mux.Handle("/mcp", newFixedMCP(s))
-		mux.HandleFunc("/health", s.serveHealth)
-		return mux
-	}
 	mux.Handle("/mcp", s.gated(s.serverInfo(s.httpFaults(streamable))))
 	mux.Handle("/sse", s.gated(sse))
 	mux.HandleFunc("/health", s.serveHealth)

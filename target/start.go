@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"sync"
 	"time"
+
+	"github.com/valyala/fasthttp"
 )
 
 // shutdownGrace bounds how long Shutdown waits for requests in progress.
@@ -19,6 +21,7 @@ type Running struct {
 	URL string // base URL, e.g. http://127.0.0.1:41234; MCP is at URL+"/mcp"
 
 	http     *http.Server
+	fast     *fasthttp.Server // the fixed-response mode's server
 	served   chan error
 	connMu   sync.Mutex
 	fresh    map[net.Conn]bool // accepted connections that have not sent a request yet
@@ -48,6 +51,19 @@ func Listen(ctx context.Context, addr string, cfg Config) (*Running, error) {
 		URL:    "http://" + ln.Addr().String(),
 		http:   &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second},
 		served: make(chan error, 1),
+	}
+	if cfg.FixedResponse {
+		fixed := newFixedMCP(s)
+		r.fast = &fasthttp.Server{Handler: fixed.serve, Name: DefaultName, NoDefaultDate: true, NoDefaultContentType: true}
+		go func() { r.served <- r.fast.Serve(ln) }()
+		go func() {
+			select {
+			case <-ctx.Done():
+				r.Shutdown(context.Background())
+			case <-s.quit:
+			}
+		}()
+		return r, nil
 	}
 	r.fresh = make(map[net.Conn]bool)
 	r.http.ConnState = r.trackFresh
@@ -84,6 +100,15 @@ func (r *Running) Shutdown(ctx context.Context) error {
 		// Release first: it ends the sessions' hanging streams, which would
 		// otherwise keep Shutdown waiting for the whole grace period.
 		r.Server.release()
+		if r.fast != nil {
+			err := r.fast.ShutdownWithContext(ctx)
+			<-r.served
+			r.Server.Close()
+			if err != nil && !errors.Is(err, context.DeadlineExceeded) {
+				r.stopErr = fmt.Errorf("shutdown: %w", err)
+			}
+			return
+		}
 		go r.closeFresh()
 		err := r.http.Shutdown(ctx)
 		if err != nil {

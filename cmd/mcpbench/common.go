@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"runtime/pprof"
 	"strings"
 	"time"
 
@@ -297,6 +298,7 @@ type outputFlags struct {
 	outDir     string
 	quiet      bool
 	noProgress bool
+	cpuProfile string
 }
 
 func (o *outputFlags) register(fs *pflag.FlagSet) {
@@ -305,6 +307,20 @@ func (o *outputFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&o.outDir, "out-dir", ".run/reports", "directory for reports written under default names")
 	fs.BoolVarP(&o.quiet, "quiet", "q", false, "no human summary on stdout")
 	fs.BoolVar(&o.noProgress, "no-progress", false, "no progress line on stderr")
+	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a Go CPU profile of mcpbench itself to `FILE`")
+}
+
+// startCPUProfile profiles the generator, for finding its own cost.
+func startCPUProfile(path string) (func(), error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() { pprof.StopCPUProfile(); f.Close() }, nil
 }
 
 // summaryOut is where the human summary goes: nowhere when quiet or when

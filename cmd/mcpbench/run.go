@@ -73,6 +73,13 @@ func runMain(ctx context.Context, args []string, e env) int {
 	if err != nil {
 		return exitFor(e, "run", err)
 	}
+	if f.output.cpuProfile != "" {
+		stop, err := startCPUProfile(f.output.cpuProfile)
+		if err != nil {
+			return exitFor(e, "run", usagef("--cpuprofile: %v", err))
+		}
+		defer stop()
+	}
 	started := time.Now()
 	client, err := dial(ctx, opts)
 	if err != nil {

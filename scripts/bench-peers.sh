@@ -1,0 +1,139 @@
+#!/usr/bin/env bash
+# Side by side in one run, against the same server, body, concurrency and
+# duration: mcpbench, wrk and hey. For each generator: requests/s, CPU per
+# request (user+system from /usr/bin/time over requests sent) and peak
+# memory. Prints a Markdown table with the ratios of the performance goal
+# (mcpbench CPU/request <= 1.5x wrk; throughput >= 0.8x wrk and >= 1.5x hey).
+#
+#   scripts/bench-peers.sh [-c CONNS] [-d SECONDS] [--server fixed|sdk]
+#
+# Loopback only. wrk and hey come from Debian's packages when missing.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+conns=64
+secs=5
+servers="fixed sdk"
+while [ $# -gt 0 ]; do
+  case "$1" in
+    -c) conns=$2; shift 2 ;;
+    -d) secs=$2; shift 2 ;;
+    --server) servers=$2; shift 2 ;;
+    *) echo "bench-peers: unknown argument $1" >&2; exit 2 ;;
+  esac
+done
+
+need() {
+  command -v "$1" >/dev/null 2>&1 && return 0
+  echo "bench-peers: installing $1 from Debian's packages" >&2
+  if [ "$(id -u)" = 0 ]; then
+    (apt-get install -y -qq "$1" >/dev/null 2>&1) || (apt-get update -qq >/dev/null && apt-get install -y -qq "$1" >/dev/null)
+  else
+    sudo apt-get install -y -qq "$1" >/dev/null
+  fi
+}
+need wrk
+need hey
+[ -x /usr/bin/time ] || need time
+
+work=$(mktemp -d)
+server_pid=""
+cleanup() {
+  [ -n "$server_pid" ] && kill "$server_pid" 2>/dev/null && wait "$server_pid" 2>/dev/null
+  rm -rf "$work"
+}
+trap cleanup EXIT INT TERM
+
+go build -o "$work/mcpbench" ./cmd/mcpbench
+bin=$work/mcpbench
+
+# The same request for every generator: a tools/list JSON-RPC POST with the
+# headers a 2026-07-28 client sends.
+body='{"jsonrpc":"2.0","method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"bench","version":"1"},"io.modelcontextprotocol/clientCapabilities":{}}},"id":1}'
+printf '%s' "$body" >"$work/body.json"
+cat >"$work/post.lua" <<LUA
+wrk.method = "POST"
+wrk.body   = '$body'
+wrk.headers["Content-Type"] = "application/json"
+wrk.headers["Accept"] = "application/json, text/event-stream"
+wrk.headers["MCP-Protocol-Version"] = "2026-07-28"
+wrk.headers["Mcp-Method"] = "tools/list"
+LUA
+
+start_server() { # $1: fixed | sdk
+  local args=(--addr 127.0.0.1:0 --tools 8)
+  case "$1" in
+    fixed) args+=(--fixed-response) ;;
+    sdk) args+=(--stateless --json-response) ;;
+  esac
+  "$bin" serve "${args[@]}" >"$work/server.out" 2>&1 &
+  server_pid=$!
+  for _ in $(seq 100); do
+    grep -q "listening on" "$work/server.out" 2>/dev/null && break
+    sleep 0.05
+  done
+  url="$(sed -n 's/.*listening on \(http[^ ]*\).*/\1/p' "$work/server.out" | head -n1)/mcp"
+}
+
+stop_server() {
+  kill "$server_pid" 2>/dev/null && wait "$server_pid" 2>/dev/null || true
+  server_pid=""
+}
+
+# timed NAME CMD...: runs CMD under /usr/bin/time, leaves its output in
+# $work/NAME.out and "user sys maxrss_kb" in $work/NAME.time.
+timed() {
+  local name=$1; shift
+  /usr/bin/time -f '%U %S %M' -o "$work/$name.time" "$@" >"$work/$name.out" 2>"$work/$name.err"
+}
+
+row() { # name requests
+  local name=$1 requests=$2
+  read -r user sys rss <"$work/$name.time"
+  awk -v n="$name" -v r="$requests" -v s="$secs" -v u="$user" -v y="$sys" -v m="$rss" \
+    'BEGIN { printf "%s %d %.0f %.2f %.1f\n", n, r, r / s, (u + y) * 1e6 / r, m / 1024 }'
+}
+
+echo "## mcpbench vs wrk vs hey: ${conns} connections, ${secs}s, tools/list POST"
+echo
+echo "Machine: $(nproc) cores, $(uname -m), $(go version | cut -d' ' -f3); server and generators share it."
+for mode in $servers; do
+  start_server "$mode"
+  # Warm the server up, then one generator at a time.
+  "$bin" run --url "$url" -c "$conns" -d 1s -q --no-progress >/dev/null 2>&1 || true
+
+  timed wrk wrk -t1 -c "$conns" -d "${secs}s" -s "$work/post.lua" "$url"
+  wrk_n=$(awk '/requests in/ {print $1}' "$work/wrk.out")
+
+  timed hey hey -z "${secs}s" -c "$conns" -m POST -T application/json \
+    -H "Accept: application/json, text/event-stream" -H "MCP-Protocol-Version: 2026-07-28" -H "Mcp-Method: tools/list" \
+    -D "$work/body.json" "$url"
+  hey_n=$(awk '/\[200\]/ {s += $2} END {print s + 0}' "$work/hey.out")
+
+  timed mcpbench "$bin" run --url "$url" -c "$conns" -d "${secs}s" --no-progress --json-out -
+  mb_n=$(sed -n 's/^  "requests": \([0-9]*\),*/\1/p' "$work/mcpbench.out" | head -n1)
+  engine=$(sed -n 's/.*"engine": "\([^"]*\)".*/\1/p' "$work/mcpbench.out" | head -n1)
+  stop_server
+
+  {
+    row wrk "$wrk_n"
+    row hey "$hey_n"
+    row mcpbench "$mb_n"
+  } >"$work/rows"
+  echo
+  case "$mode" in
+    fixed) echo "### Server: mcpbench serve --fixed-response (canned answers, near-zero server cost)" ;;
+    sdk) echo "### Server: mcpbench serve --stateless --json-response (the Go SDK, its cheapest mode)" ;;
+  esac
+  echo
+  echo "| generator | requests | requests/s | CPU per request (µs) | peak RSS (MiB) |"
+  echo "| --- | ---: | ---: | ---: | ---: |"
+  awk -v e="$engine" '{ name = $1; if (name == "mcpbench") name = "mcpbench (" e ")"; printf "| %s | %d | %s | %s | %s |\n", name, $2, $3, $4, $5 }' "$work/rows"
+  awk '
+    $1 == "wrk" { wr = $3; wc = $4 }
+    $1 == "hey" { hr = $3 }
+    $1 == "mcpbench" { mr = $3; mc = $4 }
+    END {
+      printf "\nmcpbench CPU/request = %.2fx wrk (goal <= 1.5); throughput = %.2fx wrk (goal >= 0.8), %.2fx hey (goal >= 1.5)\n", mc / wc, mr / wr, mr / hr
+    }' "$work/rows"
+done
