@@ -127,11 +127,15 @@ func Run(ctx context.Context, cfg Config, newWorker NewWorker) (Point, error) {
 	})
 	defer stopGrace()
 
+	shards := make([]*histShard, shardCount(n))
+	for i := range shards {
+		shards[i] = newHistShard(len(cfg.Operations), cfg.Rate > 0)
+	}
 	states := make([]*workerState, n)
 	for i := range states {
-		states[i] = newWorkerState(len(cfg.Operations), cfg.Rate > 0)
+		states[i] = newWorkerState(shards[i%len(shards)], len(cfg.Operations))
 	}
-	r := &runner{cfg: cfg, ctx: ctx, reqCtx: reqCtx, workers: workers, states: states}
+	r := &runner{cfg: cfg, ctx: ctx, reqCtx: reqCtx, workers: workers, states: states, shards: shards}
 	if cfg.MaxRate > 0 {
 		r.limiter = rate.NewLimiter(rate.Limit(cfg.MaxRate), 1)
 	}
@@ -232,21 +236,23 @@ func closeWorkers(ws []Worker) {
 	wg.Wait()
 }
 
-// workerState is what one worker records; only its goroutine writes the
-// histograms and counters, so the hot loop takes no lock.
+// workerState is what one worker records. Latencies gather in a small
+// buffer the worker owns and go into its shard's histograms flushEvery
+// requests at a time: no lock per request, and memory that does not grow
+// with the number of workers the way a set of histograms per worker would
+// (one HdrHistogram over 1 µs–1 h is about 190 KB).
 type workerState struct {
-	hist        *hdrhistogram.Histogram // corrected (open loop) or plain latency
-	uncorrected *hdrhistogram.Histogram // open loop: from the actual send
-	lag         *hdrhistogram.Histogram // open loop: actual send − intended
-	wake        *hdrhistogram.Histogram // open loop: the generator's own delay
-	ops         []*hdrhistogram.Histogram
-	opKinds     [][mcp.NumKinds]int64
-	kinds       [mcp.NumKinds]int64
-	examples    [mcp.NumKinds]string
-	sent, recv  int64
-	poolWaits   int64
-	firstDone   time.Time
-	lastDone    time.Time
+	shard     *histShard
+	buf       [flushEvery]latencies
+	n         int
+	opKinds   [][mcp.NumKinds]int64
+	kinds     [mcp.NumKinds]int64
+	examples  [mcp.NumKinds]string
+	sent      int64
+	recv      int64
+	poolWait  int64
+	firstDone time.Time
+	lastDone  time.Time
 	// Read by the progress goroutine.
 	done    atomic.Int64
 	errors  atomic.Int64
@@ -254,27 +260,63 @@ type workerState struct {
 	_       [64]byte // keep neighbours' counters off this cache line
 }
 
-func newWorkerState(nOps int, open bool) *workerState {
-	s := &workerState{hist: NewHistogram()}
+// flushEvery is how many requests a worker buffers before taking its
+// shard's lock.
+const flushEvery = 64
+
+// latencies are one request's figures in microseconds; the open-loop ones
+// are 0 in a closed loop.
+type latencies struct {
+	lat, uncorrected, lag, wake int64
+	op                          int32
+}
+
+// histShard holds the histograms a group of workers flush into.
+type histShard struct {
+	mu                     sync.Mutex
+	lat                    *hdrhistogram.Histogram // corrected (open loop) or plain latency
+	uncorrected, lag, wake *hdrhistogram.Histogram // open loop only
+	ops                    []*hdrhistogram.Histogram
+}
+
+func newHistShard(nOps int, open bool) *histShard {
+	h := &histShard{lat: NewHistogram()}
 	if open {
-		s.uncorrected, s.lag, s.wake = NewHistogram(), NewHistogram(), NewHistogram()
+		h.uncorrected, h.lag, h.wake = NewHistogram(), NewHistogram(), NewHistogram()
 	}
 	if nOps > 1 {
-		s.ops = make([]*hdrhistogram.Histogram, nOps)
-		for i := range s.ops {
-			s.ops[i] = NewHistogram()
+		h.ops = make([]*hdrhistogram.Histogram, nOps)
+		for i := range h.ops {
+			h.ops[i] = NewHistogram()
 		}
+	}
+	return h
+}
+
+// shardCount spreads workers over a few shards per core: enough that
+// flushes rarely meet, few enough that the histograms stay small.
+func shardCount(workers int) int {
+	return max(1, min(workers, 4*runtime.GOMAXPROCS(0), 64))
+}
+
+func newWorkerState(shard *histShard, nOps int) *workerState {
+	s := &workerState{shard: shard}
+	if nOps > 1 {
 		s.opKinds = make([][mcp.NumKinds]int64, nOps)
 	}
 	return s
 }
 
-// record files one measured sample with latency lat.
-func (s *workerState) record(smp Sample, lat time.Duration, done time.Time) {
-	us := max(lat.Microseconds(), 1)
-	_ = s.hist.RecordValue(us)
-	if s.ops != nil && smp.Op >= 0 && smp.Op < len(s.ops) {
-		_ = s.ops[smp.Op].RecordValue(us)
+// record files one measured sample; l.lat is its latency.
+func (s *workerState) record(smp Sample, l latencies, done time.Time) {
+	l.lat = max(l.lat, 1)
+	l.op = int32(smp.Op)
+	s.buf[s.n] = l
+	s.n++
+	if s.n == flushEvery {
+		s.flush()
+	}
+	if s.opKinds != nil && smp.Op >= 0 && smp.Op < len(s.opKinds) {
 		s.opKinds[smp.Op][smp.Kind]++
 	}
 	s.kinds[smp.Kind]++
@@ -285,7 +327,7 @@ func (s *workerState) record(smp Sample, lat time.Duration, done time.Time) {
 		}
 	}
 	if smp.ConnWait > PoolWaitThreshold {
-		s.poolWaits++
+		s.poolWait++
 	}
 	s.sent += smp.Sent
 	s.recv += smp.Received
@@ -293,8 +335,27 @@ func (s *workerState) record(smp Sample, lat time.Duration, done time.Time) {
 		s.firstDone = done
 	}
 	s.lastDone = done
-	s.buckets[progressBucket(us)].Add(1)
+	s.buckets[progressBucket(l.lat)].Add(1)
 	s.done.Add(1)
+}
+
+// flush moves the buffered figures into the shard's histograms.
+func (s *workerState) flush() {
+	h := s.shard
+	h.mu.Lock()
+	for _, l := range s.buf[:s.n] {
+		_ = h.lat.RecordValue(l.lat)
+		if h.uncorrected != nil {
+			_ = h.uncorrected.RecordValue(max(l.uncorrected, 1))
+			_ = h.lag.RecordValue(max(l.lag, 1))
+			_ = h.wake.RecordValue(max(l.wake, 1))
+		}
+		if h.ops != nil && l.op >= 0 && int(l.op) < len(h.ops) {
+			_ = h.ops[l.op].RecordValue(l.lat)
+		}
+	}
+	h.mu.Unlock()
+	s.n = 0
 }
 
 type runner struct {
@@ -303,6 +364,7 @@ type runner struct {
 	reqCtx  context.Context // cancelled a grace period later
 	workers []Worker
 	states  []*workerState
+	shards  []*histShard
 	limiter *rate.Limiter
 	start   time.Time // the clock of the schedule and the ramp
 	// measureStart is when measuring began: start, or the end of a ramp.
@@ -369,7 +431,7 @@ func (r *runner) closedLoop() {
 				smp := w.Do(r.reqCtx)
 				t1 := time.Now()
 				if measured && !r.cancelledByGrace(smp) {
-					st.record(smp, t1.Sub(t0), t1)
+					st.record(smp, latencies{lat: t1.Sub(t0).Microseconds()}, t1)
 				}
 			}
 		}()
@@ -424,17 +486,19 @@ func (r *runner) openLoop() {
 				if i < skip || r.cancelledByGrace(smp) {
 					continue
 				}
-				st.record(smp, done.Sub(intended), done)
-				_ = st.uncorrected.RecordValue(max(done.Sub(sent).Microseconds(), 1))
-				_ = st.lag.RecordValue(max(sent.Sub(intended).Microseconds(), 1))
-				// The generator's own delay: how late it sent when a worker
-				// was free in time. Waiting for a worker is the server's
-				// doing (or --max-in-flight's); waking late is ours.
+				// The generator's own delay (wake): how late it sent when a
+				// worker was free in time. Waiting for a worker is the
+				// server's doing (or --max-in-flight's); waking late is ours.
 				from := intended
 				if claimed.After(intended) {
 					from = claimed
 				}
-				_ = st.wake.RecordValue(max(sent.Sub(from).Microseconds(), 1))
+				st.record(smp, latencies{
+					lat:         done.Sub(intended).Microseconds(),
+					uncorrected: done.Sub(sent).Microseconds(),
+					lag:         sent.Sub(intended).Microseconds(),
+					wake:        sent.Sub(from).Microseconds(),
+				}, done)
 			}
 		}()
 	}
@@ -491,7 +555,12 @@ func (r *runner) point(end time.Time, cpu, runWait time.Duration) Point {
 	var examples [mcp.NumKinds]string
 	var sent, recv, poolWaits int64
 	for _, s := range r.states {
-		hist.Merge(s.hist)
+		s.flush()
+	}
+	for _, sh := range r.shards {
+		hist.Merge(sh.lat)
+	}
+	for _, s := range r.states {
 		for k := range kinds {
 			kinds[k] += s.kinds[k]
 			if examples[k] == "" {
@@ -500,7 +569,7 @@ func (r *runner) point(end time.Time, cpu, runWait time.Duration) Point {
 		}
 		sent += s.sent
 		recv += s.recv
-		poolWaits += s.poolWaits
+		poolWaits += s.poolWait
 	}
 	elapsed := end.Sub(r.measureStart)
 	if elapsed <= 0 {
@@ -534,10 +603,10 @@ func (r *runner) point(end time.Time, cpu, runWait time.Duration) Point {
 		p.OfferedRPS = rt
 		p.Concurrency = len(r.workers)
 		unc, lag, wake := NewHistogram(), NewHistogram(), NewHistogram()
-		for _, s := range r.states {
-			unc.Merge(s.uncorrected)
-			lag.Merge(s.lag)
-			wake.Merge(s.wake)
+		for _, sh := range r.shards {
+			unc.Merge(sh.uncorrected)
+			lag.Merge(sh.lag)
+			wake.Merge(sh.wake)
 		}
 		p.Uncorrected = &Uncorrected{
 			P50MS: ms(unc.ValueAtQuantile(50)), P95MS: ms(unc.ValueAtQuantile(95)),
@@ -555,8 +624,10 @@ func (r *runner) point(end time.Time, cpu, runWait time.Duration) Point {
 		for i, op := range cfg.Operations {
 			h := NewHistogram()
 			var k [mcp.NumKinds]int64
+			for _, sh := range r.shards {
+				h.Merge(sh.ops[i])
+			}
 			for _, s := range r.states {
-				h.Merge(s.ops[i])
 				for j := range k {
 					k[j] += s.opKinds[i][j]
 				}

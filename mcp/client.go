@@ -98,10 +98,12 @@ func NewHTTPClient(o Options) (*http.Client, *atomic.Int64, error) {
 		dials = new(atomic.Int64)
 	}
 	dialer := &net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}
+	gate := newDialGate()
 	tr := &http.Transport{
 		Proxy: http.ProxyFromEnvironment,
 		DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
 			dials.Add(1)
+			defer gate.enter()()
 			return dialer.DialContext(ctx, network, addr)
 		},
 		MaxIdleConns:        pool,
@@ -145,6 +147,23 @@ func NewHTTPClient(o Options) (*http.Client, *atomic.Int64, error) {
 		},
 	}
 	return hc, dials, nil
+}
+
+// maxConcurrentDials bounds connection attempts in flight. Ten thousand
+// workers starting at once would otherwise send ten thousand SYNs
+// together, overflow the server's accept queue and measure the kernel's
+// retransmission back-off instead of the server.
+const maxConcurrentDials = 128
+
+// dialGate admits at most maxConcurrentDials dials at a time.
+type dialGate chan struct{}
+
+func newDialGate() dialGate { return make(dialGate, maxConcurrentDials) }
+
+// enter waits for a place and returns the function that leaves it.
+func (g dialGate) enter() func() {
+	g <- struct{}{}
+	return func() { <-g }
 }
 
 // ParseURL checks an endpoint URL. A URL with an empty path or "/" means
@@ -501,10 +520,7 @@ func (c *Client) NewSession(ctx context.Context) (*Session, error) {
 }
 
 func (c *Client) newSession() *Session {
-	return &Session{
-		c:   c,
-		sse: newSSEReader(c.maxBody),
-	}
+	return &Session{c: c}
 }
 
 // initialize runs the initialize handshake on s and records what the server

@@ -16,10 +16,13 @@ import (
 
 // Engines that carry Streamable HTTP POSTs.
 const (
-	EngineAuto     = "auto"
-	EngineFast     = "fasthttp"
-	EngineNetHTTP  = "net/http"
-	fastBufferSize = 16 << 10
+	EngineAuto    = "auto"
+	EngineFast    = "fasthttp"
+	EngineNetHTTP = "net/http"
+	// Per-connection buffers: room for an answer's headers; the body has
+	// its own buffer. Small, so ten thousand connections stay affordable.
+	fastReadBuffer  = 8 << 10
+	fastWriteBuffer = 4 << 10
 )
 
 // The fasthttp engine carries the measured POSTs of plain-HTTP Streamable
@@ -65,6 +68,7 @@ func newFastClient(u *url.URL, o Options, pool int, dials *atomic.Int64) *fastht
 		addr = net.JoinHostPort(u.Hostname(), "80")
 	}
 	dialer := &net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}
+	gate := newDialGate()
 	return &fasthttp.HostClient{
 		Addr:                      addr,
 		NoDefaultUserAgentHeader:  true,
@@ -74,10 +78,11 @@ func newFastClient(u *url.URL, o Options, pool int, dials *atomic.Int64) *fastht
 		MaxResponseBodySize:       int(o.MaxResponseBytes),
 		MaxIdemponentCallAttempts: 1,
 		RetryIf:                   func(*fasthttp.Request) bool { return false },
-		ReadBufferSize:            fastBufferSize,
-		WriteBufferSize:           fastBufferSize,
+		ReadBufferSize:            fastReadBuffer,
+		WriteBufferSize:           fastWriteBuffer,
 		Dial: func(addr string) (net.Conn, error) {
 			dials.Add(1)
+			defer gate.enter()()
 			return dialer.Dial("tcp", addr)
 		},
 	}

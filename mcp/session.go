@@ -471,6 +471,9 @@ func (s *Session) readJSON(body io.Reader, id int64, res *Result) (bool, error) 
 // readSSE reads events until the response to id arrives, then reads the
 // stream to its end so the connection can be reused.
 func (s *Session) readSSE(body io.Reader, id int64, res *Result) (bool, error) {
+	if s.sse == nil { // made on first use: most sessions never see SSE
+		s.sse = newSSEReader(s.c.maxBody)
+	}
 	s.sse.reset(body)
 	found := false
 	for {
