@@ -683,8 +683,16 @@ func summarize(h *hdrhistogram.Histogram, kinds [mcp.NumKinds]int64) Latency {
 	if l.Requests > 0 {
 		l.ErrorRate = float64(l.Errors) / float64(l.Requests)
 	}
+	l.FillPercentiles(h)
+	return l
+}
+
+// FillPercentiles sets the latency fields from h (microseconds), leaving
+// them zero for an empty histogram. Merged reports use it too, so their
+// figures are computed exactly as a single run's are.
+func (l *Latency) FillPercentiles(h *hdrhistogram.Histogram) {
 	if h.TotalCount() == 0 {
-		return l
+		return
 	}
 	l.MinMS = ms(h.Min())
 	l.MeanMS = h.Mean() / 1000
@@ -694,7 +702,6 @@ func summarize(h *hdrhistogram.Histogram, kinds [mcp.NumKinds]int64) Latency {
 	l.P99MS = ms(h.ValueAtQuantile(99))
 	l.P999MS = ms(h.ValueAtQuantile(99.9))
 	l.MaxMS = ms(h.Max())
-	return l
 }
 
 func errorExamples(ex [mcp.NumKinds]string) map[string]string {

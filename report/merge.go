@@ -10,8 +10,6 @@ import (
 	"strings"
 	"time"
 
-	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
-
 	"github.com/mcpbench/mcpbench/bench"
 	"github.com/mcpbench/mcpbench/sweep"
 )
@@ -269,7 +267,7 @@ func mergePoints(ps []bench.Point, spanS float64) (bench.Point, []string, error)
 	if out.Requests > 0 {
 		out.ErrorRate = float64(out.Errors) / float64(out.Requests)
 	}
-	fillLatency(&out.Latency, h)
+	out.Latency.FillPercentiles(h)
 	out.Hist = h
 	enc, err := bench.EncodeHistogram(h)
 	if err != nil {
@@ -298,22 +296,6 @@ func lagOf(l *bench.ScheduleLag) bench.ScheduleLag {
 		return bench.ScheduleLag{}
 	}
 	return *l
-}
-
-// fillLatency sets the percentile fields from h as the engine does.
-func fillLatency(l *bench.Latency, h *hdrhistogram.Histogram) {
-	if h.TotalCount() == 0 {
-		return
-	}
-	ms := func(us int64) float64 { return float64(us) / 1000 }
-	l.MinMS = ms(h.Min())
-	l.MeanMS = h.Mean() / 1000
-	l.P50MS = ms(h.ValueAtQuantile(50))
-	l.P90MS = ms(h.ValueAtQuantile(90))
-	l.P95MS = ms(h.ValueAtQuantile(95))
-	l.P99MS = ms(h.ValueAtQuantile(99))
-	l.P999MS = ms(h.ValueAtQuantile(99.9))
-	l.MaxMS = ms(h.Max())
 }
 
 func mergeClient(a, b bench.ClientStats) bench.ClientStats {

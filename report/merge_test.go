@@ -54,7 +54,7 @@ func shardRuns(t *testing.T, vals []int64, k int) []*RunReport {
 				Latency: bench.Latency{Requests: n, OK: n - 1, Errors: 1, ErrorsByKind: map[string]int64{"timeout": 1}}},
 			Shard: &Shard{Index: i, Count: k},
 		}
-		fillLatency(&r.Latency, dec)
+		r.Latency.FillPercentiles(dec)
 		rs[i] = r
 	}
 	return rs
@@ -81,7 +81,7 @@ func TestMergeRunsIsExact(t *testing.T) {
 			}
 		}
 		var want bench.Latency
-		fillLatency(&want, whole)
+		want.FillPercentiles(whole)
 		if m.P50MS != want.P50MS || m.P90MS != want.P90MS || m.P95MS != want.P95MS || m.P99MS != want.P99MS ||
 			m.P999MS != want.P999MS || m.MinMS != want.MinMS || m.MaxMS != want.MaxMS || m.MeanMS != want.MeanMS {
 			t.Errorf("k=%d: merged %+v, whole %+v", k, m.Latency, want)
@@ -207,7 +207,7 @@ func TestMergeSweeps(t *testing.T) {
 			enc, _ := bench.EncodeHistogram(h)
 			p := bench.Point{Concurrency: split[s][lvl], Total: n, ElapsedS: 2 + float64(s)/10, Histogram: enc,
 				Latency: bench.Latency{Requests: n, OK: n, ErrorsByKind: map[string]int64{}}}
-			fillLatency(&p.Latency, h)
+			p.Latency.FillPercentiles(h)
 			pts = append(pts, p)
 		}
 		r := NewSweepReport(Header{Target: Target{URL: "http://x/mcp"}}, pts, slo)
@@ -231,7 +231,7 @@ func TestMergeSweeps(t *testing.T) {
 			whole.RecordValue(vals[j])
 		}
 		var want bench.Latency
-		fillLatency(&want, whole)
+		want.FillPercentiles(whole)
 		if p.P99MS != want.P99MS || p.P50MS != want.P50MS || p.Requests != whole.TotalCount() {
 			t.Errorf("level %d: p50 %v p99 %v n %d, want %v %v %d", lvl, p.P50MS, p.P99MS, p.Requests, want.P50MS, want.P99MS, whole.TotalCount())
 		}

@@ -1,7 +1,6 @@
 package report
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -59,19 +58,14 @@ func WriteProbeJSON(w io.Writer, r *ProbeReport) error {
 	if r.Gates == nil {
 		r.Gates = []Gate{}
 	}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(r)
+	return writeIndented(w, r)
 }
 
 // ReadProbeReport reads a probe report.
 func ReadProbeReport(rd io.Reader) (*ProbeReport, error) {
 	var r ProbeReport
-	if err := json.NewDecoder(rd).Decode(&r); err != nil {
-		return nil, fmt.Errorf("not a probe report: %w", err)
-	}
-	if r.Schema != SchemaProbe {
-		return nil, fmt.Errorf("schema is %q, want %s", r.Schema, SchemaProbe)
+	if err := readReport(rd, &r, func() string { return r.Schema }, SchemaProbe, "probe"); err != nil {
+		return nil, err
 	}
 	return &r, nil
 }

@@ -2,7 +2,12 @@
 // users read, and reads them back for compare and merge.
 package report
 
-import "time"
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"time"
+)
 
 // Schema names, one per report kind; readers dispatch on them.
 const (
@@ -27,4 +32,23 @@ type Header struct {
 	MCPBenchVersion string    `json:"mcpbench_version"`
 	StartedAt       time.Time `json:"started_at"`
 	Target          Target    `json:"target"`
+}
+
+// writeIndented writes v as indented JSON, the form of every report.
+func writeIndented(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+// readReport decodes a report of the given schema into v, which must embed
+// Header; kind names the report in errors.
+func readReport(rd io.Reader, v any, schema func() string, want, kind string) error {
+	if err := json.NewDecoder(rd).Decode(v); err != nil {
+		return fmt.Errorf("not a %s report: %w", kind, err)
+	}
+	if got := schema(); got != want {
+		return fmt.Errorf("schema is %q, want %s", got, want)
+	}
+	return nil
 }

@@ -1,7 +1,6 @@
 package report
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"sort"
@@ -47,20 +46,13 @@ type Workload struct {
 }
 
 // WriteRunJSON writes r as indented JSON.
-func WriteRunJSON(w io.Writer, r *RunReport) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(r)
-}
+func WriteRunJSON(w io.Writer, r *RunReport) error { return writeIndented(w, r) }
 
 // ReadRunReport reads a run report and decodes its histogram.
 func ReadRunReport(rd io.Reader) (*RunReport, error) {
 	var r RunReport
-	if err := json.NewDecoder(rd).Decode(&r); err != nil {
-		return nil, fmt.Errorf("not a run report: %w", err)
-	}
-	if r.Schema != SchemaRun {
-		return nil, fmt.Errorf("schema is %q, want %s", r.Schema, SchemaRun)
+	if err := readReport(rd, &r, func() string { return r.Schema }, SchemaRun, "run"); err != nil {
+		return nil, err
 	}
 	if r.Histogram != "" {
 		h, err := bench.DecodeHistogram(r.Histogram)

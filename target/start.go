@@ -56,18 +56,11 @@ func Listen(ctx context.Context, addr string, cfg Config) (*Running, error) {
 		fixed := newFixedMCP(s)
 		r.fast = &fasthttp.Server{Handler: fixed.serve, Name: DefaultName, NoDefaultDate: true, NoDefaultContentType: true}
 		go func() { r.served <- r.fast.Serve(ln) }()
-		go func() {
-			select {
-			case <-ctx.Done():
-				r.Shutdown(context.Background())
-			case <-s.quit:
-			}
-		}()
-		return r, nil
+	} else {
+		r.fresh = make(map[net.Conn]bool)
+		r.http.ConnState = r.trackFresh
+		go func() { r.served <- r.http.Serve(ln) }()
 	}
-	r.fresh = make(map[net.Conn]bool)
-	r.http.ConnState = r.trackFresh
-	go func() { r.served <- r.http.Serve(ln) }()
 	go func() {
 		select {
 		case <-ctx.Done():

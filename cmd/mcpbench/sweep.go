@@ -283,63 +283,60 @@ func (s *sweeper) measure(c int, rate float64) (bench.Point, error) {
 	return p, nil
 }
 
+// level is one load level of a sweep: a concurrency, or a rate.
+type level struct {
+	c    int
+	rate float64
+}
+
 func (s *sweeper) concurrencySweep(cs []int, slo sweep.SLO) ([]bench.Point, error) {
-	var points []bench.Point
-	for _, c := range cs {
-		p, err := s.measure(c, 0)
-		if err != nil {
-			return points, err
-		}
-		points = append(points, p)
-		if p.Interrupted {
-			return points, nil
-		}
+	levels := make([]level, len(cs))
+	for i, c := range cs {
+		levels[i] = level{c: c}
 	}
-	for s.f.refine {
-		sortPoints(points)
+	return s.series(levels, func(points []bench.Point) (level, bool) {
 		c, ok := sweep.NextRefine(points, slo)
-		if !ok {
-			break
-		}
-		s.total++
-		p, err := s.measure(c, 0)
-		if err != nil {
-			return points, err
-		}
-		points = append(points, p)
-		if p.Interrupted {
-			break
-		}
-	}
-	sortPoints(points)
-	return points, nil
+		return level{c: c}, ok
+	})
 }
 
 func (s *sweeper) rateSweep(rs []float64, slo sweep.SLO) ([]bench.Point, error) {
+	levels := make([]level, len(rs))
+	for i, r := range rs {
+		levels[i] = level{rate: r}
+	}
+	return s.series(levels, func(points []bench.Point) (level, bool) {
+		r, ok := sweep.NextRefineRate(points, slo, 0)
+		return level{rate: r}, ok
+	})
+}
+
+// series measures the levels in order, then, with --refine, the levels
+// next proposes until it has none; an interrupt keeps what was measured.
+func (s *sweeper) series(levels []level, next func([]bench.Point) (level, bool)) ([]bench.Point, error) {
 	var points []bench.Point
-	for _, r := range rs {
-		p, err := s.measure(0, r)
+	measure := func(l level) (bool, error) {
+		p, err := s.measure(l.c, l.rate)
 		if err != nil {
-			return points, err
+			return false, err
 		}
 		points = append(points, p)
-		if p.Interrupted {
-			return points, nil
+		return !p.Interrupted, nil
+	}
+	for _, l := range levels {
+		if more, err := measure(l); err != nil || !more {
+			sortPoints(points)
+			return points, err
 		}
 	}
 	for s.f.refine {
 		sortPoints(points)
-		r, ok := sweep.NextRefineRate(points, slo, 0)
+		l, ok := next(points)
 		if !ok {
 			break
 		}
 		s.total++
-		p, err := s.measure(0, r)
-		if err != nil {
-			return points, err
-		}
-		points = append(points, p)
-		if p.Interrupted {
+		if more, err := measure(l); err != nil || !more {
 			break
 		}
 	}
