@@ -79,6 +79,9 @@ type Config struct {
 	// OnMeasure, if set, is called just before the measured phase starts
 	// (after the warm-up), e.g. to snapshot counters kept outside the engine.
 	OnMeasure func()
+	// OnDone, if set, is called when the load ends, before the workers
+	// close (e.g. to profile what they hold).
+	OnDone func()
 	// LagThreshold is the generator's own send delay (p99) above which the
 	// point is marked saturated; default 5 ms.
 	LagThreshold time.Duration
@@ -156,6 +159,9 @@ func Run(ctx context.Context, cfg Config, newWorker NewWorker) (Point, error) {
 	}
 	end := r.lastDone()
 	stopProgress()
+	if cfg.OnDone != nil {
+		cfg.OnDone()
+	}
 	p := r.point(end, cpuTime()-cpu0, runQueueWait()-wait0)
 	p.Interrupted = ctx.Err() != nil
 	return p, nil

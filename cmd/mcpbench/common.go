@@ -299,6 +299,7 @@ type outputFlags struct {
 	quiet      bool
 	noProgress bool
 	cpuProfile string
+	memProfile string
 }
 
 func (o *outputFlags) register(fs *pflag.FlagSet) {
@@ -308,6 +309,17 @@ func (o *outputFlags) register(fs *pflag.FlagSet) {
 	fs.BoolVarP(&o.quiet, "quiet", "q", false, "no human summary on stdout")
 	fs.BoolVar(&o.noProgress, "no-progress", false, "no progress line on stderr")
 	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a Go CPU profile of mcpbench itself to `FILE`")
+	fs.StringVar(&o.memProfile, "memprofile", "", "write a Go heap profile of mcpbench, taken at the end of the load, to `FILE`")
+}
+
+// writeHeapProfile records what the generator holds in memory.
+func writeHeapProfile(path string) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	return pprof.Lookup("heap").WriteTo(f, 0)
 }
 
 // startCPUProfile profiles the generator, for finding its own cost.

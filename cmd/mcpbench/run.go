@@ -110,6 +110,13 @@ func runMain(ctx context.Context, args []string, e env) int {
 	cfg.Operations = wl.Operations()
 	progress := progressPrinter(e, f.output.noProgress)
 	cfg.Progress = progress
+	if f.output.memProfile != "" {
+		cfg.OnDone = func() {
+			if err := writeHeapProfile(f.output.memProfile); err != nil {
+				fmt.Fprintf(e.stderr, "mcpbench run: --memprofile: %v\n", err)
+			}
+		}
+	}
 	point, err := bench.Run(ctx, cfg, wl.NewWorker)
 	clearProgress(e, progress)
 	if err != nil {
