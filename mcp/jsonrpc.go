@@ -160,13 +160,16 @@ func notification(method string) []byte {
 type reply struct {
 	ID, Method, Result, Error []byte
 	found                     [4][]byte
+	// Members of the result read in the same pass: nextCursor, isError,
+	// structuredContent.
+	inResult [3][]byte
 }
 
 var replyKeys = [][]byte{[]byte("id"), []byte("method"), []byte("result"), []byte("error")}
 
 // parse scans one JSON-RPC message; a null member counts as absent.
 func (r *reply) parse(b []byte) error {
-	if err := members(b, replyKeys, r.found[:]); err != nil {
+	if err := membersWithin(b, replyKeys, r.found[:], resultKey, resultKeys, r.inResult[:]); err != nil {
 		*r = reply{}
 		return err
 	}
@@ -203,7 +206,6 @@ func sameID(raw []byte, id int64, scratch []byte) bool {
 }
 
 var (
-	keyNextCursor = []byte(`"nextCursor"`)
-	listKeys      = [][]byte{[]byte("nextCursor")}
-	callKeys      = [][]byte{[]byte("isError"), []byte("structuredContent")}
+	resultKey  = []byte("result")
+	resultKeys = [][]byte{[]byte("nextCursor"), []byte("isError"), []byte("structuredContent")}
 )

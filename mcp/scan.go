@@ -20,34 +20,60 @@ const maxJSONDepth = 10000
 // its last value, as encoding/json does. Keys are compared as written
 // (escaped keys never match), which suffices for protocol member names.
 func members(b []byte, want [][]byte, out [][]byte) error {
-	for i := range out {
-		out[i] = nil
+	return membersWithin(b, want, out, nil, nil, nil)
+}
+
+// membersWithin is members that also collects, in the same pass, the keys
+// in innerWant of the object under the key inner (into innerOut): a
+// JSON-RPC answer and the result inside it, read once.
+func membersWithin(b []byte, want, out [][]byte, inner []byte, innerWant, innerOut [][]byte) error {
+	for i := range innerOut {
+		innerOut[i] = nil
 	}
 	i := skipSpace(b, 0)
+	end, err := scanObject(b, i, want, out, inner, innerWant, innerOut, 1)
+	if err != nil {
+		return err
+	}
+	return trailing(b, end)
+}
+
+// scanObject scans the object starting at b[i], collecting the wanted
+// members (and those of the inner object, if asked), and returns the index
+// just past it.
+func scanObject(b []byte, i int, want, out [][]byte, inner []byte, innerWant, innerOut [][]byte, depth int) (int, error) {
+	for k := range out {
+		out[k] = nil
+	}
 	if i >= len(b) || b[i] != '{' {
-		return errJSONSyntax
+		return 0, errJSONSyntax
 	}
 	i = skipSpace(b, i+1)
 	if i < len(b) && b[i] == '}' {
-		return trailing(b, i+1)
+		return i + 1, nil
 	}
 	for {
 		if i >= len(b) || b[i] != '"' {
-			return errJSONSyntax
+			return 0, errJSONSyntax
 		}
 		end, err := skipString(b, i)
 		if err != nil {
-			return err
+			return 0, err
 		}
 		key := b[i+1 : end-1]
 		i = skipSpace(b, end)
 		if i >= len(b) || b[i] != ':' {
-			return errJSONSyntax
+			return 0, errJSONSyntax
 		}
 		i = skipSpace(b, i+1)
-		vend, err := skipValue(b, i, 1)
+		var vend int
+		if inner != nil && string(key) == string(inner) && i < len(b) && b[i] == '{' {
+			vend, err = scanObject(b, i, innerWant, innerOut, nil, nil, nil, depth+1)
+		} else {
+			vend, err = skipValue(b, i, depth)
+		}
 		if err != nil {
-			return err
+			return 0, err
 		}
 		for k, w := range want {
 			if string(key) == string(w) {
@@ -56,15 +82,15 @@ func members(b []byte, want [][]byte, out [][]byte) error {
 		}
 		i = skipSpace(b, vend)
 		if i >= len(b) {
-			return errJSONSyntax
+			return 0, errJSONSyntax
 		}
 		switch b[i] {
 		case ',':
 			i = skipSpace(b, i+1)
 		case '}':
-			return trailing(b, i+1)
+			return i + 1, nil
 		default:
-			return errJSONSyntax
+			return 0, errJSONSyntax
 		}
 	}
 }
@@ -148,9 +174,23 @@ func skipComposite(b []byte, i int, closer byte, object bool, depth int) (int, e
 	}
 }
 
+// plainByte marks the bytes a string may hold without a closer look.
+var plainByte = func() (t [256]bool) {
+	for c := 0x20; c < 256; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
+
 // skipString returns the index just past the string whose quote is b[i].
 func skipString(b []byte, i int) (int, error) {
 	for i++; i < len(b); i++ {
+		for i < len(b) && plainByte[b[i]] {
+			i++
+		}
+		if i >= len(b) {
+			break
+		}
 		switch c := b[i]; {
 		case c == '"':
 			return i + 1, nil

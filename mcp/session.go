@@ -32,7 +32,6 @@ type Session struct {
 	sse         *sseReader
 	rep         reply
 	scratch     [24]byte
-	found       [2][]byte // members of a tool result
 	result      Result
 	sendScratch []byte
 
@@ -428,26 +427,23 @@ func (s *Session) classify(p *Prepared, res *Result) {
 		res.Err = &Error{Kind: KindTransport, Msg: p.req.Method + ": response has neither result nor error"}
 		return
 	}
+	cursor, isError, structured := rep.inResult[0], rep.inResult[1], rep.inResult[2]
 	switch p.req.Method {
 	case "tools/list":
-		if bytes.Contains(rep.Result, keyNextCursor) {
-			_ = members(rep.Result, listKeys, s.found[:1])
-			if raw := nonNull(s.found[0]); raw != nil {
-				if err := json.Unmarshal(raw, &res.NextCursor); err != nil {
-					res.Kind = KindTransport
-					res.Err = &Error{Kind: KindTransport, Msg: "tools/list: nextCursor is not a string", Err: err}
-					return
-				}
+		if raw := nonNull(cursor); raw != nil {
+			if err := json.Unmarshal(raw, &res.NextCursor); err != nil {
+				res.Kind = KindTransport
+				res.Err = &Error{Kind: KindTransport, Msg: "tools/list: nextCursor is not a string", Err: err}
+				return
 			}
 		}
 	case "tools/call":
-		_ = members(rep.Result, callKeys, s.found[:2])
-		if string(s.found[0]) == "true" {
+		if string(isError) == "true" {
 			res.Kind = KindToolError
 			res.Err = &Error{Kind: KindToolError, Msg: p.req.Tool + ": isError true"}
 			return
 		}
-		res.Structured = nonNull(s.found[1])
+		res.Structured = nonNull(structured)
 	}
 }
 
