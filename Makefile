@@ -17,7 +17,7 @@ demo: build
 # The whole test suite; CI runs exactly this. The interop matrix needs the
 # TypeScript reference server from npm, so it is installed first and required.
 test: vet peers
-	MCPBENCH_REQUIRE_PEERS=1 $(GO) test -count=1 -timeout 20m ./...
+	MCPBENCH_REQUIRE_PEERS=1 $(GO) test -p 1 -count=1 -timeout 30m ./...
 
 # Third-party MCP servers for the interop matrix, pinned, into .run/peers.
 peers:
