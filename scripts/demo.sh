@@ -30,7 +30,7 @@ if [ -z "$url" ]; then
 fi
 
 if "$bin" sweep --help >/dev/null 2>&1; then
-  "$bin" sweep --url "$url" --concurrency-values 1,2,4,8,12,16,24 --total 400 --warmup 20 \
+  "$bin" sweep --url "$url" --concurrency-values 1,2,4,8,12,16,24,32 --total 400 --warmup 20 \
     --p95-slo-ms 70 --p99-slo-ms 90 --out-dir "$out" --log-file .run/logs/demo-server.log --no-progress
 else
   "$bin" run --url "$url" -c 8 -n 1000 --warmup 20 --json-out "$out/demo-run.json" --md-out "$out/demo-run.md" --no-progress

@@ -90,7 +90,14 @@ func fitUSL(curve []curvePoint) (*USL, error) {
 		return nil, err
 	}
 	if sigma*(nMax-1) < -uslNegTol || kappa*nMax*(nMax-1) < -uslNegTol {
-		return nil, fmt.Errorf("usl: superlinear scaling (sigma %.3g, kappa %.3g)", sigma, kappa)
+		// The free fit bent a coefficient below zero, as it does on a
+		// server that scales linearly and then stops at a hard ceiling.
+		// Fit with one of σ, κ held at zero instead; only when both ask
+		// for a negative slope does the data really scale superlinearly.
+		lambda, sigma, kappa, err = boundedLinearUSL(curve)
+		if err != nil {
+			return nil, err
+		}
 	}
 	sigma, kappa = math.Max(sigma, 0), math.Max(kappa, 0)
 	if !(lambda > 0) || !finite(lambda) {
@@ -146,6 +153,55 @@ func linearUSL(curve []curvePoint) (lambda, sigma, kappa float64, err error) {
 		return 0, 0, 0, fmt.Errorf("usl: linear fit gave intercept %g", a0)
 	}
 	return 1 / a0, coef.AtVec(1) / a0, coef.AtVec(2) / a0, nil
+}
+
+// boundedLinearUSL fits N/X = (1 + σ(N−1))/λ and N/X = (1 + κN(N−1))/λ by
+// least squares and keeps the better one whose slope is not negative.
+func boundedLinearUSL(curve []curvePoint) (lambda, sigma, kappa float64, err error) {
+	best := math.Inf(1)
+	for _, useKappa := range []bool{false, true} {
+		var sx, sy, sxx, sxy float64
+		m := float64(len(curve))
+		for _, c := range curve {
+			n := float64(c.n)
+			x := n - 1
+			if useKappa {
+				x = n * (n - 1)
+			}
+			y := n / c.rps
+			sx, sy, sxx, sxy = sx+x, sy+y, sxx+x*x, sxy+x*y
+		}
+		den := m*sxx - sx*sx
+		if den == 0 {
+			continue
+		}
+		slope := (m*sxy - sx*sy) / den
+		icept := (sy - slope*sx) / m
+		if slope < 0 || !(icept > 0) || !finite(slope) || !finite(icept) {
+			continue
+		}
+		var sse float64
+		for _, c := range curve {
+			n := float64(c.n)
+			x := n - 1
+			if useKappa {
+				x = n * (n - 1)
+			}
+			r := n/c.rps - (icept + slope*x)
+			sse += r * r
+		}
+		if sse < best {
+			best = sse
+			lambda, sigma, kappa = 1/icept, slope/icept, 0
+			if useKappa {
+				sigma, kappa = 0, slope/icept
+			}
+		}
+	}
+	if math.IsInf(best, 1) {
+		return 0, 0, 0, fmt.Errorf("usl: superlinear scaling")
+	}
+	return lambda, sigma, kappa, nil
 }
 
 // refineUSL minimises the squared relative throughput residuals from a
