@@ -16,20 +16,8 @@
 # The mcpbench binary is $MCPBENCH_BIN, else mcpbench on PATH, else ./mcpbench.
 set -euo pipefail
 
-usage() { awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; }
-
-find_bin() {
-  if [ -n "${MCPBENCH_BIN:-}" ]; then
-    printf '%s\n' "$MCPBENCH_BIN"
-  elif command -v mcpbench >/dev/null 2>&1; then
-    command -v mcpbench
-  elif [ -x ./mcpbench ]; then
-    printf '%s\n' ./mcpbench
-  else
-    echo "$(basename "$0"): mcpbench not found: set MCPBENCH_BIN, put mcpbench on PATH, or run 'make build'" >&2
-    exit 2
-  fi
-}
+# shellcheck source=lib-seed.sh
+. "$(dirname "$0")/lib-seed.sh"
 
 # host_port prints "<host>-<port>" of a URL, the seed's report-name part.
 host_port() {
