@@ -12,6 +12,7 @@ import (
 
 	"github.com/mcpbench/mcpbench/bench"
 	"github.com/mcpbench/mcpbench/logscan"
+	"github.com/mcpbench/mcpbench/probe"
 )
 
 // Gate is one pass/fail check of a run, as the exit code saw it.
@@ -30,6 +31,8 @@ type RunReport struct {
 	bench.Point
 	Gates   []Gate          `json:"gates"`
 	LogScan *logscan.Result `json:"log_scan"`
+	// Health is the server's /health before and after (with --health-url).
+	Health *probe.Health `json:"health,omitempty"`
 	// Shard is set on a shard's report (--shard); Merged on merge's output.
 	Shard  *Shard     `json:"shard,omitempty"`
 	Merged *MergeInfo `json:"merged,omitempty"`

@@ -7,6 +7,7 @@ import (
 
 	"github.com/mcpbench/mcpbench/bench"
 	"github.com/mcpbench/mcpbench/logscan"
+	"github.com/mcpbench/mcpbench/probe"
 	"github.com/mcpbench/mcpbench/sweep"
 )
 
@@ -23,6 +24,9 @@ type SweepReport struct {
 	// LogScan is the server's stats log over the whole sweep (null
 	// without --log-file).
 	LogScan *logscan.Result `json:"log_scan,omitempty"`
+	// Health is the server's /health before and after the whole sweep
+	// (with --health-url).
+	Health *probe.Health `json:"health,omitempty"`
 	// Workload lets compare and merge refuse sweeps of different work;
 	// Shard and Merged are as in RunReport.
 	Workload *Workload  `json:"workload,omitempty"`

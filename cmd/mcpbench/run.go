@@ -10,6 +10,7 @@ import (
 	"github.com/mcpbench/mcpbench/bench"
 	"github.com/mcpbench/mcpbench/logscan"
 	"github.com/mcpbench/mcpbench/mcp"
+	"github.com/mcpbench/mcpbench/probe"
 	"github.com/mcpbench/mcpbench/report"
 )
 
@@ -106,6 +107,12 @@ func runMain(ctx context.Context, args []string, e env) int {
 	if err != nil {
 		return exitFor(e, "run", err)
 	}
+	var health *probe.HealthWatch
+	if f.target.healthURL != "" {
+		if health, err = probe.WatchHealth(ctx, opts, f.target.healthURL); err != nil {
+			return exitFor(e, "run", usagef("--health-url: %v", err))
+		}
+	}
 	wl := &bench.Workload{Client: client, Ops: ops, Validate: validate, Seed: f.workload.seed}
 	cfg.Operations = wl.Operations()
 	progress := progressPrinter(e, f.output.noProgress)
@@ -144,6 +151,9 @@ func runMain(ctx context.Context, args []string, e env) int {
 		} else {
 			fmt.Fprintf(e.stderr, "mcpbench run: --log-file: %v\n", oneLine(err.Error()))
 		}
+	}
+	if health != nil {
+		r.Health = health.Finish(context.WithoutCancel(ctx))
 	}
 	gateFailed := f.gate.apply(r)
 	if err := writeRunReports(r, &f.output, e); err != nil {

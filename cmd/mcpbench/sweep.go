@@ -16,6 +16,7 @@ import (
 	"github.com/mcpbench/mcpbench/bench"
 	"github.com/mcpbench/mcpbench/logscan"
 	"github.com/mcpbench/mcpbench/mcp"
+	"github.com/mcpbench/mcpbench/probe"
 	"github.com/mcpbench/mcpbench/report"
 	"github.com/mcpbench/mcpbench/sweep"
 )
@@ -180,6 +181,12 @@ func sweepMain(ctx context.Context, args []string, e env) int {
 	if err != nil {
 		return exitFor(e, "sweep", err)
 	}
+	var health *probe.HealthWatch
+	if f.target.healthURL != "" {
+		if health, err = probe.WatchHealth(ctx, opts, f.target.healthURL); err != nil {
+			return exitFor(e, "sweep", usagef("--health-url: %v", err))
+		}
+	}
 	wl := &bench.Workload{Client: client, Ops: ops, Validate: validate, Seed: w.seed}
 	s := &sweeper{ctx: ctx, e: e, f: &f, wl: wl, client: client, total: len(cs) + len(rs)}
 	var points []bench.Point
@@ -205,6 +212,9 @@ func sweepMain(ctx context.Context, args []string, e env) int {
 		} else {
 			fmt.Fprintf(e.stderr, "mcpbench sweep: --log-file: %v\n", oneLine(err.Error()))
 		}
+	}
+	if health != nil {
+		r.Health = health.Finish(context.WithoutCancel(ctx))
 	}
 	if err := f.writeReports(r, client, e); err != nil {
 		return exitFor(e, "sweep", usagef("writing report: %v", err))
