@@ -41,6 +41,9 @@ func WriteSweepMarkdown(w io.Writer, r *SweepReport) error {
 	if err := writePointsTable(w, r, tablewriter.WithRenderer(renderer.NewMarkdown())); err != nil {
 		return fmt.Errorf("sweep markdown: %w", err)
 	}
+	if err := writeSweepOperations(w, r); err != nil {
+		return fmt.Errorf("sweep markdown: %w", err)
+	}
 
 	b.WriteString("\n## Knee\n\n")
 	b.WriteString(kneeLine(r.Knee) + "\n")
@@ -55,6 +58,29 @@ func WriteSweepMarkdown(w io.Writer, r *SweepReport) error {
 		return fmt.Errorf("sweep markdown: %w", err)
 	}
 	return nil
+}
+
+// writeSweepOperations adds, for a mix, each operation's figures at each
+// level, so a slow tool shows where it starts to hurt.
+func writeSweepOperations(w io.Writer, r *SweepReport) error {
+	var rows [][]string
+	for _, p := range r.Points {
+		level := fmt.Sprint(p.Concurrency)
+		if p.Rate != nil {
+			level = fmtFloat(*p.Rate) + " rps"
+		}
+		for _, o := range p.ByOperation {
+			rows = append(rows, []string{level, opName(o.Operation), fmt.Sprint(o.Requests), fmt.Sprint(o.Errors),
+				fmt.Sprintf("%.1f", o.RPS), fmtMS(o.P50MS), fmtMS(o.P95MS), fmtMS(o.P99MS)})
+		}
+	}
+	if len(rows) == 0 {
+		return nil
+	}
+	if _, err := io.WriteString(w, "\n## By operation\n\n"); err != nil {
+		return err
+	}
+	return markdownTable(w, []string{"level", "operation", "requests", "errors", "rps", "p50 ms", "p95 ms", "p99 ms"}, rows)
 }
 
 // WriteSweepTable writes the human summary for a terminal: the points as
