@@ -614,11 +614,9 @@ func (r *runner) point(end time.Time, cpu, runWait time.Duration) Point {
 			lag.Merge(sh.lag)
 			wake.Merge(sh.wake)
 		}
-		p.Uncorrected = &Uncorrected{
-			P50MS: ms(unc.ValueAtQuantile(50)), P95MS: ms(unc.ValueAtQuantile(95)),
-			P99MS: ms(unc.ValueAtQuantile(99)), MaxMS: ms(unc.Max()),
-		}
-		p.ScheduleLagMS = &ScheduleLag{P99: ms(lag.ValueAtQuantile(99)), Max: ms(lag.Max())}
+		p.Uncorrected, p.ScheduleLagMS = &Uncorrected{}, &ScheduleLag{}
+		p.Uncorrected.Fill(unc)
+		p.ScheduleLagMS.Fill(lag)
 		r.wakeP99 = time.Duration(wake.ValueAtQuantile(99)) * time.Microsecond
 	}
 	if r.scheduled > p.Requests {

@@ -70,13 +70,30 @@ type Uncorrected struct {
 	P95MS float64 `json:"p95_ms"`
 	P99MS float64 `json:"p99_ms"`
 	MaxMS float64 `json:"max_ms"`
+	// Histogram is the encoded histogram behind the figures, so merged
+	// shard reports stay exact here too.
+	Histogram string `json:"histogram,omitempty"`
+}
+
+// Fill sets the figures from h (microseconds) and keeps h encoded.
+func (u *Uncorrected) Fill(h *hdrhistogram.Histogram) {
+	u.P50MS, u.P95MS = ms(h.ValueAtQuantile(50)), ms(h.ValueAtQuantile(95))
+	u.P99MS, u.MaxMS = ms(h.ValueAtQuantile(99)), ms(h.Max())
+	u.Histogram, _ = EncodeHistogram(h)
 }
 
 // ScheduleLag is how late the open-loop generator sent requests against
 // their intended times.
 type ScheduleLag struct {
-	P99 float64 `json:"p99"`
-	Max float64 `json:"max"`
+	P99       float64 `json:"p99"`
+	Max       float64 `json:"max"`
+	Histogram string  `json:"histogram,omitempty"` // as Uncorrected.Histogram
+}
+
+// Fill sets the figures from h (microseconds) and keeps h encoded.
+func (l *ScheduleLag) Fill(h *hdrhistogram.Histogram) {
+	l.P99, l.Max = ms(h.ValueAtQuantile(99)), ms(h.Max())
+	l.Histogram, _ = EncodeHistogram(h)
 }
 
 // ClientStats describes the generator itself, so a reader can tell a slow

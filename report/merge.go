@@ -3,6 +3,7 @@ package report
 import (
 	"errors"
 	"fmt"
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 	"math"
 	"net/url"
 	"slices"
@@ -51,7 +52,7 @@ func mismatch(format string, a ...any) error {
 // Notes merge writes into its output when the figures it names could not
 // be merged exactly.
 const (
-	noteUncorrected = "uncorrected and schedule_lag_ms are the largest shard's figures (an upper bound, not exact): reports carry no histogram of them"
+	noteUncorrected = "uncorrected and schedule_lag_ms are the largest shard's figures (an upper bound, not exact): some reports carry no histogram of them"
 	noteByOperation = "by_operation percentiles are the largest shard's figures (an upper bound, not exact); counts, min, mean and max are exact"
 	noteSweepSpan   = "each point's elapsed_s is the longest shard's (shards are assumed to run the point at the same time)"
 )
@@ -216,6 +217,8 @@ func mergePoints(ps []bench.Point, spanS float64) (bench.Point, []string, error)
 	h := bench.NewHistogram()
 	out := bench.Point{Latency: bench.Latency{ErrorsByKind: map[string]int64{}}}
 	var rate float64
+	var unc, lag *hdrhistogram.Histogram // open loop, when every shard has them
+	exactOpen := true
 	for i, p := range ps {
 		if p.Requests > 0 && p.Hist == nil {
 			return out, nil, mismatch("report %d has %d requests but no histogram: it cannot be merged exactly", i+1, p.Requests)
@@ -253,12 +256,24 @@ func mergePoints(ps []bench.Point, spanS float64) (bench.Point, []string, error)
 		out.Interrupted = out.Interrupted || p.Interrupted
 		out.Client = mergeClient(out.Client, p.Client)
 		if p.Uncorrected != nil {
-			notes = appendNew(notes, noteUncorrected)
 			out.Uncorrected = maxUncorrected(out.Uncorrected, p.Uncorrected)
+			exactOpen = exactOpen && mergeEncoded(&unc, p.Uncorrected.Histogram)
 		}
 		if p.ScheduleLagMS != nil {
 			l := lagOf(out.ScheduleLagMS)
 			out.ScheduleLagMS = &bench.ScheduleLag{P99: max(l.P99, p.ScheduleLagMS.P99), Max: max(l.Max, p.ScheduleLagMS.Max)}
+			exactOpen = exactOpen && mergeEncoded(&lag, p.ScheduleLagMS.Histogram)
+		}
+	}
+	// Shards that carry their open-loop histograms merge exactly; older
+	// reports without them fall back to the largest shard's figures.
+	if out.Uncorrected != nil {
+		if exactOpen && unc != nil && lag != nil {
+			out.Uncorrected.Fill(unc)
+			out.ScheduleLagMS.Fill(lag)
+		} else {
+			out.Uncorrected.Histogram, out.ScheduleLagMS.Histogram = "", ""
+			notes = appendNew(notes, noteUncorrected)
 		}
 	}
 	if ps[0].Rate != nil {
@@ -291,6 +306,22 @@ func mergePoints(ps []bench.Point, spanS float64) (bench.Point, []string, error)
 }
 
 // lagOf returns *l, or zeros for nil.
+// mergeEncoded adds the encoded histogram enc into *into (made on first
+// use) and reports whether it could: false for a report without one.
+func mergeEncoded(into **hdrhistogram.Histogram, enc string) bool {
+	if enc == "" {
+		return false
+	}
+	h, err := bench.DecodeHistogram(enc)
+	if err != nil {
+		return false
+	}
+	if *into == nil {
+		*into = bench.NewHistogram()
+	}
+	return (*into).Merge(h) == 0
+}
+
 func lagOf(l *bench.ScheduleLag) bench.ScheduleLag {
 	if l == nil {
 		return bench.ScheduleLag{}
