@@ -267,12 +267,17 @@ func mergePoints(ps []bench.Point, spanS float64) (bench.Point, []string, error)
 	}
 	// Shards that carry their open-loop histograms merge exactly; older
 	// reports without them fall back to the largest shard's figures.
-	if out.Uncorrected != nil {
-		if exactOpen && unc != nil && lag != nil {
+	if out.Uncorrected != nil || out.ScheduleLagMS != nil {
+		if exactOpen && unc != nil && lag != nil && out.Uncorrected != nil && out.ScheduleLagMS != nil {
 			out.Uncorrected.Fill(unc)
 			out.ScheduleLagMS.Fill(lag)
 		} else {
-			out.Uncorrected.Histogram, out.ScheduleLagMS.Histogram = "", ""
+			if out.Uncorrected != nil {
+				out.Uncorrected.Histogram = ""
+			}
+			if out.ScheduleLagMS != nil {
+				out.ScheduleLagMS.Histogram = ""
+			}
 			notes = appendNew(notes, noteUncorrected)
 		}
 	}
