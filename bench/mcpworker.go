@@ -25,11 +25,10 @@ type Validator func(tool string, structured json.RawMessage) error
 
 // Workload is what MCP workers send.
 type Workload struct {
-	Client    *mcp.Client
-	Ops       []Op
-	Validate  Validator // nil: no output validation
-	Seed      uint64
-	OnSession func(*mcp.Session) // tests: observe sessions
+	Client   *mcp.Client
+	Ops      []Op
+	Validate Validator // nil: no output validation
+	Seed     uint64
 }
 
 // Operations names the workload's operations for Config.Operations.
@@ -83,9 +82,6 @@ func (wl *Workload) NewWorker(ctx context.Context, id int) (Worker, error) {
 		for i := range w.cum {
 			w.cum[i] = float64(i + 1)
 		}
-	}
-	if wl.OnSession != nil {
-		wl.OnSession(s)
 	}
 	return w, nil
 }

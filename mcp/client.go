@@ -127,14 +127,14 @@ func NewHTTPClient(o Options) (*http.Client, *atomic.Int64, error) {
 		if o.CACert != "" {
 			pem, err := os.ReadFile(o.CACert)
 			if err != nil {
-				return nil, nil, fmt.Errorf("--cacert: %w", err)
+				return nil, nil, configErrorf("--cacert: %v", err)
 			}
 			pool, err := x509.SystemCertPool()
 			if err != nil || pool == nil {
 				pool = x509.NewCertPool()
 			}
 			if !pool.AppendCertsFromPEM(pem) {
-				return nil, nil, fmt.Errorf("--cacert %s: no PEM certificate found", o.CACert)
+				return nil, nil, configErrorf("--cacert %s: no PEM certificate found", o.CACert)
 			}
 			cfg.RootCAs = pool
 		}
@@ -171,13 +171,13 @@ func (g dialGate) enter() func() {
 func ParseURL(raw string) (*url.URL, error) {
 	u, err := url.Parse(raw)
 	if err != nil {
-		return nil, fmt.Errorf("bad URL %q: %w", Redact(raw), err)
+		return nil, configErrorf("bad URL %q: %v", Redact(raw), err)
 	}
 	if u.Scheme != "http" && u.Scheme != "https" {
-		return nil, fmt.Errorf("bad URL %q: scheme must be http or https", Redact(raw))
+		return nil, configErrorf("bad URL %q: scheme must be http or https", Redact(raw))
 	}
 	if u.Host == "" {
-		return nil, fmt.Errorf("bad URL %q: no host", Redact(raw))
+		return nil, configErrorf("bad URL %q: no host", Redact(raw))
 	}
 	if u.Path == "" || u.Path == "/" {
 		u.Path = "/mcp"
@@ -227,7 +227,7 @@ func Dial(ctx context.Context, o Options) (*Client, error) {
 		o.ProtocolVersion = ""
 	}
 	if o.ProtocolVersion != "" && !slices.Contains(Revisions(), o.ProtocolVersion) {
-		return nil, fmt.Errorf("unsupported protocol version %q (supported: %s)", o.ProtocolVersion, strings.Join(Revisions(), ", "))
+		return nil, configErrorf("unsupported protocol version %q (supported: %s)", o.ProtocolVersion, strings.Join(Revisions(), ", "))
 	}
 	hc, dials, err := NewHTTPClient(o)
 	if err != nil {
@@ -243,13 +243,13 @@ func Dial(ctx context.Context, o Options) (*Client, error) {
 	case EngineFast:
 		if o.Transport != "stdio" {
 			if !fastEligible(u, o) {
-				return nil, fmt.Errorf("the fasthttp engine serves plain http:// without a proxy; use --engine net/http")
+				return nil, configErrorf("the fasthttp engine serves plain http:// without a proxy; use --engine net/http")
 			}
 			c.fast = newFastClient(u, o, max(o.PoolSize, 1), dials)
 		}
 	case EngineNetHTTP:
 	default:
-		return nil, fmt.Errorf("unknown engine %q (auto, fasthttp or net/http)", o.Engine)
+		return nil, configErrorf("unknown engine %q (auto, fasthttp or net/http)", o.Engine)
 	}
 	if err := c.negotiate(ctx); err != nil {
 		hc.CloseIdleConnections()
@@ -320,7 +320,7 @@ func (c *Client) negotiate(ctx context.Context) error {
 	}
 	if c.opts.Transport == "sse" {
 		if IsModern(want) {
-			return fmt.Errorf("protocol %s has no HTTP+SSE transport", want)
+			return configErrorf("protocol %s has no HTTP+SSE transport", want)
 		}
 		if err := c.useLegacy(); err != nil {
 			return err
@@ -381,7 +381,7 @@ func (c *Client) discover(ctx context.Context, want string, s *Session) (bool, e
 	if err != nil {
 		return false, err
 	}
-	res, status, err := s.exchange(ctx, p, "")
+	res, err := s.exchange(ctx, p, "")
 	if err != nil {
 		var e *Error
 		if errors.As(err, &e) && (e.Kind == KindConnect || e.Kind == KindTimeout) {
@@ -401,7 +401,6 @@ func (c *Client) discover(ctx context.Context, want string, s *Session) (bool, e
 			}
 			return false, nil
 		}
-		_ = status
 		return false, nil // an initialize-era server: fall back
 	}
 	var dr struct {
@@ -549,7 +548,7 @@ func (s *Session) initialize(ctx context.Context, want string) error {
 	if err != nil {
 		return err
 	}
-	res, _, err := s.exchange(ctx, p, "")
+	res, err := s.exchange(ctx, p, "")
 	if err != nil {
 		if KindOf(err) == KindHTTPStatus || KindOf(err) == KindTransport || KindOf(err) == KindJSONRPC || KindOf(err) == KindSessionExpired {
 			return &notMCPError{err}
@@ -588,7 +587,7 @@ func (c *Client) Request(ctx context.Context, s *Session, req Request, cursor st
 	if err != nil {
 		return nil, err
 	}
-	res, _, err := s.exchange(ctx, p, cursor)
+	res, err := s.exchange(ctx, p, cursor)
 	if err != nil {
 		return nil, err
 	}

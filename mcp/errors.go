@@ -115,3 +115,13 @@ func classifyNetErr(err error) Kind {
 func wrapNet(err error, msg string) *Error {
 	return &Error{Kind: classifyNetErr(err), Msg: msg, Err: err}
 }
+
+// ConfigError is a problem with the options, not with the server: the
+// caller's to report as a usage error.
+type ConfigError struct{ msg string }
+
+func (e *ConfigError) Error() string { return e.msg }
+
+func configErrorf(format string, a ...any) error {
+	return &ConfigError{fmt.Sprintf(format, a...)}
+}

@@ -77,9 +77,11 @@ func newFastClient(u *url.URL, o Options, pool int, dials *atomic.Int64) *fastht
 		MaxIdleConnDuration:       90 * time.Second,
 		MaxResponseBodySize:       int(o.MaxResponseBytes),
 		MaxIdemponentCallAttempts: 1,
-		RetryIf:                   func(*fasthttp.Request) bool { return false },
-		ReadBufferSize:            fastReadBuffer,
-		WriteBufferSize:           fastWriteBuffer,
+		// A load tester never resends: a retried request would be counted
+		// once and cost the server twice.
+		RetryIfErr:      func(*fasthttp.Request, int, error) (bool, bool) { return false, false },
+		ReadBufferSize:  fastReadBuffer,
+		WriteBufferSize: fastWriteBuffer,
 		Dial: func(addr string) (net.Conn, error) {
 			dials.Add(1)
 			defer gate.enter()()

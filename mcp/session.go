@@ -158,12 +158,12 @@ func (s *Session) post(ctx context.Context, h http.Header, body []byte) (*http.R
 
 // exchange sends p (with a cursor, if given) and returns the raw result of
 // the matching response, valid until the next exchange.
-func (s *Session) exchange(ctx context.Context, p *Prepared, cursor string) (json.RawMessage, int, error) {
+func (s *Session) exchange(ctx context.Context, p *Prepared, cursor string) (json.RawMessage, error) {
 	r := s.Do(ctx, p, cursor)
 	if r.Kind != OK && r.Kind != KindToolError {
-		return nil, 0, r.Err
+		return nil, r.Err
 	}
-	return s.rep.Result, 200, nil
+	return s.rep.Result, nil
 }
 
 // Do sends one request and classifies its answer. It is the hot path.
@@ -237,7 +237,6 @@ func (s *Session) do(ctx context.Context, p *Prepared, cursor string) Result {
 		return *res
 	}
 	s.classify(p, res)
-	res.ConnWait = s.connWait
 	return *res
 }
 

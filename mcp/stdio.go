@@ -33,9 +33,6 @@ type stdioProc struct {
 	stderr *tailBuffer
 }
 
-// stdioWaiter is a session's mailbox for its answers, reused per request.
-type stdioWaiter struct{ ch chan []byte }
-
 // startStdio starts one server process.
 func startStdio(argv []string, maxLine int) (*stdioProc, error) {
 	if len(argv) == 0 {

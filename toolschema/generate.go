@@ -349,12 +349,11 @@ func (st *genState) genType(t string, m map[string]any, ptr string, depth int) (
 // numBounds reads minimum/maximum and both spellings of the exclusive
 // bounds: numbers (2019-09 and later, draft-06/07) and booleans (draft-04).
 type numBounds struct {
-	lo, hi           float64
-	hasLo, hasHi     bool
-	exLo, exHi       bool
-	loKw, hiKw       string
-	loRaw, hiRaw     any
-	loRatOK, hiRatOK bool
+	lo, hi       float64
+	hasLo, hasHi bool
+	exLo, exHi   bool
+	loKw, hiKw   string
+	loRaw, hiRaw any
 }
 
 func readBounds(m map[string]any) numBounds {

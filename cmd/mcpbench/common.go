@@ -421,10 +421,8 @@ func splitCommand(fs *pflag.FlagSet) (rest, command []string) {
 func dial(ctx context.Context, o mcp.Options) (*mcp.Client, error) {
 	c, err := mcp.Dial(ctx, o)
 	if err != nil {
-		if _, ok := err.(usageError); ok {
-			return nil, err
-		}
-		if strings.HasPrefix(err.Error(), "--cacert") || strings.HasPrefix(err.Error(), "unsupported protocol version") {
+		var ce *mcp.ConfigError
+		if errors.As(err, &ce) {
 			return nil, usagef("%v", err)
 		}
 		return nil, unreachableError{fmt.Sprintf("%s: %v", mcp.Redact(o.URL), err)}
