@@ -222,9 +222,7 @@ func runFaultCell(t *testing.T, c faultCell, proto bench.Workload, seed uint64) 
 
 	// Leaks: the client and the server are closed; nothing of theirs may
 	// remain. goleak retries for a while, as connections wind down.
-	// fasthttp's idle-connection cleaner sleeps out its period after the
-	// last connection is closed and then ends: bounded, not a leak.
-	if err := goleak.Find(leaks, goleak.IgnoreAnyFunction("github.com/valyala/fasthttp.(*HostClient).connsCleaner")); err != nil {
+	if err := goleak.Find(leaks); err != nil {
 		t.Errorf("goroutines left after the %s cell: %v", c.kind, err)
 	}
 	fdsAfter := waitFDs(t, fdsBefore, 5*time.Second)

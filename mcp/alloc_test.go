@@ -91,7 +91,7 @@ func readFull(r *bufio.Reader, b []byte) (int, error) {
 	return n, nil
 }
 
-// TestHotPathDoesNotAllocate: on the fasthttp engine a measured request
+// TestHotPathDoesNotAllocate: on the direct engine a measured request
 // costs the client no heap allocation at all.
 func TestHotPathDoesNotAllocate(t *testing.T) {
 	url := rawServer(t)
@@ -101,7 +101,7 @@ func TestHotPathDoesNotAllocate(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close(ctx)
-	if c.Engine() != EngineFast {
+	if c.Engine() != EngineDirect {
 		t.Fatalf("engine %s", c.Engine())
 	}
 	s, _ := c.NewSession(ctx)
@@ -124,7 +124,7 @@ func TestHotPathDoesNotAllocate(t *testing.T) {
 func BenchmarkClientOnly(b *testing.B) {
 	url := rawServer(b)
 	ctx := context.Background()
-	for _, engine := range []string{EngineFast, EngineNetHTTP} {
+	for _, engine := range []string{EngineDirect, EngineNetHTTP} {
 		b.Run(engine, func(b *testing.B) {
 			c, err := Dial(ctx, Options{URL: url, Timeout: 5 * time.Second, Engine: engine})
 			if err != nil {

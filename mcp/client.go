@@ -16,8 +16,6 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
-
-	"github.com/valyala/fasthttp"
 )
 
 // Session modes of stateful revisions.
@@ -46,8 +44,8 @@ type Options struct {
 	CACert    string // PEM file of extra roots
 	Client    ClientInfo
 	DialCount *atomic.Int64
-	// Engine carries the Streamable HTTP POSTs: auto (fasthttp for plain
-	// HTTP without a proxy, else net/http), fasthttp or net/http.
+	// Engine carries the Streamable HTTP POSTs: auto (direct for plain
+	// HTTP without a proxy, else net/http), direct or net/http.
 	Engine string
 	// Command is the server to spawn for the stdio transport, and
 	// StdioProcs how many copies of it (sessions are spread over them).
@@ -72,7 +70,7 @@ type Client struct {
 	opts    Options
 	url     *url.URL
 	hc      *http.Client
-	fast    *fasthttp.HostClient // the POST engine when fasthttp carries them
+	wire    *wirePool // the POST engine's connections when the direct engine carries them
 	rev     string
 	meta    []byte // modern _meta block, encoded once
 	info    ServerInfo
@@ -237,19 +235,19 @@ func Dial(ctx context.Context, o Options) (*Client, error) {
 	c.opts.DialCount = dials
 	switch o.Engine {
 	case "", EngineAuto:
-		if o.Transport != "stdio" && fastEligible(u, o) {
-			c.fast = newFastClient(u, o, max(o.PoolSize, 1), dials)
+		if o.Transport != "stdio" && wireEligible(u) {
+			c.wire = newWirePool(u, o, max(o.PoolSize, 1), dials)
 		}
-	case EngineFast:
+	case EngineDirect:
 		if o.Transport != "stdio" {
-			if !fastEligible(u, o) {
-				return nil, configErrorf("the fasthttp engine serves plain http:// without a proxy; use --engine net/http")
+			if !wireEligible(u) {
+				return nil, configErrorf("the direct engine serves plain http:// without a proxy; use --engine net/http")
 			}
-			c.fast = newFastClient(u, o, max(o.PoolSize, 1), dials)
+			c.wire = newWirePool(u, o, max(o.PoolSize, 1), dials)
 		}
 	case EngineNetHTTP:
 	default:
-		return nil, configErrorf("unknown engine %q (auto, fasthttp or net/http)", o.Engine)
+		return nil, configErrorf("unknown engine %q (auto, direct or net/http)", o.Engine)
 	}
 	if err := c.negotiate(ctx); err != nil {
 		hc.CloseIdleConnections()
@@ -275,8 +273,8 @@ func (c *Client) Engine() string {
 	switch {
 	case len(c.procs) > 0:
 		return "stdio"
-	case c.fast != nil && !c.legacy:
-		return EngineFast
+	case c.wire != nil && !c.legacy:
+		return EngineDirect
 	}
 	return EngineNetHTTP
 }
@@ -287,10 +285,8 @@ func (c *Client) PoolSize() int { return max(c.opts.PoolSize, 1) }
 // Close drops idle connections (and the shared session, if any).
 func (c *Client) Close(ctx context.Context) {
 	c.closeProcs()
-	if c.fast != nil {
-		// Its cleaner goroutine notices on its next tick (at most
-		// MaxIdleConnDuration later) that nothing is left, and ends.
-		defer c.fast.CloseIdleConnections()
+	if c.wire != nil {
+		defer c.wire.close()
 	}
 	if c.shared != "" {
 		s := c.newSession()

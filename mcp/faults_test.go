@@ -16,7 +16,7 @@ import (
 
 // bareClient is a client for a hand-written server that speaks no
 // handshake: requests go out with no session and no negotiated revision.
-func bareClient(t *testing.T, url string, timeout time.Duration, maxBody int64) *Client {
+func bareClient(t *testing.T, url string, timeout time.Duration, maxBody int64, engine string) *Client {
 	t.Helper()
 	o := Options{URL: url, Timeout: timeout, MaxResponseBytes: maxBody, PoolSize: 1}
 	u, err := ParseURL(url)
@@ -28,7 +28,11 @@ func bareClient(t *testing.T, url string, timeout time.Duration, maxBody int64) 
 		t.Fatal(err)
 	}
 	o.DialCount = dials
-	return &Client{opts: o, url: u, hc: hc, maxBody: int(maxBody)}
+	c := &Client{opts: o, url: u, hc: hc, maxBody: int(maxBody)}
+	if engine == EngineDirect {
+		c.wire = newWirePool(u, o, 1, dials)
+	}
+	return c
 }
 
 // TestMisbehavingServers: answers no fault of the reference server covers.
@@ -99,44 +103,49 @@ func TestMisbehavingServers(t *testing.T) {
 		"oversized (JSON)":                KindTransport,
 		"oversized event (SSE)":           KindTransport,
 	}
-	for name, h := range handlers {
-		t.Run(name, func(t *testing.T) {
-			srv := httptest.NewServer(h)
-			defer srv.Close()
-			c := bareClient(t, srv.URL+"/mcp", timeout, 1<<20)
-			defer c.hc.CloseIdleConnections()
-			s := c.newSession()
-			p, err := s.Prepare(Request{Method: "tools/list"})
-			if err != nil {
-				t.Fatal(err)
-			}
-			for range 2 { // the second on a fresh connection if the first was dropped
-				start := time.Now()
-				r := s.Do(context.Background(), p, "")
-				took := time.Since(start)
-				if r.Kind != want[name] {
-					t.Fatalf("kind %s (%v), want %s", r.Kind, r.Err, want[name])
-				}
-				// Every read is bounded by the timeout (slack for a busy machine).
-				if took > timeout+2*time.Second {
-					t.Fatalf("took %s with a %s timeout", took, timeout)
-				}
-			}
-			if strings.HasPrefix(name, "oversized") {
-				// The connection is dropped, not drained: each request
-				// dialled its own, and the server could not write it all.
-				if d := c.Dials(); d != 2 {
-					t.Errorf("%d dials for 2 oversized answers: a connection was reused after one", d)
-				}
-				if n := oversizedWritten.Load(); name == "oversized (JSON)" && n > 2*24<<20 {
-					t.Errorf("the server wrote %d MiB: the client drained the answers", n>>20)
-				}
-			}
-		})
+	for _, engine := range []string{EngineDirect, EngineNetHTTP} {
+		for name, h := range handlers {
+			t.Run(engine+"/"+name, func(t *testing.T) {
+				oversizedWritten.Store(0)
+				misbehave(t, engine, name, h, want[name], timeout, &oversizedWritten)
+			})
+		}
 	}
-	// fasthttp's idle-connection cleaner sleeps out its period after the
-	// last connection is closed and then ends: bounded, not a leak.
-	if err := goleak.Find(leaks, goleak.IgnoreAnyFunction("github.com/valyala/fasthttp.(*HostClient).connsCleaner")); err != nil {
+	if err := goleak.Find(leaks); err != nil {
 		t.Fatal(err)
+	}
+}
+
+func misbehave(t *testing.T, engine, name string, h http.HandlerFunc, want Kind, timeout time.Duration, oversizedWritten *atomic.Int64) {
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	c := bareClient(t, srv.URL+"/mcp", timeout, 1<<20, engine)
+	defer c.Close(context.Background())
+	s := c.newSession()
+	p, err := s.Prepare(Request{Method: "tools/list"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 2 { // the second on a fresh connection if the first was dropped
+		start := time.Now()
+		r := s.Do(context.Background(), p, "")
+		took := time.Since(start)
+		if r.Kind != want {
+			t.Fatalf("kind %s (%v), want %s", r.Kind, r.Err, want)
+		}
+		// Every read is bounded by the timeout (slack for a busy machine).
+		if took > timeout+2*time.Second {
+			t.Fatalf("took %s with a %s timeout", took, timeout)
+		}
+	}
+	if strings.HasPrefix(name, "oversized") {
+		// The connection is dropped, not drained: each request
+		// dialled its own, and the server could not write it all.
+		if d := c.Dials(); d != 2 {
+			t.Errorf("%d dials for 2 oversized answers: a connection was reused after one", d)
+		}
+		if n := oversizedWritten.Load(); name == "oversized (JSON)" && n > 2*24<<20 {
+			t.Errorf("the server wrote %d MiB: the client drained the answers", n>>20)
+		}
 	}
 }

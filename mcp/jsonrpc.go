@@ -59,7 +59,7 @@ type Prepared struct {
 	hdr        http.Header
 	hdrSession string
 	hdrRev     string
-	fast       *fastRequest // the fasthttp engine's form
+	wire       *wireRequest // the direct engine's form
 }
 
 // Method returns the prepared request's method.

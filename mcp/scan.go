@@ -1,6 +1,10 @@
 package mcp
 
-import "errors"
+import (
+	"encoding/binary"
+	"errors"
+	"math/bits"
+)
 
 // A JSON-RPC answer is classified from four top-level members, and a tool
 // result from two of its own. Decoding the whole document with
@@ -174,6 +178,29 @@ func skipComposite(b []byte, i int, closer byte, object bool, depth int) (int, e
 	}
 }
 
+// skipPlain returns the index of the first byte from b[i] on that needs a
+// closer look in a string: a quote, a backslash or a control character.
+// Strings are most of a tools/list answer, so it looks at eight bytes at a
+// time: a word is passed over whole when none of its bytes is special.
+func skipPlain(b []byte, i int) int {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	for ; i+8 <= len(b); i += 8 {
+		x := binary.LittleEndian.Uint64(b[i:])
+		q, bs := x^(ones*'"'), x^(ones*'\\')
+		// A byte's high bit in m is set where the byte is zero (in q or
+		// bs) or below 0x20 (in x). Borrows can mark later bytes falsely,
+		// never earlier ones, so the lowest mark is exact.
+		m := ((q - ones) &^ q) | ((bs - ones) &^ bs) | ((x - ones*0x20) &^ x)
+		if m &= highs; m != 0 {
+			return i + bits.TrailingZeros64(m)/8
+		}
+	}
+	for i < len(b) && plainByte[b[i]] {
+		i++
+	}
+	return i
+}
+
 // plainByte marks the bytes a string may hold without a closer look.
 var plainByte = func() (t [256]bool) {
 	for c := 0x20; c < 256; c++ {
@@ -185,9 +212,7 @@ var plainByte = func() (t [256]bool) {
 // skipString returns the index just past the string whose quote is b[i].
 func skipString(b []byte, i int) (int, error) {
 	for i++; i < len(b); i++ {
-		for i < len(b) && plainByte[b[i]] {
-			i++
-		}
+		i = skipPlain(b, i)
 		if i >= len(b) {
 			break
 		}

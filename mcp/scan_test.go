@@ -84,3 +84,20 @@ func FuzzMembers(f *testing.F) {
 		}
 	})
 }
+
+// toolsListAnswer is the reference server's tools/list answer in
+// --fixed-response mode, the body of the generator benchmarks.
+const toolsListAnswer = `{"jsonrpc":"2.0","id":1,"result":{"tools":[{"description":"Return the message unchanged, as text content and as structuredContent {message}.","inputSchema":{"properties":{"message":{"description":"Text to send back","maxLength":65536,"type":"string"}},"required":["message"],"type":"object"},"name":"echo","outputSchema":{"properties":{"message":{"description":"Text to send back","maxLength":65536,"type":"string"}},"required":["message"],"type":"object"},"title":"Echo"}]}}`
+
+// BenchmarkParseToolsList is the scanner's share of a tools/list request.
+func BenchmarkParseToolsList(b *testing.B) {
+	body := []byte(toolsListAnswer)
+	var r reply
+	b.SetBytes(int64(len(body)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := r.parse(body); err != nil || len(r.Result) == 0 {
+			b.Fatal(err)
+		}
+	}
+}

@@ -13,9 +13,8 @@ import (
 	"net/http/httptrace"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
-
-	"github.com/valyala/fasthttp"
 )
 
 // Session is one worker's conversation with the server. It is not safe for
@@ -42,9 +41,13 @@ type Session struct {
 	getConn     time.Time
 	connWait    time.Duration
 
-	// fasthttp engine: the session's response and a reader over its body.
-	fastResp *fasthttp.Response
-	fastBody bytes.Reader
+	// Direct engine: the request bytes, a reader over the answer's body,
+	// the connection in flight and the cancellation hook that cuts it off.
+	wireOut  []byte
+	wireBody bytes.Reader
+	current  atomic.Pointer[wireConn]
+	watched  context.Context
+	unwatch  func() bool
 
 	legacy *legacyStream // 2024-11-05 HTTP+SSE: this session's stream
 	stdio  *stdioProc    // stdio: the server process this session talks to
@@ -201,8 +204,8 @@ func (s *Session) do(ctx context.Context, p *Prepared, cursor string) Result {
 	body = append(body, '}')
 	s.sendScratch = body
 
-	if s.stdio != nil || s.c.legacy || s.c.fast == nil {
-		// fasthttp bounds its requests itself; the others need a timer.
+	if s.stdio != nil || s.c.legacy || s.c.wire == nil {
+		// The direct engine bounds its requests itself; the others need a timer.
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(s.traced(ctx), s.c.opts.Timeout)
 		defer cancel()
@@ -275,8 +278,8 @@ func (s *Session) newID() int64 {
 // exchangeStreamable POSTs body and reads the answer to id, as JSON or as
 // an SSE stream, into s.rep.
 func (s *Session) exchangeStreamable(ctx context.Context, p *Prepared, body []byte, id int64, res *Result) (bool, error) {
-	if s.c.fast != nil {
-		return s.exchangeFast(ctx, p, body, id, res)
+	if s.c.wire != nil {
+		return s.exchangeDirect(ctx, p, body, id, res)
 	}
 	resp, err := s.post(ctx, s.header(p), body)
 	if err != nil {
@@ -556,6 +559,10 @@ func (s *Session) notify(ctx context.Context, method string) error {
 // Close ends the session: DELETE for stateful revisions, as the spec asks.
 func (s *Session) Close(ctx context.Context) error {
 	s.dropLegacy()
+	if s.unwatch != nil {
+		s.unwatch()
+		s.unwatch, s.watched = nil, nil
+	}
 	if s.shared || s.id == "" {
 		return nil
 	}

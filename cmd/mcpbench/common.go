@@ -101,7 +101,7 @@ func (t *targetFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&t.url, "url", "", "MCP endpoint, e.g. http://127.0.0.1:3002/mcp (alias --base-url; an empty path means /mcp)")
 	fs.StringVar(&t.transport, "transport", "auto", "auto|http|sse|stdio (stdio: the server command follows --)")
 	fs.IntVar(&t.stdioProcs, "stdio-procs", 1, "stdio: server processes to spread the workers over")
-	fs.StringVar(&t.engine, "engine", mcp.EngineAuto, "HTTP engine for the measured requests: auto (fasthttp for plain http, else net/http), fasthttp, net/http")
+	fs.StringVar(&t.engine, "engine", mcp.EngineAuto, "HTTP engine for the measured requests: auto (direct for plain http, else net/http), direct, net/http")
 	fs.StringVar(&t.protocolVersion, "protocol-version", "auto", "auto, or a revision from 2024-11-05 to 2026-07-28")
 	fs.StringVar(&t.session, "session", mcp.SessionPerWorker, "per-worker|shared|per-request (stateful revisions)")
 	fs.StringArrayVarP(&t.headers, "header", "H", nil, "extra header 'Name: value', repeatable (MCPBENCH_TOKEN adds Authorization: Bearer)")

@@ -1,0 +1,525 @@
+package mcp
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"net"
+	"net/url"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/valyala/fasthttp"
+)
+
+// The direct engine carries the measured POSTs of plain-HTTP Streamable
+// HTTP on connections of its own. Its request is a byte string built once
+// per prepared request and written with one call; the common answer (a
+// status line, a few headers, Content-Length, a body) is parsed in place
+// from the read buffer. Anything less common (chunked bodies, which is how
+// SSE answers arrive, 1xx answers, folded headers) goes to fasthttp's
+// parser on the same buffered reader, since nothing has been consumed yet.
+//
+// Why not fasthttp's client alone: on a 2-core machine shared with the
+// server, its general request writer, header parser and pooled-connection
+// bookkeeping cost about 1.5 µs per request above this engine
+// (scripts/bench-peers.sh), CPU the server under test would lose.
+
+// Engines that carry Streamable HTTP POSTs.
+const (
+	EngineAuto    = "auto"
+	EngineDirect  = "direct"
+	EngineNetHTTP = "net/http"
+)
+
+const (
+	// Per-connection buffers: room for an answer's headers and a typical
+	// small body. Small, so ten thousand connections stay affordable.
+	wireReadBuffer = 8 << 10
+)
+
+// A connection idle this long is checked for a close by the server before
+// it carries a request (a variable for tests).
+var wireStaleAfter = 2 * time.Second
+
+var errNoFreeConn = errors.New("no free connection in time")
+
+// wireEligible says whether the direct engine can serve u under o.
+func wireEligible(u *url.URL) bool {
+	if u.Scheme != "http" {
+		return false // TLS and HTTP/2 stay with net/http
+	}
+	for _, k := range []string{"HTTP_PROXY", "http_proxy", "ALL_PROXY", "all_proxy"} {
+		if os.Getenv(k) != "" && !noProxyCovers(u.Hostname()) {
+			return false // proxies are net/http's
+		}
+	}
+	return true
+}
+
+// noProxyCovers reports whether NO_PROXY names host (loopback always is, as
+// net/http treats it).
+func noProxyCovers(host string) bool {
+	if ip := net.ParseIP(host); host == "localhost" || ip != nil && ip.IsLoopback() {
+		return true
+	}
+	for _, k := range []string{"NO_PROXY", "no_proxy"} {
+		for _, h := range strings.Split(os.Getenv(k), ",") {
+			h = strings.TrimSpace(h)
+			if h == "*" || h != "" && strings.HasSuffix(host, strings.TrimPrefix(h, ".")) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// wirePool holds at most max connections to one address. Its slots
+// channel holds one entry per connection the pool may have: an idle
+// connection, or nil for one not dialled. Taking a request's connection is
+// one receive, giving it back one send.
+type wirePool struct {
+	addr    string
+	dialer  net.Dialer
+	gate    dialGate
+	dials   *atomic.Int64
+	slots   chan *wireConn
+	maxBody int
+
+	mu     sync.Mutex
+	closed bool
+}
+
+// wireConn is one keep-alive connection and its read buffer.
+type wireConn struct {
+	nc       net.Conn
+	br       *bufio.Reader
+	lastUsed time.Time
+	body     []byte             // an answer larger than the read buffer
+	resp     *fasthttp.Response // the uncommon answers' parser
+}
+
+func newWirePool(u *url.URL, o Options, size int, dials *atomic.Int64) *wirePool {
+	addr := u.Host
+	if u.Port() == "" {
+		addr = net.JoinHostPort(u.Hostname(), "80")
+	}
+	p := &wirePool{
+		addr:    addr,
+		dialer:  net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second},
+		gate:    newDialGate(),
+		dials:   dials,
+		slots:   make(chan *wireConn, size),
+		maxBody: int(o.MaxResponseBytes),
+	}
+	for range size {
+		p.slots <- nil
+	}
+	return p
+}
+
+// get returns a connection, dialling one if a free slot has none, and how
+// long it waited for a slot. It gives up at deadline.
+func (p *wirePool) get(now, deadline time.Time) (*wireConn, time.Duration, error) {
+	var c *wireConn
+	var waited time.Duration
+	select {
+	case c = <-p.slots:
+	default:
+		asked := now
+		t := time.NewTimer(deadline.Sub(now))
+		select {
+		case c = <-p.slots:
+			t.Stop()
+			now = time.Now()
+			waited = now.Sub(asked)
+		case <-t.C:
+			return nil, time.Since(asked), errNoFreeConn
+		}
+	}
+	if c != nil && now.Sub(c.lastUsed) > wireStaleAfter && !c.alive() {
+		c.nc.Close()
+		c = nil
+	}
+	if c == nil {
+		var err error
+		if c, err = p.dial(deadline); err != nil {
+			p.slots <- nil
+			return nil, waited, err
+		}
+	}
+	return c, waited, nil
+}
+
+func (p *wirePool) dial(deadline time.Time) (*wireConn, error) {
+	p.dials.Add(1)
+	leave := p.gate.enter()
+	d := p.dialer
+	d.Deadline = deadline
+	nc, err := d.Dial("tcp", p.addr)
+	leave()
+	if err != nil {
+		return nil, err
+	}
+	return &wireConn{nc: nc, br: bufio.NewReaderSize(nc, wireReadBuffer)}, nil
+}
+
+// put gives c back; a connection that cannot carry another request
+// (broken, or closed by the server) frees its slot instead.
+func (p *wirePool) put(c *wireConn, reusable bool) {
+	if reusable {
+		p.mu.Lock()
+		reusable = !p.closed
+		p.mu.Unlock()
+	}
+	if !reusable {
+		c.nc.Close()
+		c = nil
+	}
+	p.slots <- c
+}
+
+// close closes the idle connections; ones in use are closed when they come
+// back.
+func (p *wirePool) close() {
+	p.mu.Lock()
+	p.closed = true
+	p.mu.Unlock()
+	emptied := 0
+	defer func() {
+		for range emptied {
+			p.slots <- nil
+		}
+	}()
+	for {
+		select {
+		case c := <-p.slots:
+			if c != nil {
+				c.nc.Close()
+			}
+			emptied++
+		default:
+			return
+		}
+	}
+}
+
+// alive reports whether an idle connection is still open: a read that
+// times out means it is; EOF or data nobody asked for means it is not.
+// (A deadline already past would fail the read before it is tried.)
+func (c *wireConn) alive() bool {
+	if c.br.Buffered() > 0 {
+		return false
+	}
+	_ = c.nc.SetReadDeadline(time.Now().Add(time.Millisecond))
+	_, err := c.br.Peek(1)
+	_ = c.nc.SetReadDeadline(time.Time{})
+	var ne net.Error
+	return errors.As(err, &ne) && ne.Timeout()
+}
+
+// wireRequest is a prepared request's bytes up to the Content-Length
+// value, built again only when the session id or revision changed.
+type wireRequest struct {
+	head    []byte
+	session string
+	rev     string
+}
+
+func (s *Session) wireHeadFor(p *Prepared) []byte {
+	if p.wire != nil && p.wire.session == s.id && p.wire.rev == s.c.rev {
+		return p.wire.head
+	}
+	u := s.c.url
+	b := []byte("POST " + u.RequestURI() + " HTTP/1.1\r\nHost: " + u.Host + "\r\n")
+	for k, vs := range s.buildHeader(p) {
+		for _, v := range vs {
+			b = append(b, k...)
+			b = append(b, ": "...)
+			b = append(b, v...)
+			b = append(b, "\r\n"...)
+		}
+	}
+	b = append(b, "Content-Length: "...)
+	p.wire = &wireRequest{head: b, session: s.id, rev: s.c.rev}
+	return b
+}
+
+// exchangeDirect is exchangeStreamable on the direct engine. The answer is
+// read whole (bounded by --max-response-bytes) before it is parsed, which
+// is what reading an SSE answer to its end amounts to anyway.
+func (s *Session) exchangeDirect(ctx context.Context, p *Prepared, body []byte, id int64, res *Result) (bool, error) {
+	if err := ctx.Err(); err != nil {
+		return false, &Error{Kind: KindOf(err), Msg: p.req.Method, Err: err}
+	}
+	start := time.Now()
+	deadline := start.Add(s.c.opts.Timeout)
+	if dl, ok := ctx.Deadline(); ok && dl.Before(deadline) {
+		deadline = dl
+	}
+	pool := s.c.wire
+	c, waited, err := pool.get(start, deadline)
+	s.connWait = waited
+	if err != nil {
+		return false, wireError(p, err)
+	}
+	s.watch(ctx, c)
+	a, err := s.roundTrip(c, p, body, deadline)
+	s.current.Store(nil)
+	if err != nil {
+		pool.put(c, false)
+		if ctx.Err() != nil {
+			err = ctx.Err() // cut off by the caller, not by the server
+		}
+		return false, wireError(p, err)
+	}
+	c.lastUsed = start
+	s.wireBody.Reset(a.body)
+	found, aerr := s.answer(ctx, p, id, res, a.status, a.contentType, a.sessionID, &s.wireBody)
+	res.Received = int64(len(a.body))
+	// The body may live in the read buffer: discard it only now.
+	if a.inBuffer > 0 {
+		_, _ = c.br.Discard(a.inBuffer)
+	}
+	pool.put(c, !a.close)
+	return found, aerr
+}
+
+// wireAnswer is what a round trip read. body may point into the
+// connection's read buffer (inBuffer bytes of it, consumed once the answer
+// has been handled).
+type wireAnswer struct {
+	status      int
+	contentType string
+	sessionID   string
+	body        []byte
+	inBuffer    int
+	close       bool
+}
+
+func (s *Session) roundTrip(c *wireConn, p *Prepared, body []byte, deadline time.Time) (wireAnswer, error) {
+	var a wireAnswer
+	if err := c.nc.SetDeadline(deadline); err != nil {
+		return a, err
+	}
+	out := append(s.wireOut[:0], s.wireHeadFor(p)...)
+	out = strconv.AppendInt(out, int64(len(body)), 10)
+	out = append(out, "\r\n\r\n"...)
+	out = append(out, body...)
+	s.wireOut = out
+	if _, err := c.nc.Write(out); err != nil {
+		return a, err
+	}
+	h, err := peekHead(c.br)
+	if err != nil {
+		return a, err
+	}
+	if ok := parseHead(h, &a, p.req.Method == "initialize"); !ok {
+		return a, s.readUncommon(c, &a, p.req.Method == "initialize")
+	}
+	n := a.inBuffer // the Content-Length, for now
+	if n > s.c.wire.maxBody {
+		return a, fasthttp.ErrBodyTooLarge
+	}
+	if _, err := c.br.Discard(len(h)); err != nil {
+		return a, err
+	}
+	if n <= c.br.Size() {
+		if a.body, err = c.br.Peek(n); err != nil {
+			return a, err
+		}
+		a.inBuffer = n
+		return a, nil
+	}
+	a.inBuffer = 0
+	if cap(c.body) < n {
+		c.body = make([]byte, n)
+	}
+	a.body = c.body[:n]
+	_, err = io.ReadFull(c.br, a.body)
+	return a, err
+}
+
+// readUncommon hands an answer the in-place parser does not take to
+// fasthttp's, which reads it from the same buffer.
+func (s *Session) readUncommon(c *wireConn, a *wireAnswer, wantSession bool) error {
+	if c.resp == nil {
+		c.resp = &fasthttp.Response{}
+	}
+	r := c.resp
+	r.Reset()
+	if err := r.ReadLimitBody(c.br, s.c.wire.maxBody); err != nil {
+		return err
+	}
+	a.status = r.StatusCode()
+	a.contentType = bytesToString(r.Header.ContentType())
+	if wantSession {
+		a.sessionID = string(r.Header.Peek("Mcp-Session-Id"))
+	}
+	a.body = r.Body()
+	a.inBuffer = 0
+	a.close = r.ConnectionClose()
+	return nil
+}
+
+// peekHead returns the answer's status line and headers, through the
+// blank line, without consuming them.
+func peekHead(br *bufio.Reader) ([]byte, error) {
+	for searched := 0; ; {
+		n := max(br.Buffered(), 1)
+		b, err := br.Peek(n)
+		if i := bytes.Index(b[max(searched-3, 0):], crlf2); i >= 0 {
+			return b[:max(searched-3, 0)+i+4], nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		searched = len(b)
+		if len(b) == br.Size() {
+			return nil, errHeadTooLarge
+		}
+		if _, err := br.Peek(len(b) + 1); err != nil && !errors.Is(err, bufio.ErrBufferFull) {
+			return nil, err
+		}
+	}
+}
+
+var (
+	crlf2           = []byte("\r\n\r\n")
+	errHeadTooLarge = errors.New("answer headers larger than the read buffer")
+)
+
+// parseHead reads the status and the headers the client needs from h. It
+// returns false, leaving the answer to fasthttp, for anything but a final
+// answer with a Content-Length and plain header lines; a.inBuffer is set
+// to the Content-Length.
+func parseHead(h []byte, a *wireAnswer, wantSession bool) bool {
+	line, rest, _ := bytes.Cut(h, crlf)
+	// "HTTP/1.x NNN reason"
+	if len(line) < 12 || string(line[:8]) != "HTTP/1.1" || line[8] != ' ' || len(line) > 12 && line[12] != ' ' {
+		return false // HTTP/1.0 among them: its keep-alive rules are fasthttp's
+	}
+	code := 0
+	for _, d := range line[9:12] {
+		if d < '0' || d > '9' {
+			return false
+		}
+		code = code*10 + int(d-'0')
+	}
+	if code < 200 || code == 204 || code == 304 {
+		return false
+	}
+	a.status = code
+	length := -1
+	for len(rest) > 2 {
+		line, rest, _ = bytes.Cut(rest, crlf)
+		colon := bytes.IndexByte(line, ':')
+		if colon <= 0 || line[0] == ' ' || line[0] == '\t' {
+			return false
+		}
+		name, value := line[:colon], bytes.TrimSpace(line[colon+1:])
+		switch {
+		case bytes.EqualFold(name, hContentLength):
+			n, ok := parseLength(value)
+			if !ok || length >= 0 && n != length {
+				return false
+			}
+			length = n
+		case bytes.EqualFold(name, hTransferEncoding):
+			return false
+		case bytes.EqualFold(name, hContentType):
+			a.contentType = bytesToString(value)
+		case bytes.EqualFold(name, hConnection):
+			if bytes.EqualFold(value, []byte("close")) {
+				a.close = true
+			}
+		case wantSession && bytes.EqualFold(name, hSessionID):
+			a.sessionID = string(value)
+		}
+	}
+	if length < 0 {
+		return false
+	}
+	a.inBuffer = length
+	return true
+}
+
+func parseLength(b []byte) (int, bool) {
+	if len(b) == 0 || len(b) > 12 {
+		return 0, false
+	}
+	n := 0
+	for _, d := range b {
+		if d < '0' || d > '9' {
+			return 0, false
+		}
+		n = n*10 + int(d-'0')
+	}
+	return n, true
+}
+
+var (
+	crlf              = []byte("\r\n")
+	hContentLength    = []byte("Content-Length")
+	hTransferEncoding = []byte("Transfer-Encoding")
+	hContentType      = []byte("Content-Type")
+	hConnection       = []byte("Connection")
+	hSessionID        = []byte("Mcp-Session-Id")
+)
+
+// watch makes a cancellation of ctx cut off the request in flight on c:
+// past the grace period after an interrupt, a request is not waited for.
+// The hook is registered once per context the session sees.
+func (s *Session) watch(ctx context.Context, c *wireConn) {
+	s.current.Store(c)
+	if ctx == s.watched || ctx.Done() == nil {
+		return
+	}
+	if s.unwatch != nil {
+		s.unwatch()
+	}
+	s.watched = ctx
+	s.unwatch = context.AfterFunc(ctx, func() {
+		if c := s.current.Load(); c != nil {
+			_ = c.nc.SetDeadline(time.Unix(1, 0))
+		}
+	})
+}
+
+func wireError(p *Prepared, err error) *Error {
+	switch {
+	case errors.Is(err, errNoFreeConn):
+		return &Error{Kind: KindTimeout, Msg: p.req.Method + ": no free connection in time", Err: err}
+	case errors.Is(err, fasthttp.ErrBodyTooLarge):
+		return &Error{Kind: KindTransport, Msg: "answer larger than --max-response-bytes", Err: err}
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		return &Error{Kind: KindOf(err), Msg: p.req.Method, Err: err}
+	}
+	var op *net.OpError
+	if errors.As(err, &op) && op.Op == "dial" {
+		return &Error{Kind: KindConnect, Msg: p.req.Method, Err: err}
+	}
+	return &Error{Kind: classifyNetErr(err), Msg: p.req.Method, Err: err}
+}
+
+// bytesToString copies; content types are short.
+func bytesToString(b []byte) string {
+	if bytes.Equal(b, ctJSON) {
+		return "application/json"
+	}
+	if bytes.Equal(b, ctSSE) {
+		return "text/event-stream"
+	}
+	return string(b)
+}
+
+var (
+	ctJSON = []byte("application/json")
+	ctSSE  = []byte("text/event-stream")
+)

@@ -1,0 +1,279 @@
+package mcp
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"net"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+)
+
+func TestParseHead(t *testing.T) {
+	cases := []struct {
+		name, head  string
+		ok          bool
+		status, n   int
+		ct, session string
+		close       bool
+	}{
+		{"common", "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 12\r\nMcp-Session-Id: abc\r\n\r\n", true, 200, 12, "application/json", "abc", false},
+		{"no reason phrase", "HTTP/1.1 202\r\nContent-Length: 0\r\n\r\n", true, 202, 0, "", "", false},
+		{"names in any case", "HTTP/1.1 404 Not Found\r\ncontent-length:  3 \r\nCONNECTION: Close\r\ncontent-type: text/plain\r\n\r\n", true, 404, 3, "text/plain", "", true},
+		{"same length twice", "HTTP/1.1 200 OK\r\nContent-Length: 5\r\nContent-Length: 5\r\n\r\n", true, 200, 5, "", "", false},
+		{"lengths disagree", "HTTP/1.1 200 OK\r\nContent-Length: 5\r\nContent-Length: 6\r\n\r\n", false, 0, 0, "", "", false},
+		{"chunked", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nContent-Type: text/event-stream\r\n\r\n", false, 0, 0, "", "", false},
+		{"no length", "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n\r\n", false, 0, 0, "", "", false},
+		{"bad length", "HTTP/1.1 200 OK\r\nContent-Length: -1\r\n\r\n", false, 0, 0, "", "", false},
+		{"HTTP/1.0", "HTTP/1.0 200 OK\r\nContent-Length: 2\r\n\r\n", false, 0, 0, "", "", false},
+		{"interim", "HTTP/1.1 100 Continue\r\n\r\n", false, 0, 0, "", "", false},
+		{"no content", "HTTP/1.1 204 No Content\r\nContent-Length: 0\r\n\r\n", false, 0, 0, "", "", false},
+		{"folded header", "HTTP/1.1 200 OK\r\nContent-Length: 2\r\nX-A: b\r\n c\r\n\r\n", false, 0, 0, "", "", false},
+		{"bad status", "HTTP/1.1 2x0 OK\r\nContent-Length: 2\r\n\r\n", false, 0, 0, "", "", false},
+		{"not HTTP", "SSH-2.0-OpenSSH\r\n\r\n", false, 0, 0, "", "", false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var a wireAnswer
+			ok := parseHead([]byte(c.head), &a, true)
+			if ok != c.ok {
+				t.Fatalf("parsed %v, want %v", ok, c.ok)
+			}
+			if !ok {
+				return
+			}
+			if a.status != c.status || a.inBuffer != c.n || a.contentType != c.ct || a.sessionID != c.session || a.close != c.close {
+				t.Fatalf("got %+v", a)
+			}
+		})
+	}
+	var a wireAnswer
+	parseHead([]byte("HTTP/1.1 200 OK\r\nContent-Length: 0\r\nMcp-Session-Id: abc\r\n\r\n"), &a, false)
+	if a.sessionID != "" {
+		t.Fatal("the session id was read on a request that does not ask for one")
+	}
+}
+
+// scriptServer answers each request on a connection with the next of the
+// answers script gives for it, written in pieces of step bytes (all at once
+// when step is 0), with "#" replaced by the request's JSON-RPC id (which
+// must be one digit, to keep lengths right). An answer ending in
+// "\x00close" is followed by a close of the connection.
+func scriptServer(t *testing.T, step int, script func(conn, req int) string) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	t.Cleanup(func() { l.Close(); wg.Wait() })
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for n := 0; ; n++ {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				defer c.Close()
+				r := bufio.NewReader(c)
+				for req := 0; ; req++ {
+					id, ok := readRequestID(r)
+					if !ok {
+						return
+					}
+					out, closeAfter := strings.CutSuffix(strings.ReplaceAll(script(n, req), "#", id), "\x00close")
+					for b := []byte(out); len(b) > 0; {
+						k := len(b)
+						if step > 0 {
+							k = min(k, step)
+						}
+						if _, err := c.Write(b[:k]); err != nil {
+							return
+						}
+						b = b[k:]
+					}
+					if closeAfter {
+						return
+					}
+				}
+			}()
+		}
+	}()
+	return "http://" + l.Addr().String() + "/mcp"
+}
+
+// readRequestID reads one request and returns the id its body ends with.
+func readRequestID(r *bufio.Reader) (string, bool) {
+	length := 0
+	for {
+		line, err := r.ReadString('\n')
+		if err != nil {
+			return "", false
+		}
+		if line == "\r\n" {
+			break
+		}
+		if k, v, ok := strings.Cut(line, ":"); ok && strings.EqualFold(k, "Content-Length") {
+			length, _ = strconv.Atoi(strings.TrimSpace(v))
+		}
+	}
+	body := make([]byte, length)
+	if _, err := readFull(r, body); err != nil {
+		return "", false
+	}
+	body = bytes.TrimSuffix(body, []byte("}"))
+	i := len(body)
+	for i > 0 && body[i-1] >= '0' && body[i-1] <= '9' {
+		i--
+	}
+	return string(body[i:]), true
+}
+
+func jsonAnswer(extra, body string) string {
+	return "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n" + extra + "Content-Length: " + strconv.Itoa(len(body)) + "\r\n\r\n" + body
+}
+
+const toolsResult = `{"jsonrpc":"2.0","id":#,"result":{"tools":[]}}`
+
+// TestDirectEngineAnswers: every shape of answer a server may send comes
+// out as the same result, whether the in-place parser or fasthttp's reads
+// it, and connections are reused exactly when the answer allows.
+func TestDirectEngineAnswers(t *testing.T) {
+	leaks := goleak.IgnoreCurrent()
+	big := `{"jsonrpc":"2.0","id":#,"result":{"tools":[{"name":"` + strings.Repeat("x", 20<<10) + `","inputSchema":{"type":"object"}}]}}`
+	chunked := func(body string) string {
+		return fmt.Sprintf("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n%x\r\n%s\r\n0\r\n\r\n", len(body), body)
+	}
+	event := "event: message\ndata: " + toolsResult + "\n\n"
+	sse := fmt.Sprintf("HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n%x\r\n%s\r\n0\r\n\r\n", len(event), event)
+	cases := []struct {
+		name  string
+		step  int
+		ans   string
+		dials int64 // for three requests
+	}{
+		{"content-length", 0, jsonAnswer("", toolsResult), 1},
+		{"one byte at a time", 1, jsonAnswer("", toolsResult), 1},
+		{"larger than the read buffer", 1000, jsonAnswer("", big), 1},
+		{"chunked", 7, chunked(toolsResult), 1},
+		{"interim answer first", 0, "HTTP/1.1 100 Continue\r\n\r\n" + jsonAnswer("", toolsResult), 1},
+		{"connection close", 0, jsonAnswer("Connection: close\r\n", toolsResult) + "\x00close", 3},
+		{"HTTP/1.0", 0, strings.Replace(jsonAnswer("", toolsResult), "HTTP/1.1", "HTTP/1.0", 1) + "\x00close", 3},
+		{"SSE", 5, sse, 1},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			url := scriptServer(t, c.step, func(int, int) string { return c.ans })
+			cl := bareClient(t, url, 5*time.Second, 1<<20, EngineDirect)
+			defer cl.Close(context.Background())
+			s := cl.newSession()
+			p, _ := s.Prepare(Request{Method: "tools/list"})
+			for i := range 3 {
+				r := s.Do(context.Background(), p, "")
+				if r.Kind != OK {
+					t.Fatalf("request %d: %s: %v", i, r.Kind, r.Err)
+				}
+				if r.Received == 0 {
+					t.Fatalf("request %d: no bytes received", i)
+				}
+			}
+			if d := cl.Dials(); d != c.dials {
+				t.Fatalf("%d dials for 3 requests, want %d", d, c.dials)
+			}
+		})
+	}
+	if err := goleak.Find(leaks); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestDirectPool: with one connection for two sessions, the second waits
+// for it (and says how long), gives up with a time-out when the wait
+// outlasts the request timeout, and a request cancelled by its caller ends
+// at once instead of at the timeout.
+func TestDirectPool(t *testing.T) {
+	const hold = 300 * time.Millisecond
+	url := scriptServer(t, 0, func(int, int) string {
+		time.Sleep(hold)
+		return jsonAnswer("", toolsResult)
+	})
+	leaks := goleak.IgnoreCurrent() // all but the server's listener, which stops at cleanup
+	// The second session's request is bounded by wait, the first by 5 s.
+	run := func(wait time.Duration) (first, second Result) {
+		cl := bareClient(t, url, 5*time.Second, 1<<20, EngineDirect)
+		defer cl.Close(context.Background())
+		a, b := cl.newSession(), cl.newSession()
+		pa, _ := a.Prepare(Request{Method: "tools/list"})
+		pb, _ := b.Prepare(Request{Method: "tools/list"})
+		done := make(chan Result)
+		go func() { done <- a.Do(context.Background(), pa, "") }()
+		time.Sleep(hold / 3) // a has the connection
+		ctx, cancel := context.WithTimeout(context.Background(), wait)
+		defer cancel()
+		second = b.Do(ctx, pb, "")
+		return <-done, second
+	}
+	first, second := run(5 * time.Second)
+	if first.Kind != OK || second.Kind != OK {
+		t.Fatalf("%s, %s: %v %v", first.Kind, second.Kind, first.Err, second.Err)
+	}
+	if second.ConnWait < hold/2 || first.ConnWait > hold/2 {
+		t.Fatalf("connection waits %s and %s: the second should have waited about %s", first.ConnWait, second.ConnWait, 2*hold/3)
+	}
+	_, second = run(hold / 3)
+	if second.Kind != KindTimeout || !strings.Contains(second.Err.Error(), "no free connection") {
+		t.Fatalf("%s: %v, want a time-out waiting for a connection", second.Kind, second.Err)
+	}
+
+	// Cancelled in flight: the session's hook cuts the read off.
+	cl := bareClient(t, url, 10*time.Second, 1<<20, EngineDirect)
+	s := cl.newSession()
+	p, _ := s.Prepare(Request{Method: "tools/list"})
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(hold/3, cancel)
+	start := time.Now()
+	if r := s.Do(ctx, p, ""); r.Kind == OK {
+		t.Fatal("a cancelled request succeeded")
+	}
+	if took := time.Since(start); took > hold {
+		t.Fatalf("the cancelled request took %s", took)
+	}
+	s.Close(context.Background())
+	cl.Close(context.Background())
+	time.Sleep(hold) // the server's sleeping handler finishes
+	if err := goleak.Find(leaks); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestDirectStaleConnection: a connection the server closed while it sat
+// idle is noticed before use and replaced, so no request fails for it.
+func TestDirectStaleConnection(t *testing.T) {
+	defer func(d time.Duration) { wireStaleAfter = d }(wireStaleAfter)
+	wireStaleAfter = 50 * time.Millisecond
+	// The server closes after each answer without saying so.
+	url := scriptServer(t, 0, func(int, int) string { return jsonAnswer("", toolsResult) + "\x00close" })
+	cl := bareClient(t, url, 5*time.Second, 1<<20, EngineDirect)
+	defer cl.Close(context.Background())
+	s := cl.newSession()
+	p, _ := s.Prepare(Request{Method: "tools/list"})
+	for i := range 3 {
+		time.Sleep(2 * wireStaleAfter)
+		if r := s.Do(context.Background(), p, ""); r.Kind != OK {
+			t.Fatalf("request %d: %s: %v", i, r.Kind, r.Err)
+		}
+	}
+	if d := cl.Dials(); d != 3 {
+		t.Fatalf("%d dials, want 3", d)
+	}
+}
