@@ -44,6 +44,7 @@ type Session struct {
 	// Direct engine: the request bytes, a reader over the answer's body,
 	// the connection in flight and the cancellation hook that cuts it off.
 	wireOut  []byte
+	wireIn   []byte
 	wireBody bytes.Reader
 	current  atomic.Pointer[wireConn]
 	watched  context.Context

@@ -101,7 +101,6 @@ type wireConn struct {
 	nc       net.Conn
 	br       *bufio.Reader
 	lastUsed time.Time
-	body     []byte             // an answer larger than the read buffer
 	resp     *fasthttp.Response // the uncommon answers' parser
 }
 
@@ -279,27 +278,24 @@ func (s *Session) exchangeDirect(ctx context.Context, p *Prepared, body []byte, 
 		}
 		return false, wireError(p, err)
 	}
+	// The connection goes back before the answer is handled: handling a
+	// lost session sends an initialize, which needs a connection of its
+	// own.
 	c.lastUsed = start
+	pool.put(c, !a.close)
 	s.wireBody.Reset(a.body)
 	found, aerr := s.answer(ctx, p, id, res, a.status, a.contentType, a.sessionID, &s.wireBody)
 	res.Received = int64(len(a.body))
-	// The body may live in the read buffer: discard it only now.
-	if a.inBuffer > 0 {
-		_, _ = c.br.Discard(a.inBuffer)
-	}
-	pool.put(c, !a.close)
 	return found, aerr
 }
 
-// wireAnswer is what a round trip read. body may point into the
-// connection's read buffer (inBuffer bytes of it, consumed once the answer
-// has been handled).
+// wireAnswer is what a round trip read; body is the session's buffer.
 type wireAnswer struct {
 	status      int
 	contentType string
 	sessionID   string
+	length      int
 	body        []byte
-	inBuffer    int
 	close       bool
 }
 
@@ -323,27 +319,23 @@ func (s *Session) roundTrip(c *wireConn, p *Prepared, body []byte, deadline time
 	if ok := parseHead(h, &a, p.req.Method == "initialize"); !ok {
 		return a, s.readUncommon(c, &a, p.req.Method == "initialize")
 	}
-	n := a.inBuffer // the Content-Length, for now
-	if n > s.c.wire.maxBody {
+	if a.length > s.c.wire.maxBody {
 		return a, fasthttp.ErrBodyTooLarge
 	}
 	if _, err := c.br.Discard(len(h)); err != nil {
 		return a, err
 	}
-	if n <= c.br.Size() {
-		if a.body, err = c.br.Peek(n); err != nil {
-			return a, err
-		}
-		a.inBuffer = n
-		return a, nil
-	}
-	a.inBuffer = 0
-	if cap(c.body) < n {
-		c.body = make([]byte, n)
-	}
-	a.body = c.body[:n]
+	a.body = s.wireBuf(a.length)
 	_, err = io.ReadFull(c.br, a.body)
 	return a, err
+}
+
+// wireBuf returns the session's answer buffer, n bytes long.
+func (s *Session) wireBuf(n int) []byte {
+	if cap(s.wireIn) < n {
+		s.wireIn = make([]byte, n)
+	}
+	return s.wireIn[:n]
 }
 
 // readUncommon hands an answer the in-place parser does not take to
@@ -362,8 +354,8 @@ func (s *Session) readUncommon(c *wireConn, a *wireAnswer, wantSession bool) err
 	if wantSession {
 		a.sessionID = string(r.Header.Peek("Mcp-Session-Id"))
 	}
-	a.body = r.Body()
-	a.inBuffer = 0
+	a.body = append(s.wireBuf(0), r.Body()...)
+	s.wireIn = a.body
 	a.close = r.ConnectionClose()
 	return nil
 }
@@ -397,8 +389,7 @@ var (
 
 // parseHead reads the status and the headers the client needs from h. It
 // returns false, leaving the answer to fasthttp, for anything but a final
-// answer with a Content-Length and plain header lines; a.inBuffer is set
-// to the Content-Length.
+// answer with a Content-Length and plain header lines.
 func parseHead(h []byte, a *wireAnswer, wantSession bool) bool {
 	line, rest, _ := bytes.Cut(h, crlf)
 	// "HTTP/1.x NNN reason"
@@ -446,7 +437,7 @@ func parseHead(h []byte, a *wireAnswer, wantSession bool) bool {
 	if length < 0 {
 		return false
 	}
-	a.inBuffer = length
+	a.length = length
 	return true
 }
 

@@ -48,7 +48,7 @@ func TestParseHead(t *testing.T) {
 			if !ok {
 				return
 			}
-			if a.status != c.status || a.inBuffer != c.n || a.contentType != c.ct || a.sessionID != c.session || a.close != c.close {
+			if a.status != c.status || a.length != c.n || a.contentType != c.ct || a.sessionID != c.session || a.close != c.close {
 				t.Fatalf("got %+v", a)
 			}
 		})
@@ -65,7 +65,7 @@ func TestParseHead(t *testing.T) {
 // when step is 0), with "#" replaced by the request's JSON-RPC id (which
 // must be one digit, to keep lengths right). An answer ending in
 // "\x00close" is followed by a close of the connection.
-func scriptServer(t *testing.T, step int, script func(conn, req int) string) string {
+func scriptServer(t *testing.T, step int, script func(conn, n int, req string) string) string {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -87,11 +87,11 @@ func scriptServer(t *testing.T, step int, script func(conn, req int) string) str
 				defer c.Close()
 				r := bufio.NewReader(c)
 				for req := 0; ; req++ {
-					id, ok := readRequestID(r)
+					id, body, ok := readRequest(r)
 					if !ok {
 						return
 					}
-					out, closeAfter := strings.CutSuffix(strings.ReplaceAll(script(n, req), "#", id), "\x00close")
+					out, closeAfter := strings.CutSuffix(strings.ReplaceAll(script(n, req, body), "#", id), "\x00close")
 					for b := []byte(out); len(b) > 0; {
 						k := len(b)
 						if step > 0 {
@@ -112,14 +112,17 @@ func scriptServer(t *testing.T, step int, script func(conn, req int) string) str
 	return "http://" + l.Addr().String() + "/mcp"
 }
 
-// readRequestID reads one request and returns the id its body ends with.
-func readRequestID(r *bufio.Reader) (string, bool) {
+// readRequest reads one request and returns it whole and the id its body
+// ends with.
+func readRequest(r *bufio.Reader) (id, req string, ok bool) {
 	length := 0
+	var head strings.Builder
 	for {
 		line, err := r.ReadString('\n')
 		if err != nil {
-			return "", false
+			return "", "", false
 		}
+		head.WriteString(line)
 		if line == "\r\n" {
 			break
 		}
@@ -127,16 +130,16 @@ func readRequestID(r *bufio.Reader) (string, bool) {
 			length, _ = strconv.Atoi(strings.TrimSpace(v))
 		}
 	}
-	body := make([]byte, length)
-	if _, err := readFull(r, body); err != nil {
-		return "", false
+	b := make([]byte, length)
+	if _, err := readFull(r, b); err != nil {
+		return "", "", false
 	}
-	body = bytes.TrimSuffix(body, []byte("}"))
-	i := len(body)
-	for i > 0 && body[i-1] >= '0' && body[i-1] <= '9' {
+	digits := bytes.TrimSuffix(b, []byte("}"))
+	i := len(digits)
+	for i > 0 && digits[i-1] >= '0' && digits[i-1] <= '9' {
 		i--
 	}
-	return string(body[i:]), true
+	return string(digits[i:]), head.String() + string(b), true
 }
 
 func jsonAnswer(extra, body string) string {
@@ -173,7 +176,7 @@ func TestDirectEngineAnswers(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			url := scriptServer(t, c.step, func(int, int) string { return c.ans })
+			url := scriptServer(t, c.step, func(int, int, string) string { return c.ans })
 			cl := bareClient(t, url, 5*time.Second, 1<<20, EngineDirect)
 			defer cl.Close(context.Background())
 			s := cl.newSession()
@@ -203,7 +206,7 @@ func TestDirectEngineAnswers(t *testing.T) {
 // at once instead of at the timeout.
 func TestDirectPool(t *testing.T) {
 	const hold = 300 * time.Millisecond
-	url := scriptServer(t, 0, func(int, int) string {
+	url := scriptServer(t, 0, func(int, int, string) string {
 		time.Sleep(hold)
 		return jsonAnswer("", toolsResult)
 	})
@@ -262,7 +265,7 @@ func TestDirectStaleConnection(t *testing.T) {
 	defer func(d time.Duration) { wireStaleAfter = d }(wireStaleAfter)
 	wireStaleAfter = 50 * time.Millisecond
 	// The server closes after each answer without saying so.
-	url := scriptServer(t, 0, func(int, int) string { return jsonAnswer("", toolsResult) + "\x00close" })
+	url := scriptServer(t, 0, func(int, int, string) string { return jsonAnswer("", toolsResult) + "\x00close" })
 	cl := bareClient(t, url, 5*time.Second, 1<<20, EngineDirect)
 	defer cl.Close(context.Background())
 	s := cl.newSession()
@@ -275,5 +278,38 @@ func TestDirectStaleConnection(t *testing.T) {
 	}
 	if d := cl.Dials(); d != 3 {
 		t.Fatalf("%d dials, want 3", d)
+	}
+}
+
+// TestDirectSessionRenewal: a 404 to a request with a session id makes the
+// session initialize anew. With one connection in the pool the initialize
+// needs the connection the 404 came on, so it must be back by then.
+func TestDirectSessionRenewal(t *testing.T) {
+	url := scriptServer(t, 0, func(_, _ int, req string) string {
+		switch {
+		case strings.Contains(req, `"method":"initialize"`):
+			return jsonAnswer("Mcp-Session-Id: fresh\r\n", `{"jsonrpc":"2.0","id":#,"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"s","version":"1"}}}`)
+		case strings.Contains(req, `"method":"notifications/initialized"`):
+			return "HTTP/1.1 202 Accepted\r\nContent-Length: 0\r\n\r\n"
+		case !strings.Contains(req, "Mcp-Session-Id: fresh"):
+			return "HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n"
+		}
+		return jsonAnswer("", toolsResult)
+	})
+	cl := bareClient(t, url, 5*time.Second, 1<<20, EngineDirect)
+	defer cl.Close(context.Background())
+	cl.rev = Rev20251125
+	s := cl.newSession()
+	s.id = "stale"
+	p, _ := s.Prepare(Request{Method: "tools/list"})
+	start := time.Now()
+	if r := s.Do(context.Background(), p, ""); r.Kind != KindSessionExpired {
+		t.Fatalf("%s: %v, want session_expired", r.Kind, r.Err)
+	}
+	if took := time.Since(start); took > time.Second || s.ID() != "fresh" {
+		t.Fatalf("renewal took %s and left session %q", took, s.ID())
+	}
+	if r := s.Do(context.Background(), p, ""); r.Kind != OK {
+		t.Fatalf("after renewal: %s: %v", r.Kind, r.Err)
 	}
 }
