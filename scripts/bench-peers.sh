@@ -5,7 +5,12 @@
 # memory. Prints a Markdown table with the ratios of the performance goal
 # (mcpbench CPU/request <= 1.5x wrk; throughput >= 0.8x wrk and >= 1.5x hey).
 #
-#   scripts/bench-peers.sh [-c CONNS] [-d SECONDS] [--server fixed|sdk]
+#   scripts/bench-peers.sh [-c CONNS] [-d SECONDS] [-r ROUNDS] [--server fixed|sdk]
+#
+# A shared 2-core machine varies by 10-20% from one 5-second run to the
+# next, so the generators run in ROUNDS interleaved rounds (the order
+# rotating, so none always goes first) and the table shows each one's
+# median; every round's ratios are printed too.
 #
 # Loopback only. wrk and hey come from Debian's packages when missing.
 set -euo pipefail
@@ -13,11 +18,13 @@ cd "$(dirname "$0")/.."
 
 conns=64
 secs=5
+rounds=3
 servers="fixed sdk"
 while [ $# -gt 0 ]; do
   case "$1" in
     -c) conns=$2; shift 2 ;;
     -d) secs=$2; shift 2 ;;
+    -r) rounds=$2; shift 2 ;;
     --server) servers=$2; shift 2 ;;
     *) echo "bench-peers: unknown argument $1" >&2; exit 2 ;;
   esac
@@ -87,39 +94,72 @@ timed() {
   /usr/bin/time -f '%U %S %M' -o "$work/$name.time" "$@" >"$work/$name.out" 2>"$work/$name.err"
 }
 
-row() { # name requests
+row() { # name requests: "name requests rps cpu_us rss_mib"
   local name=$1 requests=$2
   read -r user sys rss <"$work/$name.time"
   awk -v n="$name" -v r="$requests" -v s="$secs" -v u="$user" -v y="$sys" -v m="$rss" \
-    'BEGIN { printf "%s %d %.0f %.2f %.1f\n", n, r, r / s, (u + y) * 1e6 / r, m / 1024 }'
+    'BEGIN { if (r <= 0) { print "bench-peers: " n " sent no requests" > "/dev/stderr"; exit 1 }
+             printf "%s %d %.0f %.2f %.1f\n", n, r, r / s, (u + y) * 1e6 / r, m / 1024 }'
 }
 
-echo "## mcpbench vs wrk vs hey: ${conns} connections, ${secs}s, tools/list POST"
+run_wrk() {
+  timed wrk wrk -t1 -c "$conns" -d "${secs}s" -s "$work/post.lua" "$url"
+  row wrk "$(awk '/requests in/ {print $1}' "$work/wrk.out")"
+}
+
+run_hey() {
+  timed hey hey -z "${secs}s" -c "$conns" -m POST -T application/json \
+    -H "Accept: application/json, text/event-stream" -H "MCP-Protocol-Version: 2026-07-28" -H "Mcp-Method: tools/list" \
+    -D "$work/body.json" "$url"
+  row hey "$(awk '/\[200\]/ {s += $2} END {print s + 0}' "$work/hey.out")"
+}
+
+run_mcpbench() {
+  timed mcpbench "$bin" run --url "$url" -c "$conns" -d "${secs}s" --no-progress --json-out -
+  engine=$(sed -n 's/.*"engine": "\([^"]*\)".*/\1/p' "$work/mcpbench.out" | head -n1)
+  row mcpbench "$(sed -n 's/^  "requests": \([0-9]*\),*/\1/p' "$work/mcpbench.out" | head -n1)"
+}
+
+# ratios FILE: the goal's ratios from one set of rows.
+ratios() {
+  awk '
+    $1 == "wrk" { wr = $3; wc = $4 }
+    $1 == "hey" { hr = $3 }
+    $1 == "mcpbench" { mr = $3; mc = $4 }
+    END { printf "mcpbench CPU/request = %.2fx wrk (goal <= 1.5); throughput = %.2fx wrk (goal >= 0.8), %.2fx hey (goal >= 1.5)\n", mc / wc, mr / wr, mr / hr }' "$1"
+}
+
+echo "## mcpbench vs wrk vs hey: ${conns} connections, ${secs}s, tools/list POST, median of ${rounds} rounds"
 echo
 echo "Machine: $(nproc) cores, $(uname -m), $(go version | cut -d' ' -f3); server and generators share it."
+gens=(wrk hey mcpbench)
 for mode in $servers; do
   start_server "$mode"
   # Warm the server up, then one generator at a time.
   "$bin" run --url "$url" -c "$conns" -d 1s -q --no-progress >/dev/null 2>&1 || true
-
-  timed wrk wrk -t1 -c "$conns" -d "${secs}s" -s "$work/post.lua" "$url"
-  wrk_n=$(awk '/requests in/ {print $1}' "$work/wrk.out")
-
-  timed hey hey -z "${secs}s" -c "$conns" -m POST -T application/json \
-    -H "Accept: application/json, text/event-stream" -H "MCP-Protocol-Version: 2026-07-28" -H "Mcp-Method: tools/list" \
-    -D "$work/body.json" "$url"
-  hey_n=$(awk '/\[200\]/ {s += $2} END {print s + 0}' "$work/hey.out")
-
-  timed mcpbench "$bin" run --url "$url" -c "$conns" -d "${secs}s" --no-progress --json-out -
-  mb_n=$(sed -n 's/^  "requests": \([0-9]*\),*/\1/p' "$work/mcpbench.out" | head -n1)
-  engine=$(sed -n 's/.*"engine": "\([^"]*\)".*/\1/p' "$work/mcpbench.out" | head -n1)
+  : >"$work/all"
+  for ((k = 0; k < rounds; k++)); do
+    : >"$work/round"
+    for ((g = 0; g < 3; g++)); do
+      "run_${gens[(k + g) % 3]}" >>"$work/round"
+    done
+    cat "$work/round" >>"$work/all"
+    printf 'round %d: %s\n' $((k + 1)) "$(ratios "$work/round")" >>"$work/per-round"
+  done
   stop_server
 
-  {
-    row wrk "$wrk_n"
-    row hey "$hey_n"
-    row mcpbench "$mb_n"
-  } >"$work/rows"
+  # Medians per generator, column by column.
+  : >"$work/rows"
+  for name in "${gens[@]}"; do
+    awk -v n="$name" '$1 == n' "$work/all" >"$work/one"
+    {
+      printf '%s' "$name"
+      for col in 2 3 4 5; do
+        printf ' %s' "$(cut -d' ' -f"$col" "$work/one" | sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }')"
+      done
+      echo
+    } >>"$work/rows"
+  done
   echo
   case "$mode" in
     fixed) echo "### Server: mcpbench serve --fixed-response (canned answers, near-zero server cost)" ;;
@@ -128,12 +168,10 @@ for mode in $servers; do
   echo
   echo "| generator | requests | requests/s | CPU per request (µs) | peak RSS (MiB) |"
   echo "| --- | ---: | ---: | ---: | ---: |"
-  awk -v e="$engine" '{ name = $1; if (name == "mcpbench") name = "mcpbench (" e ")"; printf "| %s | %d | %s | %s | %s |\n", name, $2, $3, $4, $5 }' "$work/rows"
-  awk '
-    $1 == "wrk" { wr = $3; wc = $4 }
-    $1 == "hey" { hr = $3 }
-    $1 == "mcpbench" { mr = $3; mc = $4 }
-    END {
-      printf "\nmcpbench CPU/request = %.2fx wrk (goal <= 1.5); throughput = %.2fx wrk (goal >= 0.8), %.2fx hey (goal >= 1.5)\n", mc / wc, mr / wr, mr / hr
-    }' "$work/rows"
+  awk -v e="$engine" '{ name = $1; if (name == "mcpbench") name = "mcpbench (" e ")"; printf "| %s | %d | %.0f | %.2f | %.1f |\n", name, $2, $3, $4, $5 }' "$work/rows"
+  echo
+  echo "Medians: $(ratios "$work/rows")"
+  echo
+  sed 's/^/- /' "$work/per-round"
+  rm -f "$work/per-round"
 done
