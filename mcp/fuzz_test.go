@@ -167,3 +167,41 @@ func FuzzClassify(f *testing.F) {
 		}
 	})
 }
+
+// FuzzParseMemo: an answer recalled from the last one (the same bytes but
+// for the id) parses to exactly what a full scan of it gives, and is
+// rejected exactly when a full scan rejects it.
+func FuzzParseMemo(f *testing.F) {
+	f.Add([]byte(toolsListAnswer), []byte(`12`))
+	f.Add([]byte(`{"jsonrpc":"2.0","id":7,"result":{"content":[],"isError":false,"structuredContent":{"a":1}}}`), []byte(`"x"`))
+	f.Add([]byte(` {"result":{"nextCursor":"c"},"id":1 } `), []byte(`{}`))
+	f.Add([]byte(`{"id":1,"id":2,"error":{"code":1,"message":"m"}}`), []byte(`3,"id":4`))
+	f.Add([]byte(`{"id":1}`), []byte(`1}`))
+	f.Fuzz(func(t *testing.T, first, id []byte) {
+		var warm reply
+		if warm.parse(first) != nil || warm.ID == nil {
+			return
+		}
+		from := cap(first) - cap(warm.ID)
+		second := append(append(append([]byte{}, first[:from]...), id...), first[from+len(warm.ID):]...)
+		var fresh reply
+		errFresh := fresh.parse(second)
+		errWarm := warm.parse(second)
+		if (errFresh == nil) != (errWarm == nil) {
+			t.Fatalf("%q: full scan says %v, recalled says %v", second, errFresh, errWarm)
+		}
+		if errFresh != nil {
+			return
+		}
+		for i := range fresh.found {
+			if !bytes.Equal(fresh.found[i], warm.found[i]) || (fresh.found[i] == nil) != (warm.found[i] == nil) {
+				t.Fatalf("%q: member %d: %q, recalled %q", second, i, fresh.found[i], warm.found[i])
+			}
+		}
+		for i := range fresh.inResult {
+			if !bytes.Equal(fresh.inResult[i], warm.inResult[i]) || (fresh.inResult[i] == nil) != (warm.inResult[i] == nil) {
+				t.Fatalf("%q: result member %d: %q, recalled %q", second, i, fresh.inResult[i], warm.inResult[i])
+			}
+		}
+	})
+}

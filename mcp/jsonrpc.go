@@ -163,15 +163,20 @@ type reply struct {
 	// Members of the result read in the same pass: nextCursor, isError,
 	// structuredContent.
 	inResult [3][]byte
+	memo     parseMemo
 }
 
 var replyKeys = [][]byte{[]byte("id"), []byte("method"), []byte("result"), []byte("error")}
 
 // parse scans one JSON-RPC message; a null member counts as absent.
 func (r *reply) parse(b []byte) error {
-	if err := membersWithin(b, replyKeys, r.found[:], resultKey, resultKeys, r.inResult[:]); err != nil {
-		*r = reply{}
-		return err
+	if !r.memo.recall(b, &r.found, &r.inResult) {
+		if err := membersWithin(b, replyKeys, r.found[:], resultKey, resultKeys, r.inResult[:]); err != nil {
+			r.ID, r.Method, r.Result, r.Error = nil, nil, nil, nil
+			r.found, r.inResult = [4][]byte{}, [3][]byte{}
+			return err
+		}
+		r.memo.remember(b, &r.found, &r.inResult)
 	}
 	r.ID, r.Method, r.Result, r.Error = r.found[0], nonNull(r.found[1]), nonNull(r.found[2]), nonNull(r.found[3])
 	return nil
