@@ -128,6 +128,11 @@ func (s *Session) buildHeader(p *Prepared) http.Header {
 	}
 	h["Content-Type"] = []string{"application/json"}
 	h["Accept"] = []string{"application/json, text/event-stream"}
+	if u := s.c.url.User; u != nil && h.Get("Authorization") == "" {
+		// Credentials in the URL, as net/http's client would send them.
+		pw, _ := u.Password()
+		h.Set("Authorization", "Basic "+base64.StdEncoding.EncodeToString([]byte(u.Username()+":"+pw)))
+	}
 	if s.c.rev != "" && s.c.rev >= Rev20250618 {
 		h["Mcp-Protocol-Version"] = []string{s.c.rev}
 	}

@@ -313,3 +313,37 @@ func TestDirectSessionRenewal(t *testing.T) {
 		t.Fatalf("after renewal: %s: %v", r.Kind, r.Err)
 	}
 }
+
+// TestDirectRequestHead: the request carries what net/http would send:
+// Host, the extra headers, credentials from the URL, the length.
+func TestDirectRequestHead(t *testing.T) {
+	seen := make(chan string, 1)
+	url := scriptServer(t, 0, func(_, _ int, req string) string {
+		seen <- req
+		return jsonAnswer("", toolsResult)
+	})
+	url = strings.Replace(url, "http://", "http://ann:s3cret@", 1)
+	cl := bareClient(t, url, 5*time.Second, 1<<20, EngineDirect)
+	defer cl.Close(context.Background())
+	cl.opts.Header = map[string][]string{"X-Extra": {"one"}}
+	s := cl.newSession()
+	p, _ := s.Prepare(Request{Method: "tools/list"})
+	if r := s.Do(context.Background(), p, ""); r.Kind != OK {
+		t.Fatalf("%s: %v", r.Kind, r.Err)
+	}
+	req := <-seen
+	head, body, _ := strings.Cut(req, "\r\n\r\n")
+	host := strings.TrimPrefix(strings.SplitN(url, "/", 4)[2], "ann:s3cret@")
+	for _, want := range []string{
+		"POST /mcp HTTP/1.1\r\n",
+		"\r\nHost: " + host + "\r\n",
+		"\r\nX-Extra: one\r\n",
+		"\r\nAuthorization: Basic YW5uOnMzY3JldA==\r\n",
+		"\r\nContent-Type: application/json\r\n",
+		"\r\nContent-Length: " + strconv.Itoa(len(body)),
+	} {
+		if !strings.Contains(head+"\r\n", want) {
+			t.Errorf("request head lacks %q:\n%s", want, head)
+		}
+	}
+}

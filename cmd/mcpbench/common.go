@@ -2,12 +2,14 @@ package main
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"net/textproto"
+	"net/url"
 	"os"
 	"path/filepath"
 	"runtime/debug"
@@ -162,7 +164,14 @@ func (t *targetFlags) options(e *env, pool int) (mcp.Options, error) {
 	if tok := e.getenv("MCPBENCH_TOKEN"); tok != "" && h.Get("Authorization") == "" {
 		h.Set("Authorization", "Bearer "+tok)
 	}
-	e.protect(secretValues(h, t.secretHeaders, e.getenv("MCPBENCH_TOKEN")))
+	secrets := secretValues(h, t.secretHeaders, e.getenv("MCPBENCH_TOKEN"))
+	if u, err := url.Parse(t.url); err == nil && u.User != nil {
+		// Credentials in the URL go out as Basic authorization.
+		if pw, ok := u.User.Password(); ok && len(pw) >= 4 {
+			secrets = append(secrets, pw, base64.StdEncoding.EncodeToString([]byte(u.User.Username()+":"+pw)))
+		}
+	}
+	e.protect(secrets)
 	timeout := t.timeout
 	if t.timeoutSecs > 0 {
 		timeout = time.Duration(t.timeoutSecs * float64(time.Second))

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -9,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/mcpbench/mcpbench/target"
@@ -56,6 +58,54 @@ func TestSecretEchoedByServerIsScrubbed(t *testing.T) {
 	for _, text := range []string{r.stdout, r.stderr, string(report), string(mdText)} {
 		if strings.Contains(text, token) || strings.Contains(text, custom) {
 			t.Fatalf("a secret reached the output:\n%s", text)
+		}
+	}
+}
+
+// TestURLCredentialsEchoedAreScrubbed: a password in the URL goes out as
+// Basic authorization; a server repeating that header back gets neither
+// the password nor its encoded form into the output.
+func TestURLCredentialsEchoedAreScrubbed(t *testing.T) {
+	const password = "pw-9x7-secret"
+	encoded := base64.StdEncoding.EncodeToString([]byte("ann:" + password))
+	srv, err := target.New(target.Config{Stateless: true, JSONResponse: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	inner := srv.Handler()
+	var sawBasic atomic.Bool
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if user, pw, ok := r.BasicAuth(); ok && user == "ann" && pw == password {
+			sawBasic.Store(true)
+		}
+		body, _ := io.ReadAll(r.Body)
+		if strings.Contains(string(body), `"tools/call"`) {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusBadRequest)
+			json.NewEncoder(w).Encode(map[string]any{"jsonrpc": "2.0", "id": 1, "error": map[string]any{"code": -32000, "message": "rejected " + r.Header.Get("Authorization")}})
+			return
+		}
+		r.Body = io.NopCloser(strings.NewReader(string(body)))
+		inner.ServeHTTP(w, r)
+	}))
+	defer ts.Close()
+	out := filepath.Join(t.TempDir(), "run.json")
+	r := runCLI(t, nil, "run", "--url", strings.Replace(ts.URL, "http://", "http://ann:"+password+"@", 1)+"/mcp", "-n", "5",
+		"--method", "tools/call", "--tool", "echo", "--args", `{"message":"x"}`, "--json-out", out)
+	if r.code != 1 {
+		t.Fatalf("exit %d, want 1 (every call failed): %s", r.code, r.stderr)
+	}
+	if !sawBasic.Load() {
+		t.Fatal("the URL's credentials were not sent as Basic authorization")
+	}
+	report, _ := os.ReadFile(out)
+	if !strings.Contains(string(report), "rejected Basic ***") {
+		t.Fatalf("the error example was not kept (scrubbed): %s", report)
+	}
+	for _, text := range []string{r.stdout, r.stderr, string(report)} {
+		if strings.Contains(text, password) || strings.Contains(text, encoded) {
+			t.Fatalf("a credential reached the output:\n%s", text)
 		}
 	}
 }
