@@ -206,7 +206,9 @@ func TestDirectEngineAnswers(t *testing.T) {
 // at once instead of at the timeout.
 func TestDirectPool(t *testing.T) {
 	const hold = 300 * time.Millisecond
+	arrived := make(chan struct{}, 16)
 	url := scriptServer(t, 0, func(int, int, string) string {
+		arrived <- struct{}{}
 		time.Sleep(hold)
 		return jsonAnswer("", toolsResult)
 	})
@@ -220,10 +222,13 @@ func TestDirectPool(t *testing.T) {
 		pb, _ := b.Prepare(Request{Method: "tools/list"})
 		done := make(chan Result)
 		go func() { done <- a.Do(context.Background(), pa, "") }()
-		time.Sleep(hold / 3) // a has the connection
+		<-arrived // a has the connection, and the server holds it
 		ctx, cancel := context.WithTimeout(context.Background(), wait)
 		defer cancel()
 		second = b.Do(ctx, pb, "")
+		if second.Kind == OK {
+			<-arrived
+		}
 		return <-done, second
 	}
 	first, second := run(5 * time.Second)
@@ -231,31 +236,40 @@ func TestDirectPool(t *testing.T) {
 		t.Fatalf("%s, %s: %v %v", first.Kind, second.Kind, first.Err, second.Err)
 	}
 	if second.ConnWait < hold/2 || first.ConnWait > hold/2 {
-		t.Fatalf("connection waits %s and %s: the second should have waited about %s", first.ConnWait, second.ConnWait, 2*hold/3)
+		t.Fatalf("connection waits %s and %s: the second should have waited about %s", first.ConnWait, second.ConnWait, hold)
 	}
 	_, second = run(hold / 3)
 	if second.Kind != KindTimeout || !strings.Contains(second.Err.Error(), "no free connection") {
 		t.Fatalf("%s: %v, want a time-out waiting for a connection", second.Kind, second.Err)
 	}
+	if err := goleak.Find(leaks); err != nil {
+		t.Fatal(err)
+	}
+}
 
-	// Cancelled in flight: the session's hook cuts the read off.
+// TestDirectCancelInFlight: a request whose context is cancelled while it
+// waits for its answer ends then, not at the answer or the timeout.
+func TestDirectCancelInFlight(t *testing.T) {
+	const hold = 2 * time.Second
+	arrived := make(chan struct{}, 1)
+	url := scriptServer(t, 0, func(int, int, string) string {
+		arrived <- struct{}{}
+		time.Sleep(hold)
+		return jsonAnswer("", toolsResult)
+	})
 	cl := bareClient(t, url, 10*time.Second, 1<<20, EngineDirect)
+	defer cl.Close(context.Background())
 	s := cl.newSession()
+	defer s.Close(context.Background())
 	p, _ := s.Prepare(Request{Method: "tools/list"})
 	ctx, cancel := context.WithCancel(context.Background())
-	time.AfterFunc(hold/3, cancel)
+	go func() { <-arrived; cancel() }()
 	start := time.Now()
 	if r := s.Do(ctx, p, ""); r.Kind == OK {
 		t.Fatal("a cancelled request succeeded")
 	}
-	if took := time.Since(start); took > hold {
-		t.Fatalf("the cancelled request took %s", took)
-	}
-	s.Close(context.Background())
-	cl.Close(context.Background())
-	time.Sleep(hold) // the server's sleeping handler finishes
-	if err := goleak.Find(leaks); err != nil {
-		t.Fatal(err)
+	if took := time.Since(start); took > hold/2 {
+		t.Fatalf("the cancelled request took %s; the server answers after %s", took, hold)
 	}
 }
 
