@@ -11,7 +11,6 @@ import (
 	"os"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -92,8 +91,7 @@ type wirePool struct {
 	slots   chan *wireConn
 	maxBody int
 
-	mu     sync.Mutex
-	closed bool
+	closed atomic.Bool
 }
 
 // wireConn is one keep-alive connection and its read buffer.
@@ -172,12 +170,7 @@ func (p *wirePool) dial(deadline time.Time) (*wireConn, error) {
 // put gives c back; a connection that cannot carry another request
 // (broken, or closed by the server) frees its slot instead.
 func (p *wirePool) put(c *wireConn, reusable bool) {
-	if reusable {
-		p.mu.Lock()
-		reusable = !p.closed
-		p.mu.Unlock()
-	}
-	if !reusable {
+	if !reusable || p.closed.Load() {
 		c.nc.Close()
 		c = nil
 	}
@@ -187,9 +180,7 @@ func (p *wirePool) put(c *wireConn, reusable bool) {
 // close closes the idle connections; ones in use are closed when they come
 // back.
 func (p *wirePool) close() {
-	p.mu.Lock()
-	p.closed = true
-	p.mu.Unlock()
+	p.closed.Store(true)
 	emptied := 0
 	defer func() {
 		for range emptied {
