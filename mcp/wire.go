@@ -25,10 +25,10 @@ import (
 // SSE answers arrive, 1xx answers, folded headers) goes to fasthttp's
 // parser on the same buffered reader, since nothing has been consumed yet.
 //
-// Why not fasthttp's client alone: on a 2-core machine shared with the
-// server, its general request writer, header parser and pooled-connection
-// bookkeeping cost about 1.5 µs per request above this engine
-// (scripts/bench-peers.sh), CPU the server under test would lose.
+// Why not fasthttp's client alone: its general request writer, header
+// parser and pool bookkeeping cost about 1 µs of CPU per request more than
+// this engine (side-by-side runs in the setting of scripts/bench-peers.sh
+// on a 2-core machine), CPU the server under test would lose.
 
 // Engines that carry Streamable HTTP POSTs.
 const (
