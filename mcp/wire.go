@@ -408,7 +408,7 @@ func parseHead(h []byte, a *wireAnswer, wantSession bool) bool {
 		name, value := line[:colon], bytes.TrimSpace(line[colon+1:])
 		switch {
 		case bytes.EqualFold(name, hContentLength):
-			n, ok := parseLength(value)
+			n, ok := atoiDigits(value) // a length past 9 digits is fasthttp's to refuse
 			if !ok || length >= 0 && n != length {
 				return false
 			}
@@ -430,20 +430,6 @@ func parseHead(h []byte, a *wireAnswer, wantSession bool) bool {
 	}
 	a.length = length
 	return true
-}
-
-func parseLength(b []byte) (int, bool) {
-	if len(b) == 0 || len(b) > 12 {
-		return 0, false
-	}
-	n := 0
-	for _, d := range b {
-		if d < '0' || d > '9' {
-			return 0, false
-		}
-		n = n*10 + int(d-'0')
-	}
-	return n, true
 }
 
 var (
