@@ -45,7 +45,7 @@ type Session struct {
 	// the connection in flight and the cancellation hook that cuts it off.
 	wireOut  []byte
 	wireIn   []byte
-	wireBody bytes.Reader
+	wireBody heldBody
 	current  atomic.Pointer[wireConn]
 	watched  context.Context
 	unwatch  func() bool
@@ -455,15 +455,34 @@ func (s *Session) classify(p *Prepared, res *Result) {
 	}
 }
 
+// heldBody is an answer body the engine has already read whole into the
+// session: readJSON parses it where it is instead of copying it.
+type heldBody struct {
+	bytes.Reader
+	b []byte
+}
+
+func (h *heldBody) reset(b []byte) {
+	h.b = b
+	h.Reader.Reset(b)
+}
+
 // readJSON reads a single JSON-RPC response body.
 func (s *Session) readJSON(body io.Reader, id int64, res *Result) (bool, error) {
-	s.resp.Reset()
-	n, err := readLimited(&s.resp, body, s.c.maxBody)
-	res.Received = n
-	if err != nil {
-		return false, err
+	var data []byte
+	if h, ok := body.(*heldBody); ok {
+		data = h.b // bounded by --max-response-bytes when it was read
+		res.Received = int64(len(data))
+	} else {
+		s.resp.Reset()
+		n, err := readLimited(&s.resp, body, s.c.maxBody)
+		res.Received = n
+		if err != nil {
+			return false, err
+		}
+		data = s.resp.Bytes()
 	}
-	if err := s.rep.parse(s.resp.Bytes()); err != nil {
+	if err := s.rep.parse(data); err != nil {
 		return false, &Error{Kind: KindTransport, Msg: "malformed JSON answer", Err: err}
 	}
 	if !sameID(s.rep.ID, id, s.scratch[:0]) {

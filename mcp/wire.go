@@ -99,7 +99,6 @@ type wireConn struct {
 	nc       net.Conn
 	br       *bufio.Reader
 	lastUsed time.Time
-	resp     *fasthttp.Response // the uncommon answers' parser
 }
 
 func newWirePool(u *url.URL, o Options, size int, dials *atomic.Int64) *wirePool {
@@ -274,7 +273,7 @@ func (s *Session) exchangeDirect(ctx context.Context, p *Prepared, body []byte, 
 	// own.
 	c.lastUsed = start
 	pool.put(c, !a.close)
-	s.wireBody.Reset(a.body)
+	s.wireBody.reset(a.body)
 	found, aerr := s.answer(ctx, p, id, res, a.status, a.contentType, a.sessionID, &s.wireBody)
 	res.Received = int64(len(a.body))
 	return found, aerr
@@ -332,11 +331,10 @@ func (s *Session) wireBuf(n int) []byte {
 // readUncommon hands an answer the in-place parser does not take to
 // fasthttp's, which reads it from the same buffer.
 func (s *Session) readUncommon(c *wireConn, a *wireAnswer, wantSession bool) error {
-	if c.resp == nil {
-		c.resp = &fasthttp.Response{}
-	}
-	r := c.resp
-	r.Reset()
+	// Pooled, not kept per connection: ten thousand connections would
+	// each hold a body buffer as large as their largest answer.
+	r := fasthttp.AcquireResponse()
+	defer fasthttp.ReleaseResponse(r)
 	if err := r.ReadLimitBody(c.br, s.c.wire.maxBody); err != nil {
 		return err
 	}
