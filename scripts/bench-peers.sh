@@ -5,7 +5,7 @@
 # memory. Prints a Markdown table with the ratios of the performance goal
 # (mcpbench CPU/request <= 1.5x wrk; throughput >= 0.8x wrk and >= 1.5x hey).
 #
-#   scripts/bench-peers.sh [-c CONNS] [-d SECONDS] [-r ROUNDS] [--server fixed|sdk]
+#   scripts/bench-peers.sh [-c CONNS] [-d SECONDS] [-r ROUNDS] [--server fixed|nethttp|sdk]
 #
 # A shared 2-core machine varies by 10-20% from one 5-second run to the
 # next, so the generators run in ROUNDS interleaved rounds (the order
@@ -19,7 +19,7 @@ cd "$(dirname "$0")/.."
 conns=64
 secs=5
 rounds=3
-servers="fixed sdk"
+servers="fixed nethttp sdk"
 while [ $# -gt 0 ]; do
   case "$1" in
     -c) conns=$2; shift 2 ;;
@@ -67,10 +67,11 @@ wrk.headers["MCP-Protocol-Version"] = "2026-07-28"
 wrk.headers["Mcp-Method"] = "tools/list"
 LUA
 
-start_server() { # $1: fixed | sdk
+start_server() { # $1: fixed | nethttp | sdk
   local args=(--addr 127.0.0.1:0 --tools 8)
   case "$1" in
     fixed) args+=(--fixed-response) ;;
+    nethttp) args+=(--fixed-response --fixed-engine net/http) ;;
     sdk) args+=(--stateless --json-response) ;;
   esac
   "$bin" serve "${args[@]}" >"$work/server.out" 2>&1 &
@@ -162,7 +163,8 @@ for mode in $servers; do
   done
   echo
   case "$mode" in
-    fixed) echo "### Server: mcpbench serve --fixed-response (canned answers, near-zero server cost)" ;;
+    fixed) echo "### Server: mcpbench serve --fixed-response (canned answers on fasthttp, near-zero server cost)" ;;
+    nethttp) echo "### Server: mcpbench serve --fixed-response --fixed-engine net/http (a trivial net/http responder)" ;;
     sdk) echo "### Server: mcpbench serve --stateless --json-response (the Go SDK, its cheapest mode)" ;;
   esac
   echo

@@ -19,6 +19,12 @@ const (
 	DefaultStatsInterval  = 60 * time.Second
 )
 
+// What carries Config.FixedResponse.
+const (
+	FixedFastHTTP = "fasthttp"
+	FixedNetHTTP  = "net/http"
+)
+
 // Service-time distributions. Each has mean Config.ServiceTime.
 const (
 	DistFixed     = "fixed"
@@ -75,7 +81,10 @@ type Config struct {
 	// FixedResponse answers /mcp with canned results and no SDK, modelling
 	// nothing: a near-free server for measuring the generator.
 	FixedResponse bool
-	JSONResponse  bool // answer POSTs with application/json instead of SSE
+	// FixedEngine carries FixedResponse: FixedFastHTTP (default) or
+	// FixedNetHTTP.
+	FixedEngine  string
+	JSONResponse bool // answer POSTs with application/json instead of SSE
 
 	Tools int // synthetic tools tool_000..; beside them echo and fail always exist
 
@@ -117,6 +126,13 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.ServiceTime < 0 {
 		return c, fmt.Errorf("service time must be >= 0, got %s", c.ServiceTime)
+	}
+	switch c.FixedEngine {
+	case "":
+		c.FixedEngine = FixedFastHTTP
+	case FixedFastHTTP, FixedNetHTTP:
+	default:
+		return c, fmt.Errorf("fixed-response engine %q: want fasthttp or net/http", c.FixedEngine)
 	}
 	switch c.ServiceDist {
 	case "":

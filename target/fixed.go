@@ -3,7 +3,11 @@ package target
 import (
 	"bytes"
 	"encoding/json"
+	"io"
+	"net/http"
 	"strconv"
+	"sync"
+	"sync/atomic"
 
 	"github.com/valyala/fasthttp"
 )
@@ -11,7 +15,8 @@ import (
 // fixedMCP answers MCP over HTTP with canned results and neither the SDK nor
 // net/http in the way: the cheapest server that still speaks the protocol,
 // for measuring a load generator rather than a server
-// (scripts/bench-peers.sh). It serves on fasthttp, finds the id and method
+// (scripts/bench-peers.sh). It serves on fasthttp (or net/http, when asked
+// to stand in for a trivial net/http responder), finds the id and method
 // by scanning the body instead of decoding it, and answers tools/list with
 // the echo tool alone. server/discover says 2026-07-28; initialize gets the
 // revision it asked for. JSON bodies only; nothing is modelled or counted
@@ -67,26 +72,22 @@ func valueAfter(body, key []byte) []byte {
 	return rest[:j]
 }
 
-func (f *fixedMCP) serve(ctx *fasthttp.RequestCtx) {
-	path := ctx.Path()
-	if string(path) == "/health" {
-		ctx.SetContentType("application/json")
-		ctx.SetBodyString(`{"status":"ok","mode":"fixed","served":` + strconv.FormatInt(f.served, 10) + `}`)
-		return
+// answer is the canned answer to a request for path: its status, and for
+// 200 the JSON-RPC message, appended to out.
+func (f *fixedMCP) answer(path string, post bool, body, out []byte) (int, []byte) {
+	if path == "/health" {
+		out = append(out, `{"status":"ok","mode":"fixed","served":`...)
+		return http.StatusOK, append(strconv.AppendInt(out, atomic.LoadInt64(&f.served), 10), '}')
 	}
-	if string(path) != "/mcp" {
-		ctx.SetStatusCode(fasthttp.StatusNotFound)
-		return
+	if path != "/mcp" {
+		return http.StatusNotFound, out
 	}
-	if !ctx.IsPost() {
-		ctx.SetStatusCode(fasthttp.StatusMethodNotAllowed)
-		return
+	if !post {
+		return http.StatusMethodNotAllowed, out
 	}
-	body := ctx.PostBody()
 	id := valueAfter(body, keyID)
 	if len(id) == 0 || string(id) == "null" { // a notification
-		ctx.SetStatusCode(fasthttp.StatusAccepted)
-		return
+		return http.StatusAccepted, out
 	}
 	var result []byte
 	switch m := valueAfter(body, keyMethod); string(m) {
@@ -105,12 +106,47 @@ func (f *fixedMCP) serve(ctx *fasthttp.RequestCtx) {
 	default:
 		result = []byte(`{}`)
 	}
-	f.served++ // one handler goroutine per connection: an estimate, not exact
-	ctx.SetContentType("application/json")
-	w := ctx.Response.BodyWriter()
-	w.Write([]byte(`{"jsonrpc":"2.0","id":`))
-	w.Write(id)
-	w.Write([]byte(`,"result":`))
-	w.Write(result)
-	w.Write([]byte(`}`))
+	atomic.AddInt64(&f.served, 1)
+	out = append(out, `{"jsonrpc":"2.0","id":`...)
+	out = append(out, id...)
+	out = append(out, `,"result":`...)
+	out = append(out, result...)
+	return http.StatusOK, append(out, '}')
 }
+
+// serve carries answer on fasthttp, the default: the server's cost stays
+// near zero.
+func (f *fixedMCP) serve(ctx *fasthttp.RequestCtx) {
+	buf := fixedBuffers.Get().(*[]byte)
+	defer fixedBuffers.Put(buf)
+	status, out := f.answer(string(ctx.Path()), ctx.IsPost(), ctx.PostBody(), (*buf)[:0])
+	*buf = out
+	ctx.SetStatusCode(status)
+	if status == http.StatusOK {
+		ctx.SetContentType("application/json")
+		ctx.SetBody(out)
+	}
+}
+
+// ServeHTTP carries answer on net/http: the "trivial Go net/http
+// responder" that generator comparisons are often quoted against.
+func (f *fixedMCP) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	buf := fixedBuffers.Get().(*[]byte)
+	defer fixedBuffers.Put(buf)
+	body, err := io.ReadAll(io.LimitReader(r.Body, 1<<20))
+	if err != nil {
+		w.WriteHeader(http.StatusBadRequest)
+		return
+	}
+	status, out := f.answer(r.URL.Path, r.Method == http.MethodPost, body, (*buf)[:0])
+	*buf = out
+	if status != http.StatusOK {
+		w.WriteHeader(status)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Length", strconv.Itoa(len(out)))
+	_, _ = w.Write(out)
+}
+
+var fixedBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 1024); return &b }}

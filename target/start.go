@@ -52,7 +52,10 @@ func Listen(ctx context.Context, addr string, cfg Config) (*Running, error) {
 		http:   &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second},
 		served: make(chan error, 1),
 	}
-	if cfg.FixedResponse {
+	if cfg.FixedResponse && s.cfg.FixedEngine == FixedNetHTTP {
+		r.http.Handler = newFixedMCP(s)
+	}
+	if cfg.FixedResponse && s.cfg.FixedEngine == FixedFastHTTP {
 		fixed := newFixedMCP(s)
 		r.fast = &fasthttp.Server{Handler: fixed.serve, Name: DefaultName, NoDefaultDate: true, NoDefaultContentType: true}
 		go func() { r.served <- r.fast.Serve(ln) }()

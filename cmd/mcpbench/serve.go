@@ -53,6 +53,7 @@ func serveMain(ctx context.Context, args []string, e env) int {
 	fs.StringVar(&addr, "addr", "127.0.0.1:3002", "listen `HOST:PORT` (port 0 = any free port)")
 	fs.BoolVar(&cfg.Stateless, "stateless", false, "Streamable HTTP without sessions")
 	fs.BoolVar(&cfg.FixedResponse, "fixed-response", false, "answer /mcp with canned results and no SDK (a near-free server, for measuring the generator)")
+	fs.StringVar(&cfg.FixedEngine, "fixed-engine", target.FixedFastHTTP, "what carries --fixed-response: fasthttp or net/http")
 	fs.BoolVar(&cfg.JSONResponse, "json-response", false, "answer POSTs with application/json instead of an SSE stream")
 	fs.BoolVar(&stdio, "stdio", false, "serve MCP over stdin/stdout instead of HTTP")
 	fs.IntVar(&cfg.Tools, "tools", 8, "synthetic tools `N` (tool_000...), beside echo and fail")
