@@ -5,7 +5,7 @@
 # memory. Prints a Markdown table with the ratios of the performance goal
 # (mcpbench CPU/request <= 1.5x wrk; throughput >= 0.8x wrk and >= 1.5x hey).
 #
-#   scripts/bench-peers.sh [-c CONNS] [-d SECONDS] [-r ROUNDS] [--server fixed|nethttp|sdk]
+#   scripts/bench-peers.sh [-c CONNS] [-d SECONDS] [-r ROUNDS (5)] [--server fixed|nethttp|sdk]
 #
 # A shared 2-core machine varies by 10-20% from one 5-second run to the
 # next, so the generators run in ROUNDS interleaved rounds (the order
@@ -18,7 +18,7 @@ cd "$(dirname "$0")/.."
 
 conns=64
 secs=5
-rounds=3
+rounds=5
 servers="fixed nethttp sdk"
 while [ $# -gt 0 ]; do
   case "$1" in
