@@ -656,7 +656,8 @@ func (r *runner) saturation(p Point, cpu, runWait, elapsed time.Duration) (bool,
 	case busy > 0.9:
 		short = fmt.Sprintf("it used %.0f%% of the %d cores it may use", 100*busy, cores)
 	case waited > 0.2:
-		short = fmt.Sprintf("its threads waited for a CPU %.0f%% of the time: the machine is busy", 100*waited)
+		// Summed over its threads, so it can exceed the run's length.
+		short = fmt.Sprintf("its threads waited %.1f s in all for a CPU during %.1f s on %d cores: the machine is busy", runWait.Seconds(), elapsed.Seconds(), cores)
 	}
 	if r.cfg.Rate <= 0 {
 		if short != "" {

@@ -46,9 +46,16 @@ type cliResult struct {
 
 func runCLI(t *testing.T, env []string, args ...string) cliResult {
 	t.Helper()
+	return runProgram(t, env, append([]string{binary}, args...)...)
+}
+
+// runProgram is runCLI for a command line that starts mcpbench some other
+// way (under taskset, say).
+func runProgram(t *testing.T, env []string, argv ...string) cliResult {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, binary, args...)
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	cmd.Env = append(os.Environ(), env...)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
