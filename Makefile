@@ -35,7 +35,7 @@ faults-doc:
 # one target per run). make fuzz FUZZTIME=30s for a quick pass.
 FUZZTIME ?= 5m
 FUZZ_TARGETS := \
-	./mcp/:FuzzSSEReader ./mcp/:FuzzClassify ./mcp/:FuzzMembers ./mcp/:FuzzParseMemo \
+	./mcp/:FuzzSSEReader ./mcp/:FuzzClassify ./mcp/:FuzzMembers ./mcp/:FuzzParseMemo ./mcp/:FuzzWireAnswer \
 	./report/:FuzzReadReports ./logscan/:FuzzParseStatsLine \
 	./sweep/:FuzzParseRange ./cmd/mcpbench/:FuzzParseShard ./cmd/mcpbench/:FuzzFlagValues \
 	./toolschema/:FuzzGenerate ./toolschema/:FuzzDecode

@@ -1,11 +1,14 @@
 package mcp
 
 import (
+	"bufio"
 	"bytes"
 	"errors"
 	"io"
 	"testing"
 	"testing/iotest"
+
+	"github.com/valyala/fasthttp"
 )
 
 // fuzzEventLimit is small so that the fuzzer reaches the size checks.
@@ -202,6 +205,48 @@ func FuzzParseMemo(f *testing.F) {
 			if !bytes.Equal(fresh.inResult[i], warm.inResult[i]) || (fresh.inResult[i] == nil) != (warm.inResult[i] == nil) {
 				t.Fatalf("%q: result member %d: %q, recalled %q", second, i, fresh.inResult[i], warm.inResult[i])
 			}
+		}
+	})
+}
+
+// FuzzWireAnswer: whatever bytes a server sends, the direct engine's
+// reading of an answer never panics, and where it takes an answer in place
+// that fasthttp's parser also reads, both find the same status, content
+// type, body and connection close, and leave the same bytes unread.
+func FuzzWireAnswer(f *testing.F) {
+	f.Add([]byte("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}"))
+	f.Add([]byte("HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\nHTTP/1.1 200 OK\r\n"))
+	f.Add([]byte("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n"))
+	f.Add([]byte("HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 1\r\n\r\nx"))
+	f.Add([]byte("HTTP/1.1 200\r\ncontent-length:3 \r\nMcp-Session-Id: s\r\n\r\nabcdef"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		s := &Session{c: &Client{wire: &wirePool{maxBody: 1 << 16}}}
+		br := bufio.NewReaderSize(bytes.NewReader(data), wireReadBuffer)
+		a, err := s.readAnswer(br, true)
+		h, herr := peekHead(bufio.NewReaderSize(bytes.NewReader(data), wireReadBuffer))
+		var probe wireAnswer
+		if err != nil || herr != nil || !parseHead(h, &probe, true) {
+			return // fasthttp's own reading, or no answer at all
+		}
+		rest, _ := io.ReadAll(br)
+		var r fasthttp.Response
+		fr := bufio.NewReaderSize(bytes.NewReader(data), wireReadBuffer)
+		if r.ReadLimitBody(fr, 1<<16) != nil {
+			return // fasthttp is stricter about this one
+		}
+		frest, _ := io.ReadAll(fr)
+		switch {
+		case a.status != r.StatusCode():
+			t.Fatalf("status %d, fasthttp %d", a.status, r.StatusCode())
+		case a.contentType != "" && a.contentType != string(r.Header.ContentType()):
+			// (Without one, fasthttp reports its default, text/plain.)
+			t.Fatalf("content type %q, fasthttp %q", a.contentType, r.Header.ContentType())
+		case !bytes.Equal(a.body, r.Body()):
+			t.Fatalf("body %q, fasthttp %q", a.body, r.Body())
+		case a.close != r.ConnectionClose():
+			t.Fatalf("close %v, fasthttp %v", a.close, r.ConnectionClose())
+		case !bytes.Equal(rest, frest):
+			t.Fatalf("left %q unread, fasthttp %q", rest, frest)
 		}
 	})
 }

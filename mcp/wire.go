@@ -302,21 +302,28 @@ func (s *Session) roundTrip(c *wireConn, p *Prepared, body []byte, deadline time
 	if _, err := c.nc.Write(out); err != nil {
 		return a, err
 	}
-	h, err := peekHead(c.br)
+	return s.readAnswer(c.br, p.req.Method == "initialize")
+}
+
+// readAnswer reads one answer from br: in place when parseHead takes it,
+// else with fasthttp's parser.
+func (s *Session) readAnswer(br *bufio.Reader, wantSession bool) (wireAnswer, error) {
+	var a wireAnswer
+	h, err := peekHead(br)
 	if err != nil {
 		return a, err
 	}
-	if ok := parseHead(h, &a, p.req.Method == "initialize"); !ok {
-		return a, s.readUncommon(c, &a, p.req.Method == "initialize")
+	if ok := parseHead(h, &a, wantSession); !ok {
+		return a, s.readUncommon(br, &a, wantSession)
 	}
 	if a.length > s.c.wire.maxBody {
 		return a, fasthttp.ErrBodyTooLarge
 	}
-	if _, err := c.br.Discard(len(h)); err != nil {
+	if _, err := br.Discard(len(h)); err != nil {
 		return a, err
 	}
 	a.body = s.wireBuf(a.length)
-	_, err = io.ReadFull(c.br, a.body)
+	_, err = io.ReadFull(br, a.body)
 	return a, err
 }
 
@@ -330,12 +337,12 @@ func (s *Session) wireBuf(n int) []byte {
 
 // readUncommon hands an answer the in-place parser does not take to
 // fasthttp's, which reads it from the same buffer.
-func (s *Session) readUncommon(c *wireConn, a *wireAnswer, wantSession bool) error {
+func (s *Session) readUncommon(br *bufio.Reader, a *wireAnswer, wantSession bool) error {
 	// Pooled, not kept per connection: ten thousand connections would
 	// each hold a body buffer as large as their largest answer.
 	r := fasthttp.AcquireResponse()
 	defer fasthttp.ReleaseResponse(r)
-	if err := r.ReadLimitBody(c.br, s.c.wire.maxBody); err != nil {
+	if err := r.ReadLimitBody(br, s.c.wire.maxBody); err != nil {
 		return err
 	}
 	a.status = r.StatusCode()
@@ -400,8 +407,8 @@ func parseHead(h []byte, a *wireAnswer, wantSession bool) bool {
 	for len(rest) > 2 {
 		line, rest, _ = bytes.Cut(rest, crlf)
 		colon := bytes.IndexByte(line, ':')
-		if colon <= 0 || line[0] == ' ' || line[0] == '\t' {
-			return false
+		if colon <= 0 || !isToken(line[:colon]) {
+			return false // folded or malformed: fasthttp decides
 		}
 		name, value := line[:colon], bytes.TrimSpace(line[colon+1:])
 		switch {
@@ -429,6 +436,29 @@ func parseHead(h []byte, a *wireAnswer, wantSession bool) bool {
 	a.length = length
 	return true
 }
+
+// isToken reports whether b is an HTTP token, as a header name must be.
+func isToken(b []byte) bool {
+	for _, c := range b {
+		if !tokenByte[c] {
+			return false
+		}
+	}
+	return true
+}
+
+var tokenByte = func() (t [256]bool) {
+	for c := '0'; c <= '9'; c++ {
+		t[c] = true
+	}
+	for c := 'a'; c <= 'z'; c++ {
+		t[c], t[c-'a'+'A'] = true, true
+	}
+	for _, c := range "!#$%&'*+-.^_`|~" {
+		t[c] = true
+	}
+	return t
+}()
 
 var (
 	crlf              = []byte("\r\n")

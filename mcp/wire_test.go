@@ -35,6 +35,7 @@ func TestParseHead(t *testing.T) {
 		{"interim", "HTTP/1.1 100 Continue\r\n\r\n", false, 0, 0, "", "", false},
 		{"no content", "HTTP/1.1 204 No Content\r\nContent-Length: 0\r\n\r\n", false, 0, 0, "", "", false},
 		{"folded header", "HTTP/1.1 200 OK\r\nContent-Length: 2\r\nX-A: b\r\n c\r\n\r\n", false, 0, 0, "", "", false},
+		{"space in a name", "HTTP/1.1 200 OK\r\nContent-Length: 2\r\nX A: b\r\n\r\n", false, 0, 0, "", "", false},
 		{"bad status", "HTTP/1.1 2x0 OK\r\nContent-Length: 2\r\n\r\n", false, 0, 0, "", "", false},
 		{"not HTTP", "SSH-2.0-OpenSSH\r\n\r\n", false, 0, 0, "", "", false},
 	}
