@@ -419,7 +419,7 @@ func (r *runner) closedLoop() {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if delay > 0 && !sleepUntil(r.ctx, r.start.Add(delay)) {
+			if delay > 0 && !mcp.Sleep(r.ctx, time.Until(r.start.Add(delay))) {
 				return
 			}
 			for r.ctx.Err() == nil {
@@ -483,7 +483,7 @@ func (r *runner) openLoop() {
 				if r.cfg.Duration > 0 && claimed.Sub(measureFrom) >= r.cfg.Duration {
 					return
 				}
-				if !sleepUntil(r.ctx, intended) {
+				if !mcp.Sleep(r.ctx, time.Until(intended)) {
 					return
 				}
 				sent := time.Now()
@@ -511,22 +511,6 @@ func (r *runner) openLoop() {
 	wg.Wait()
 	if r.cfg.Duration > 0 && r.ctx.Err() == nil {
 		r.scheduled = sched.Count(sched.At(skip)+r.cfg.Duration) - skip
-	}
-}
-
-// sleepUntil waits for t; false if ctx ended first.
-func sleepUntil(ctx context.Context, t time.Time) bool {
-	d := time.Until(t)
-	if d <= 0 {
-		return ctx.Err() == nil
-	}
-	timer := time.NewTimer(d)
-	defer timer.Stop()
-	select {
-	case <-timer.C:
-		return true
-	case <-ctx.Done():
-		return false
 	}
 }
 

@@ -351,7 +351,7 @@ func (s *Session) resumeSSE(ctx context.Context, p *Prepared, id int64, res *Res
 		if s.sse.retryMS > 0 {
 			wait = time.Duration(min(s.sse.retryMS, 5000)) * time.Millisecond
 		}
-		if !sleepCtx(ctx, wait) {
+		if !Sleep(ctx, wait) {
 			return false, &Error{Kind: KindTimeout, Msg: p.req.Method + ": waiting to resume the SSE stream", Err: ctx.Err()}
 		}
 		req, err := http.NewRequestWithContext(ctx, http.MethodGet, s.c.url.String(), nil)
@@ -391,7 +391,11 @@ func (s *Session) resumeSSE(ctx context.Context, p *Prepared, id int64, res *Res
 	return false, nil
 }
 
-func sleepCtx(ctx context.Context, d time.Duration) bool {
+// Sleep waits d, or until ctx ends, and reports whether it waited the whole
+// time (a d of zero or less reports whether ctx is still live). Every
+// package that waits on a context uses it, bar the reference server, which
+// shares no code with the client.
+func Sleep(ctx context.Context, d time.Duration) bool {
 	if d <= 0 {
 		return ctx.Err() == nil
 	}

@@ -228,7 +228,7 @@ func listing(ctx context.Context, c *mcp.Client, cfg Config) (ToolsList, Sequent
 	}
 	defer s.Close(context.WithoutCancel(ctx))
 	for i := 0; i < n; i++ {
-		if i > 0 && !sleepCtx(ctx, cfg.SequentialSleep) {
+		if i > 0 && !mcp.Sleep(ctx, cfg.SequentialSleep) {
 			break
 		}
 		pages, firstPage, total, err := listAll(ctx, c, s)
@@ -297,19 +297,5 @@ func listAll(ctx context.Context, c *mcp.Client, s *mcp.Session) (pages []json.R
 		}
 		seen[page.NextCursor] = true
 		cursor = page.NextCursor
-	}
-}
-
-func sleepCtx(ctx context.Context, d time.Duration) bool {
-	if d <= 0 {
-		return ctx.Err() == nil
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return true
-	case <-ctx.Done():
-		return false
 	}
 }

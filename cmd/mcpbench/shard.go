@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/mcpbench/mcpbench/bench"
+	"github.com/mcpbench/mcpbench/mcp"
 	"github.com/mcpbench/mcpbench/report"
 )
 
@@ -75,18 +76,10 @@ func parseStartAt(s string) (time.Time, error) {
 // waitUntil sleeps until at, or returns ctx's error when interrupted
 // first. A time in the past returns at once.
 func waitUntil(ctx context.Context, at time.Time) error {
-	d := time.Until(at)
-	if d <= 0 {
-		return nil
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
+	if !mcp.Sleep(ctx, time.Until(at)) {
 		return ctx.Err()
 	}
+	return nil
 }
 
 // shardFlags are --shard and --start-at, shared by run and sweep.
