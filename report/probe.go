@@ -247,21 +247,7 @@ func WriteProbeMarkdown(w io.Writer, r *ProbeReport) error {
 		io.WriteString(w, "Not scanned (no --log-file).\n")
 	}
 
-	if len(r.Gates) > 0 {
-		io.WriteString(w, "\n## Gates\n\n")
-		var rows [][]string
-		for _, g := range r.Gates {
-			v := "pass"
-			if !g.Passed {
-				v = "**FAIL**"
-			}
-			rows = append(rows, []string{g.Name, fmtPercent(g.Value), fmtPercent(g.Limit), v})
-		}
-		if err := markdownTable(w, []string{"gate", "value", "limit", "verdict"}, rows); err != nil {
-			return err
-		}
-	}
-	return nil
+	return writeGates(w, r.Gates, fmtPercent, fmtPercent)
 }
 
 // healthTable has a row for the snapshot before, the one after, and the

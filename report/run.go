@@ -163,19 +163,8 @@ func WriteRunMarkdown(w io.Writer, r *RunReport) error {
 			return err
 		}
 	}
-	if len(r.Gates) > 0 {
-		io.WriteString(w, "\n## Gates\n\n")
-		var rows [][]string
-		for _, g := range r.Gates {
-			v := "pass"
-			if !g.Passed {
-				v = "**FAIL**"
-			}
-			rows = append(rows, []string{g.Name, fmtFloat(round3(g.Value)), fmtFloat(g.Limit), v})
-		}
-		if err := markdownTable(w, []string{"gate", "value", "limit", "verdict"}, rows); err != nil {
-			return err
-		}
+	if err := writeGates(w, r.Gates, func(v float64) string { return fmtFloat(round3(v)) }, fmtFloat); err != nil {
+		return err
 	}
 	c := p.Client
 	fmt.Fprintf(w, "\n## Generator\n\npool %d connections, %.2f s CPU", c.PoolMaxConns, c.CPUS)
@@ -226,4 +215,22 @@ func sortedKeys[V any](m map[string]V) []string {
 
 func round3(v float64) float64 {
 	return float64(int64(v*1000+0.5)) / 1000
+}
+
+// writeGates writes the Gates section (nothing when there are none), with
+// values and limits formatted as given.
+func writeGates(w io.Writer, gates []Gate, value, limit func(float64) string) error {
+	if len(gates) == 0 {
+		return nil
+	}
+	io.WriteString(w, "\n## Gates\n\n")
+	var rows [][]string
+	for _, g := range gates {
+		v := "pass"
+		if !g.Passed {
+			v = "**FAIL**"
+		}
+		rows = append(rows, []string{g.Name, value(g.Value), limit(g.Limit), v})
+	}
+	return markdownTable(w, []string{"gate", "value", "limit", "verdict"}, rows)
 }
