@@ -96,18 +96,7 @@ func concurrencyPlots(r *SweepReport, pts []bench.Point) (top, bottom *plot.Plot
 	for i, p := range pts {
 		xs[i] = float64(p.Concurrency)
 	}
-	top, bottom = plot.New(), plot.New()
-	top.Title.Text = "Throughput — " + orDash(r.Target.URL)
-	top.Y.Label.Text = "throughput (rps)"
-	bottom.Title.Text = "Latency"
-	bottom.Y.Label.Text = "latency (ms)"
-	for _, p := range []*plot.Plot{top, bottom} {
-		p.X.Label.Text = "concurrency"
-		setLoadAxis(p, xs)
-		p.Add(plotter.NewGrid())
-		p.Legend.Top, p.Legend.Left = true, true
-	}
-	top.Y.Min = 0
+	top, bottom = newPanels("Throughput — "+orDash(r.Target.URL), "throughput (rps)", "Latency", "concurrency", xs)
 
 	if err := addSeries(top, "rps", xs, pts, func(p bench.Point) float64 { return p.RPS }, colRPS, draw.CircleGlyph{}); err != nil {
 		return nil, nil, err
@@ -158,18 +147,7 @@ func ratePlots(r *SweepReport, pts []bench.Point) (top, bottom *plot.Plot, err e
 	for i, p := range pts {
 		xs[i] = *p.Rate
 	}
-	top, bottom = plot.New(), plot.New()
-	top.Title.Text = "Offered and achieved rate — " + orDash(r.Target.URL)
-	top.Y.Label.Text = "achieved (rps)"
-	bottom.Title.Text = "Latency (from intended send time)"
-	bottom.Y.Label.Text = "latency (ms)"
-	for _, p := range []*plot.Plot{top, bottom} {
-		p.X.Label.Text = "offered rate (rps)"
-		setLoadAxis(p, xs)
-		p.Add(plotter.NewGrid())
-		p.Legend.Top, p.Legend.Left = true, true
-	}
-	top.Y.Min = 0
+	top, bottom = newPanels("Offered and achieved rate — "+orDash(r.Target.URL), "achieved (rps)", "Latency (from intended send time)", "offered rate (rps)", xs)
 
 	// offered = achieved, sampled densely because the x axis may be
 	// logarithmic, where y = x is a curve.
@@ -413,4 +391,20 @@ func (l *refLine) DataRange() (xmin, xmax, ymin, ymax float64) {
 func (l *refLine) Thumbnail(c *draw.Canvas) {
 	y := c.Center().Y
 	c.StrokeLine2(l.style, c.Min.X, y, c.Max.X, y)
+}
+
+// newPanels makes a sweep chart's two panels over the load values xs: a
+// throughput panel (titled top, y axis topY, from 0) above a latency one.
+func newPanels(top, topY, bottom, xLabel string, xs []float64) (*plot.Plot, *plot.Plot) {
+	t, b := plot.New(), plot.New()
+	t.Title.Text, t.Y.Label.Text = top, topY
+	b.Title.Text, b.Y.Label.Text = bottom, "latency (ms)"
+	for _, p := range []*plot.Plot{t, b} {
+		p.X.Label.Text = xLabel
+		setLoadAxis(p, xs)
+		p.Add(plotter.NewGrid())
+		p.Legend.Top, p.Legend.Left = true, true
+	}
+	t.Y.Min = 0
+	return t, b
 }
