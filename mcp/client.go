@@ -322,16 +322,9 @@ func (c *Client) negotiate(ctx context.Context) error {
 			return err
 		}
 	}
-	if !c.legacy && (want == "" || IsModern(want)) {
-		ok, err := c.discover(ctx, want, c.newSession())
-		if err != nil {
+	if !c.legacy {
+		if done, err := c.discoverFirst(ctx, c.newSession()); done || err != nil {
 			return err
-		}
-		if ok {
-			return nil
-		}
-		if want != "" {
-			return fmt.Errorf("%w: server/discover refused protocol %s", ErrNotMCP, want)
 		}
 	}
 	s := c.newSession()
@@ -466,20 +459,31 @@ func (c *Client) useLegacy() error {
 // negotiateOn negotiates on one stdio session (each process is a session
 // of its own): server/discover first, else initialize.
 func (c *Client) negotiateOn(ctx context.Context, s *Session) error {
-	want := c.opts.ProtocolVersion
-	if want == "" || IsModern(want) {
-		ok, err := c.discover(ctx, want, s)
-		if err != nil {
-			return err
-		}
-		if ok {
-			return nil
-		}
-		if want != "" {
-			return fmt.Errorf("%w: server/discover refused protocol %s", ErrNotMCP, want)
-		}
+	if done, err := c.discoverFirst(ctx, s); done || err != nil {
+		return err
 	}
-	return s.initialize(ctx, want)
+	return s.initialize(ctx, c.opts.ProtocolVersion)
+}
+
+// discoverFirst tries server/discover on s unless an older revision was
+// asked for. done means negotiation is over; a server that refuses the
+// revision asked for ends it with an error, one that does not know
+// server/discover leaves it to initialize.
+func (c *Client) discoverFirst(ctx context.Context, s *Session) (done bool, err error) {
+	want := c.opts.ProtocolVersion
+	if want != "" && !IsModern(want) {
+		return false, nil
+	}
+	ok, err := c.discover(ctx, want, s)
+	switch {
+	case err != nil:
+		return true, err
+	case ok:
+		return true, nil
+	case want != "":
+		return true, fmt.Errorf("%w: server/discover refused protocol %s", ErrNotMCP, want)
+	}
+	return false, nil
 }
 
 // NewSession opens a session for one worker: nothing to do on modern
