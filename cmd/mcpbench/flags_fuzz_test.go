@@ -58,12 +58,7 @@ func FuzzFlagValues(f *testing.F) {
 
 		var rf runFlags
 		fs := newFlagSet("run")
-		rf.target.register(fs)
-		rf.workload.register(fs, false)
-		rf.calls.register(fs)
-		rf.gate.register(fs)
-		rf.output.register(fs)
-		rf.shard.register(fs)
+		rf.register(fs)
 		if fs.Lookup(name) != nil {
 			err := fs.Parse([]string{"--url", "http://127.0.0.1:9/mcp", arg})
 			checkFlagErr(t, name, value, err)

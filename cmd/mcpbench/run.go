@@ -7,6 +7,8 @@ import (
 	"math"
 	"time"
 
+	"github.com/spf13/pflag"
+
 	"github.com/mcpbench/mcpbench/bench"
 	"github.com/mcpbench/mcpbench/logscan"
 	"github.com/mcpbench/mcpbench/mcp"
@@ -40,15 +42,20 @@ type runFlags struct {
 	shard    shardFlags
 }
 
-func runMain(ctx context.Context, args []string, e env) int {
-	var f runFlags
-	fs := newFlagSet("run")
+// register adds run's flags to fs.
+func (f *runFlags) register(fs *pflag.FlagSet) {
 	f.target.register(fs)
 	f.workload.register(fs, false)
 	f.calls.register(fs)
 	f.gate.register(fs)
 	f.output.register(fs)
 	f.shard.register(fs)
+}
+
+func runMain(ctx context.Context, args []string, e env) int {
+	var f runFlags
+	fs := newFlagSet("run")
+	f.register(fs)
 	if done, code := parseFlags(fs, args, runUsage, e); done {
 		return code
 	}
