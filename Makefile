@@ -50,7 +50,9 @@ fuzz:
 test-race:
 	$(GO) test -count=1 -race -timeout 30m ./...
 
+# gofmt, go mod tidy and go vet: CI fails on any of them.
 vet:
+	@$(GO) mod tidy -diff >/dev/null || { $(GO) mod tidy -diff; echo "go.mod/go.sum not tidy: run go mod tidy"; exit 1; }
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo "gofmt needed"; exit 1; }
 	$(GO) vet ./...
 
