@@ -226,7 +226,7 @@ func probeMarkdownLog(w io.Writer, r *results.ProbeReport) error {
 	return nil
 }
 
-// healthTable has a row for the snapshot before, the one after, and the
+// probeHealthTable has a row for the snapshot before, the one after, and the
 // change between them.
 func probeHealthTable(w io.Writer, h *probe.Health) error {
 	row := func(name string, s probe.HealthSnapshot) []string {
@@ -327,7 +327,7 @@ func probeYesNo(ok bool) string {
 	return "**no**"
 }
 
-// mdCell keeps a message on one table row.
+// probeCell keeps a message on one table row.
 func probeCell(s string) string {
 	return strings.ReplaceAll(strings.Join(strings.Fields(s), " "), "|", "\\|")
 }
