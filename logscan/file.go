@@ -116,10 +116,10 @@ func lastStats(b []byte) *Stats {
 // If path+".1" is the file the Offset was taken on, its tail after the Offset
 // is read first. The baseline survives rotation: counters belong to the
 // server process, not to the file.
-func Scan(path string, from Offset) (Result, error) {
+func Scan(path string, from Offset) (WindowScan, error) {
 	f, fi, err := openLog(path)
 	if err != nil {
-		return Result{}, err
+		return WindowScan{}, err
 	}
 	defer f.Close()
 	size := fi.Size()
@@ -137,7 +137,7 @@ func Scan(path string, from Offset) (Result, error) {
 			n, err := readWindow(a, old.f, from, old.size)
 			old.f.Close()
 			if err != nil {
-				return Result{}, fmt.Errorf("%s: %w", old.path, err)
+				return WindowScan{}, fmt.Errorf("%s: %w", old.path, err)
 			}
 			w.RotatedFrom = old.path
 			w.Bytes += n
@@ -151,7 +151,7 @@ func Scan(path string, from Offset) (Result, error) {
 	start, head := windowStart(f, from)
 	_, partial, err := a.read(io.NewSectionReader(f, start, size-start), head)
 	if err != nil {
-		return Result{}, fmt.Errorf("%s: %w", path, err)
+		return WindowScan{}, fmt.Errorf("%s: %w", path, err)
 	}
 	w.PartialLastLine = partial
 	return a.finish(), nil

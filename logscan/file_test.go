@@ -38,7 +38,7 @@ func mustMark(t *testing.T, path string) Offset {
 	return o
 }
 
-func mustScan(t *testing.T, path string, o Offset) Result {
+func mustScan(t *testing.T, path string, o Offset) WindowScan {
 	t.Helper()
 	r, err := Scan(path, o)
 	if err != nil {

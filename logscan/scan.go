@@ -9,14 +9,14 @@ import (
 )
 
 // MaxLineBytes bounds the memory one line may take. Longer lines are skipped
-// and counted in Result.SkippedLongLines.
+// and counted in WindowScan.SkippedLongLines.
 const MaxLineBytes = 1 << 20
 
 // readBufBytes is the bufio buffer; lines longer than this are assembled in a
 // separate slice, up to MaxLineBytes.
 const readBufBytes = 64 << 10
 
-// Baseline sources, in Result.Baseline.
+// Baseline sources, in WindowScan.Baseline.
 const (
 	BaselineBeforeWindow  = "before_window"   // the last stats line written before the window
 	BaselineFirstInWindow = "first_in_window" // nothing before: the first interval is not counted
@@ -51,8 +51,9 @@ type Delta struct {
 	BuildFailures int64 `json:"build_failures"`
 }
 
-// Result is what a scan found. Probe and run reports embed it as log_scan.
-type Result struct {
+// WindowScan is what a scan of one window of the log found. Run, sweep and
+// probe reports embed it as log_scan.
+type WindowScan struct {
 	Path   string `json:"path"`
 	Window Window `json:"window"`
 
@@ -81,15 +82,15 @@ type Result struct {
 
 // ScanBytes scans data as a whole window. baseline, when not nil, is the
 // last stats line written before data.
-func ScanBytes(data []byte, baseline *Stats) Result {
+func ScanBytes(data []byte, baseline *Stats) WindowScan {
 	r, _ := ScanReader(bytes.NewReader(data), baseline) // a bytes.Reader cannot fail
 	return r
 }
 
 // ScanReader scans everything r yields as one window, holding at most
-// MaxLineBytes of it at a time. The error is r's, wrapped; the Result then
+// MaxLineBytes of it at a time. The error is r's, wrapped; the WindowScan then
 // covers what was read before it.
-func ScanReader(r io.Reader, baseline *Stats) (Result, error) {
+func ScanReader(r io.Reader, baseline *Stats) (WindowScan, error) {
 	a := newAccumulator(baseline)
 	n, partial, err := a.read(r, headInWindow)
 	a.res.Window.EndOffset = n
@@ -98,10 +99,10 @@ func ScanReader(r io.Reader, baseline *Stats) (Result, error) {
 	return a.finish(), err
 }
 
-// accumulator folds lines into a Result. prev is the last stats line seen,
+// accumulator folds lines into a WindowScan. prev is the last stats line seen,
 // the baseline included, against which the next one is measured.
 type accumulator struct {
-	res  Result
+	res  WindowScan
 	prev *Stats
 }
 
@@ -237,7 +238,7 @@ func (a *accumulator) read(r io.Reader, head int) (n int64, partial bool, err er
 }
 
 // finish fills in what is computed from the whole window.
-func (a *accumulator) finish() Result {
+func (a *accumulator) finish() WindowScan {
 	r := a.res
 	switch {
 	case r.BaselineStats != nil:

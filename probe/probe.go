@@ -72,14 +72,14 @@ type BenchSpec struct {
 	Total       int64 `json:"total"`
 }
 
-// Result is everything the probe measured.
-type Result struct {
-	Health            Health          `json:"health"`
-	ServerInfo        ServerInfo      `json:"server_info"`
-	ToolsList         ToolsList       `json:"tools_list"`
-	SequentialProfile Sequential      `json:"sequential_profile"`
-	Benchmarks        Benchmarks      `json:"benchmarks"`
-	LogScan           *logscan.Result `json:"log_scan"`
+// Report is everything the probe measured.
+type Report struct {
+	Health            Health              `json:"health"`
+	ServerInfo        ServerInfo          `json:"server_info"`
+	ToolsList         ToolsList           `json:"tools_list"`
+	SequentialProfile Sequential          `json:"sequential_profile"`
+	Benchmarks        Benchmarks          `json:"benchmarks"`
+	LogScan           *logscan.WindowScan `json:"log_scan"`
 	// LogScanError says why log_scan is null although a log was given.
 	LogScanError string `json:"log_scan_error,omitempty"`
 	Interrupted  bool   `json:"interrupted,omitempty"`
@@ -103,33 +103,20 @@ func (e *StageError) Error() string { return e.Stage + ": " + e.Err.Error() }
 func (e *StageError) Unwrap() error { return e.Err }
 
 // Run probes the server. It returns what was measured even when ctx is
-// cancelled part-way (Result.Interrupted is then set); the error is non-nil
+// cancelled part-way (Report.Interrupted is then set); the error is non-nil
 // only when the probe could not start: the log could not be marked, or the
 // server could not be reached or did not speak MCP.
-func Run(ctx context.Context, cfg Config) (*Result, error) {
+func Run(ctx context.Context, cfg Config) (*Report, error) {
 	if cfg.Dial == nil {
 		cfg.Dial = mcp.Dial
 	}
-	progress := cfg.Progress
-	if progress == nil {
-		progress = func(string) {}
+	if cfg.Progress == nil {
+		cfg.Progress = func(string) {}
 	}
-	res := &Result{}
-
-	// The window opens before the first byte is sent, so the log's counters
-	// cover the handshake as well as the measured requests.
-	var mark logscan.Offset
-	if cfg.LogFile != "" {
-		progress(StageLogMark)
-		m, err := logscan.Mark(cfg.LogFile)
-		switch {
-		case errors.Is(err, fs.ErrNotExist):
-			// A server that has not written its log yet: read it all.
-		case err != nil:
-			return res, &StageError{StageLogMark, err}
-		default:
-			mark = m
-		}
+	res := &Report{}
+	mark, err := markLog(cfg)
+	if err != nil {
+		return res, err
 	}
 
 	hc, _, err := mcp.NewHTTPClient(withPool(cfg.Options, 1))
@@ -143,10 +130,10 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	}
 	plain := &plainHTTP{hc: hc, opts: cfg.Options}
 
-	progress(StageHealth)
+	cfg.Progress(StageHealth)
 	res.Health.HealthSnapshot = plain.health(ctx, healthURL)
 
-	progress(StageDial)
+	cfg.Progress(StageDial)
 	client, err := cfg.Dial(ctx, cfg.Options)
 	if err != nil {
 		return res, &StageError{StageDial, err}
@@ -154,6 +141,32 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	defer client.Close(context.Background())
 	res.ServerInfo = serverInfoOf(client)
 
+	measure(ctx, client, plain, cfg, res)
+	closeWindow(ctx, plain, healthURL, mark, cfg, res)
+	return res, nil
+}
+
+// markLog opens the log's window before the first byte is sent, so the
+// log's counters cover the handshake as well as the measured requests.
+func markLog(cfg Config) (logscan.Offset, error) {
+	if cfg.LogFile == "" {
+		return logscan.Offset{}, nil
+	}
+	cfg.Progress(StageLogMark)
+	m, err := logscan.Mark(cfg.LogFile)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		// A server that has not written its log yet: read it all.
+		return logscan.Offset{}, nil
+	case err != nil:
+		return logscan.Offset{}, &StageError{StageLogMark, err}
+	}
+	return m, nil
+}
+
+// measure runs the stages that talk to the server, in order, until ctx is
+// done, and marks res interrupted when it was.
+func measure(ctx context.Context, client *mcp.Client, plain *plainHTTP, cfg Config, res *Report) {
 	steps := []struct {
 		stage string
 		do    func()
@@ -167,35 +180,38 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		if ctx.Err() != nil {
 			break
 		}
-		progress(s.stage)
+		cfg.Progress(s.stage)
 		s.do()
 	}
 	res.Interrupted = ctx.Err() != nil
 	for _, p := range []*bench.Point{res.Benchmarks.Small, res.Benchmarks.Large} {
 		res.Interrupted = res.Interrupted || (p != nil && p.Interrupted)
 	}
+}
 
-	// The closing figures are taken even after an interrupt: they describe
-	// what the part that ran did to the server.
+// closeWindow takes the closing figures: the health after and the log's
+// stats lines since mark. They are taken even after an interrupt: they
+// describe what the part that ran did to the server.
+func closeWindow(ctx context.Context, plain *plainHTTP, healthURL string, mark logscan.Offset, cfg Config, res *Report) {
 	endCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), healthTimeout(cfg.Options)+time.Second)
 	defer cancel()
-	progress(StageHealthEnd)
+	cfg.Progress(StageHealthEnd)
 	after := plain.health(endCtx, healthURL)
 	res.Health.After = &after
 	res.Health.Delta = healthDelta(res.Health.HealthSnapshot, after)
 
-	if cfg.LogFile != "" {
-		progress(StageLogScan)
-		if !res.Interrupted {
-			settle(ctx, cfg.LogFile, cfg.LogSettle)
-		}
-		if r, err := logscan.Scan(cfg.LogFile, mark); err == nil {
-			res.LogScan = &r
-		} else {
-			res.LogScanError = err.Error()
-		}
+	if cfg.LogFile == "" {
+		return
 	}
-	return res, nil
+	cfg.Progress(StageLogScan)
+	if !res.Interrupted {
+		settle(ctx, cfg.LogFile, cfg.LogSettle)
+	}
+	if r, err := logscan.Scan(cfg.LogFile, mark); err == nil {
+		res.LogScan = &r
+	} else {
+		res.LogScanError = err.Error()
+	}
 }
 
 // settle waits up to d for the log to gain a stats line written after now:

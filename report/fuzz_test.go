@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"github.com/mcpbench/mcpbench/results"
 	"io"
 	"testing"
 )
@@ -25,13 +26,13 @@ func FuzzReadReports(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		if r, err := ReadRunReport(bytes.NewReader(data)); err == nil {
+		if r, err := results.ReadRunReport(bytes.NewReader(data)); err == nil {
 			consumeRun(r)
 		}
-		if r, err := ReadSweepReport(bytes.NewReader(data)); err == nil {
+		if r, err := results.ReadSweepReport(bytes.NewReader(data)); err == nil {
 			consumeSweep(r)
 		}
-		r, err := ReadReport(bytes.NewReader(data))
+		r, err := results.ReadReport(bytes.NewReader(data))
 		if err != nil {
 			return
 		}
@@ -42,20 +43,20 @@ func FuzzReadReports(f *testing.F) {
 }
 
 // consumeRun does with a run report what compare and merge do with one.
-func consumeRun(r *RunReport) {
-	c := CompareRuns(r, r, DefaultGates())
+func consumeRun(r *results.RunReport) {
+	c := results.CompareRuns(r, r, results.DefaultLimits())
 	writeComparison(c)
-	if m, _, err := MergeRuns([]*RunReport{r, r}, MergeOptions{AllowMissing: true}); err == nil {
+	if m, _, err := results.MergeRuns([]*results.RunReport{r, r}, results.MergeOptions{AllowMissing: true}); err == nil {
 		_ = WriteRunJSON(io.Discard, m)
 		_ = WriteRunMarkdown(io.Discard, m)
 		_ = WriteRunSummary(io.Discard, m)
 	}
 }
 
-func consumeSweep(r *SweepReport) {
-	c := CompareSweeps(r, r, DefaultGates())
+func consumeSweep(r *results.SweepReport) {
+	c := results.CompareSweeps(r, r, results.DefaultLimits())
 	writeComparison(c)
-	if m, _, err := MergeSweeps([]*SweepReport{r, r}, MergeOptions{AllowMissing: true}); err == nil {
+	if m, _, err := results.MergeSweeps([]*results.SweepReport{r, r}, results.MergeOptions{AllowMissing: true}); err == nil {
 		_ = WriteSweepJSON(io.Discard, m)
 		_ = WriteSweepMarkdown(io.Discard, m)
 		_ = WriteSweepTable(io.Discard, m)
@@ -63,7 +64,7 @@ func consumeSweep(r *SweepReport) {
 	}
 }
 
-func writeComparison(c *Comparison) {
+func writeComparison(c *results.Comparison) {
 	_ = WriteCompareMarkdown(io.Discard, c)
 	_ = WriteCompareJSON(io.Discard, c)
 	_ = WriteCompareJUnit(io.Discard, c)

@@ -6,72 +6,21 @@ import (
 	"strings"
 
 	"github.com/mcpbench/mcpbench/bench"
+	"github.com/mcpbench/mcpbench/internal/textfmt"
 	"github.com/mcpbench/mcpbench/probe"
+	"github.com/mcpbench/mcpbench/results"
 )
 
-// ProbeReport is the mcpbench.probe/v1 report: the common header, what the
-// probe was asked to do, then the probe's sections at the top level.
-// Header, ProbeSettings' key and probe.Result have no JSON names in common.
-type ProbeReport struct {
-	Header
-	Settings ProbeSettings `json:"settings"`
-	probe.Result
-	Gates []Gate `json:"gates"`
-}
-
-// ProbeSettings are the probe's parameters, so a reader can tell two
-// probes of different work apart.
-type ProbeSettings struct {
-	HealthURL         string          `json:"health_url"`
-	SequentialSamples int             `json:"sequential_samples"`
-	SequentialSleepMS float64         `json:"sequential_sleep_ms"`
-	Small             probe.BenchSpec `json:"bench_small"`
-	Large             probe.BenchSpec `json:"bench_large"`
-	LogFile           string          `json:"log_file,omitempty"`
-	MaxErrorRate      float64         `json:"max_error_rate"`
-}
-
-// ApplyGates records an error-rate gate for the sequential profile and each
-// benchmark that ran, and reports whether one failed.
-func (r *ProbeReport) ApplyGates(maxErrorRate float64) bool {
-	r.Gates = r.Gates[:0]
-	failed := false
-	add := func(name string, rate float64) {
-		ok := rate <= maxErrorRate
-		r.Gates = append(r.Gates, Gate{Name: name, Limit: maxErrorRate, Value: rate, Passed: ok})
-		failed = failed || !ok
-	}
-	if sp := r.SequentialProfile; sp.Count > 0 {
-		add("sequential.error_rate", float64(sp.Errors)/float64(sp.Count))
-	}
-	if p := r.Benchmarks.Small; p != nil {
-		add("bench_small.error_rate", p.ErrorRate)
-	}
-	if p := r.Benchmarks.Large; p != nil {
-		add("bench_large.error_rate", p.ErrorRate)
-	}
-	return failed
-}
-
 // WriteProbeJSON writes r as indented JSON.
-func WriteProbeJSON(w io.Writer, r *ProbeReport) error {
+func WriteProbeJSON(w io.Writer, r *results.ProbeReport) error {
 	if r.Gates == nil {
-		r.Gates = []Gate{}
+		r.Gates = []results.Gate{}
 	}
 	return writeIndented(w, r)
 }
 
-// ReadProbeReport reads a probe report.
-func ReadProbeReport(rd io.Reader) (*ProbeReport, error) {
-	var r ProbeReport
-	if err := readReport(rd, &r, func() string { return r.Schema }, SchemaProbe, "probe"); err != nil {
-		return nil, err
-	}
-	return &r, nil
-}
-
 // WriteProbeSummary is the short human summary on stdout.
-func WriteProbeSummary(w io.Writer, r *ProbeReport) error {
+func WriteProbeSummary(w io.Writer, r *results.ProbeReport) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "target      %s\n", targetLine(r.Target))
 	fmt.Fprintf(&b, "health      %s\n", probeHealthLine(r.Health.HealthSnapshot))
@@ -111,7 +60,7 @@ func WriteProbeSummary(w io.Writer, r *ProbeReport) error {
 	}
 	for _, g := range r.Gates {
 		if !g.Passed {
-			fmt.Fprintf(&b, "gate        %s: FAILED (%s, limit %s)\n", g.Name, fmtPercent(g.Value), fmtPercent(g.Limit))
+			fmt.Fprintf(&b, "gate        %s: FAILED (%s, limit %s)\n", g.Name, textfmt.Percent(g.Value), textfmt.Percent(g.Limit))
 		}
 	}
 	if r.Interrupted {
@@ -121,44 +70,71 @@ func WriteProbeSummary(w io.Writer, r *ProbeReport) error {
 	return err
 }
 
-// WriteProbeMarkdown writes the Markdown report of a probe.
-func WriteProbeMarkdown(w io.Writer, r *ProbeReport) error {
+// WriteProbeMarkdown writes the Markdown report of a probe, one section
+// after another.
+func WriteProbeMarkdown(w io.Writer, r *results.ProbeReport) error {
+	for _, section := range []func(io.Writer, *results.ProbeReport) error{
+		probeMarkdownHead, probeMarkdownHealth, probeMarkdownServerInfo, probeMarkdownToolsList,
+		probeMarkdownSequential, probeMarkdownBenchmarks, probeMarkdownLog,
+	} {
+		if err := section(w, r); err != nil {
+			return err
+		}
+	}
+	return writeGates(w, r.Gates, textfmt.Percent, textfmt.Percent)
+}
+
+func probeMarkdownHead(w io.Writer, r *results.ProbeReport) error {
 	var b strings.Builder
 	b.WriteString("# mcpbench probe\n\n")
 	if r.Interrupted {
 		b.WriteString("> **Interrupted**: the report covers what was measured before the stop.\n\n")
 	}
-	si := &r.ServerInfo
 	fmt.Fprintf(&b, "- **Target:** %s\n", targetLine(r.Target))
 	fmt.Fprintf(&b, "- **Started:** %s\n", r.StartedAt.Format("2006-01-02 15:04:05 MST"))
-	if si.Negotiation != "" {
+	if si := &r.ServerInfo; si.Negotiation != "" {
 		fmt.Fprintf(&b, "- **Negotiation:** %s\n", si.Negotiation)
 	}
-	b.WriteString("\n## Health\n\n")
-	if _, err := io.WriteString(w, b.String()); err != nil {
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func probeMarkdownHealth(w io.Writer, r *results.ProbeReport) error {
+	if _, err := io.WriteString(w, "\n## Health\n\n"); err != nil {
 		return err
 	}
-	b.Reset()
 	if err := probeHealthTable(w, &r.Health); err != nil {
 		return err
 	}
 	if d := r.Health.Delta; d != nil && len(d.Observability) > 0 {
 		fmt.Fprintf(w, "\nObservability during the probe: %s\n", probeKV(d.Observability))
 	}
+	return nil
+}
 
+func probeMarkdownServerInfo(w io.Writer, r *results.ProbeReport) error {
+	si := &r.ServerInfo
+	var b strings.Builder
 	b.WriteString("\n## Server info\n\n")
-	fmt.Fprintf(&b, "- **Name / version:** %s\n", orDash(strings.TrimSpace(si.Name+" "+si.Version)))
-	fmt.Fprintf(&b, "- **Protocol:** %s over %s\n", orDash(si.ProtocolVersion), orDash(si.Transport))
+	fmt.Fprintf(&b, "- **Name / version:** %s\n", textfmt.OrDash(strings.TrimSpace(si.Name+" "+si.Version)))
+	fmt.Fprintf(&b, "- **Protocol:** %s over %s\n", textfmt.OrDash(si.ProtocolVersion), textfmt.OrDash(si.Transport))
 	if len(si.Capabilities) > 0 {
 		fmt.Fprintf(&b, "- **Capabilities:** `%s`\n", si.Capabilities)
 	}
 	if si.GetInfo != nil {
 		fmt.Fprintf(&b, "- **GET %s:** `%s`\n", si.Endpoint, si.GetInfo)
 	} else {
-		fmt.Fprintf(&b, "- **GET %s:** no server-info document (%s)\n", si.Endpoint, orDash(si.GetInfoError))
+		fmt.Fprintf(&b, "- **GET %s:** no server-info document (%s)\n", si.Endpoint, textfmt.OrDash(si.GetInfoError))
 	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
 
+// probeMarkdownToolsList is the payload audit: its size, the largest
+// tools, the descriptions and the lint findings.
+func probeMarkdownToolsList(w io.Writer, r *results.ProbeReport) error {
 	tl := &r.ToolsList
+	var b strings.Builder
 	b.WriteString("\n## tools/list payload\n\n")
 	if tl.Error != "" {
 		fmt.Fprintf(&b, "> **Listing failed:** %s\n\n", tl.Error)
@@ -172,7 +148,6 @@ func WriteProbeMarkdown(w io.Writer, r *ProbeReport) error {
 	if _, err := io.WriteString(w, b.String()); err != nil {
 		return err
 	}
-	b.Reset()
 	if len(tl.LargestTools) > 0 {
 		io.WriteString(w, "Largest tools:\n\n")
 		var rows [][]string
@@ -186,31 +161,35 @@ func WriteProbeMarkdown(w io.Writer, r *ProbeReport) error {
 	io.WriteString(w, "\n### Lint\n\n")
 	if len(tl.Lint) == 0 {
 		io.WriteString(w, "No findings.\n")
-	} else {
-		var rows [][]string
-		for _, f := range tl.Lint {
-			rows = append(rows, []string{fmt.Sprint(f.Index), "`" + f.Tool + "`", f.Severity, f.Rule, probeCell(f.Message)})
-		}
-		if err := markdownTable(w, []string{"#", "tool", "severity", "rule", "message"}, rows); err != nil {
-			return err
-		}
+		return nil
 	}
+	var rows [][]string
+	for _, f := range tl.Lint {
+		rows = append(rows, []string{fmt.Sprint(f.Index), "`" + f.Tool + "`", f.Severity, f.Rule, probeCell(f.Message)})
+	}
+	return markdownTable(w, []string{"#", "tool", "severity", "rule", "message"}, rows)
+}
 
+func probeMarkdownSequential(w io.Writer, r *results.ProbeReport) error {
 	sp := r.SequentialProfile
-	fmt.Fprintf(w, "\n## Sequential profile\n\n%d listings, %s ms apart, in the order sent (the first is the cold one).\n\n", sp.Count, fmtFloat(sp.SleepMS))
-	if sp.Count > 0 {
-		head := []string{"first ms", "second ms", "min ms", "median ms", "mean ms", "max ms", "errors"}
-		rows := [][]string{{probeOptMS(sp.FirstMS), probeOptMS(sp.SecondMS), fmtMS(sp.MinMS), fmtMS(sp.MedianMS), fmtMS(sp.MeanMS), fmtMS(sp.MaxMS), fmt.Sprint(sp.Errors)}}
-		if err := markdownTable(w, head, rows); err != nil {
-			return err
-		}
-		samples := make([]string, len(sp.SamplesMS))
-		for i, v := range sp.SamplesMS {
-			samples[i] = probeOptMS(v)
-		}
-		fmt.Fprintf(w, "\nSamples (ms): %s\n", strings.Join(samples, ", "))
+	fmt.Fprintf(w, "\n## Sequential profile\n\n%d listings, %s ms apart, in the order sent (the first is the cold one).\n\n", sp.Count, textfmt.Float(sp.SleepMS))
+	if sp.Count == 0 {
+		return nil
 	}
+	head := []string{"first ms", "second ms", "min ms", "median ms", "mean ms", "max ms", "errors"}
+	rows := [][]string{{probeOptMS(sp.FirstMS), probeOptMS(sp.SecondMS), fmtMS(sp.MinMS), fmtMS(sp.MedianMS), fmtMS(sp.MeanMS), fmtMS(sp.MaxMS), fmt.Sprint(sp.Errors)}}
+	if err := markdownTable(w, head, rows); err != nil {
+		return err
+	}
+	samples := make([]string, len(sp.SamplesMS))
+	for i, v := range sp.SamplesMS {
+		samples[i] = probeOptMS(v)
+	}
+	fmt.Fprintf(w, "\nSamples (ms): %s\n", strings.Join(samples, ", "))
+	return nil
+}
 
+func probeMarkdownBenchmarks(w io.Writer, r *results.ProbeReport) error {
 	io.WriteString(w, "\n## Benchmarks (tools/list, closed loop)\n\n")
 	var rows [][]string
 	for _, bp := range []struct {
@@ -228,29 +207,26 @@ func WriteProbeMarkdown(w io.Writer, r *ProbeReport) error {
 			rows = append(rows, []string{bp.name, "", "", "", "", "", "", "", "skipped"})
 		}
 	}
-	if err := markdownTable(w, []string{"run", "concurrency", "requests", "errors", "rps", "p50 ms", "p95 ms", "p99 ms", "max ms"}, rows); err != nil {
-		return err
-	}
+	return markdownTable(w, []string{"run", "concurrency", "requests", "errors", "rps", "p50 ms", "p95 ms", "p99 ms", "max ms"}, rows)
+}
 
+func probeMarkdownLog(w io.Writer, r *results.ProbeReport) error {
 	io.WriteString(w, "\n## Server log\n\n")
 	switch ls := r.LogScan; {
 	case ls != nil:
 		fmt.Fprintf(w, "`%s`, bytes %d to %d: %d stats line(s), baseline %s.\n\n", ls.Path, ls.Window.StartOffset, ls.Window.EndOffset, ls.StatsLines, ls.Baseline)
 		rows := [][]string{{fmt.Sprint(ls.Delta.Requests), fmt.Sprint(ls.Delta.CacheHits), fmt.Sprint(ls.Delta.CacheMisses),
 			probeOptPct(ls.WindowHitRatePct), fmt.Sprint(ls.Delta.BuildCount), fmt.Sprint(ls.Delta.BuildFailures)}}
-		if err := markdownTable(w, []string{"requests", "cache hits", "cache misses", "hit rate", "builds", "build failures"}, rows); err != nil {
-			return err
-		}
+		return markdownTable(w, []string{"requests", "cache hits", "cache misses", "hit rate", "builds", "build failures"}, rows)
 	case r.LogScanError != "":
 		fmt.Fprintf(w, "Not scanned: %s\n", probeCell(r.LogScanError))
 	default:
 		io.WriteString(w, "Not scanned (no --log-file).\n")
 	}
-
-	return writeGates(w, r.Gates, fmtPercent, fmtPercent)
+	return nil
 }
 
-// healthTable has a row for the snapshot before, the one after, and the
+// probeHealthTable has a row for the snapshot before, the one after, and the
 // change between them.
 func probeHealthTable(w io.Writer, h *probe.Health) error {
 	row := func(name string, s probe.HealthSnapshot) []string {
@@ -277,7 +253,7 @@ func probeHealthTable(w io.Writer, h *probe.Health) error {
 
 func probeHealthLine(s probe.HealthSnapshot) string {
 	if !s.OK {
-		return fmt.Sprintf("not ok (%s)", orDash(s.Error))
+		return fmt.Sprintf("not ok (%s)", textfmt.OrDash(s.Error))
 	}
 	line := fmt.Sprintf("ok, HTTP %d in %s ms", s.StatusCode, fmtMS(s.LatencyMS))
 	if c := s.Cache; c != nil && c.HitRatePct != nil {
@@ -288,7 +264,7 @@ func probeHealthLine(s probe.HealthSnapshot) string {
 
 func probePointLine(p *bench.Point) string {
 	return fmt.Sprintf("c=%d  %d requests, %d errors (%s), %.1f rps, p50 %s p95 %s p99 %s max %s ms",
-		p.Concurrency, p.Requests, p.Errors, fmtPercent(p.ErrorRate), p.RPS, fmtMS(p.P50MS), fmtMS(p.P95MS), fmtMS(p.P99MS), fmtMS(p.MaxMS))
+		p.Concurrency, p.Requests, p.Errors, textfmt.Percent(p.ErrorRate), p.RPS, fmtMS(p.P50MS), fmtMS(p.P95MS), fmtMS(p.P99MS), fmtMS(p.MaxMS))
 }
 
 func probeKV(m map[string]float64) string {
@@ -351,7 +327,7 @@ func probeYesNo(ok bool) string {
 	return "**no**"
 }
 
-// mdCell keeps a message on one table row.
+// probeCell keeps a message on one table row.
 func probeCell(s string) string {
 	return strings.ReplaceAll(strings.Join(strings.Fields(s), " "), "|", "\\|")
 }

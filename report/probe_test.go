@@ -9,10 +9,11 @@ import (
 
 	"github.com/mcpbench/mcpbench/bench"
 	"github.com/mcpbench/mcpbench/probe"
+	"github.com/mcpbench/mcpbench/results"
 	"github.com/mcpbench/mcpbench/toolschema"
 )
 
-func sampleProbe() *ProbeReport {
+func sampleProbe() *results.ProbeReport {
 	f := func(v float64) *float64 { return &v }
 	i := func(v int64) *int64 { return &v }
 	before := probe.HealthSnapshot{URL: "http://127.0.0.1:3002/health", OK: true, StatusCode: 200, LatencyMS: 0.8,
@@ -22,10 +23,10 @@ func sampleProbe() *ProbeReport {
 	after.Cache = &probe.HealthCache{Hits: i(110), Misses: i(3), HitRatePct: f(97.3)}
 	small := bench.Point{Concurrency: 4, Total: 100, Latency: bench.Latency{Requests: 100, OK: 100, P50MS: 1.2, P95MS: 2.5, P99MS: 3.1, MaxMS: 4}, RPS: 800}
 	large := bench.Point{Concurrency: 32, Total: 1000, Latency: bench.Latency{Requests: 1000, OK: 990, Errors: 10, ErrorRate: 0.01, ErrorsByKind: map[string]int64{"timeout": 10}}, RPS: 2000}
-	r := &ProbeReport{
-		Header:   Header{Schema: SchemaProbe, MCPBenchVersion: "test", StartedAt: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC), Target: Target{URL: "http://127.0.0.1:3002/mcp", Transport: "http", ProtocolVersion: "2025-11-25", ServerName: "srv", ServerVersion: "1"}},
-		Settings: ProbeSettings{SequentialSamples: 3, SequentialSleepMS: 50, Small: probe.BenchSpec{Concurrency: 4, Total: 100}, Large: probe.BenchSpec{Concurrency: 32, Total: 1000}},
-		Result: probe.Result{
+	r := &results.ProbeReport{
+		Header:   results.Header{Schema: results.SchemaProbe, MCPBenchVersion: "test", StartedAt: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC), Target: results.Target{URL: "http://127.0.0.1:3002/mcp", Transport: "http", ProtocolVersion: "2025-11-25", ServerName: "srv", ServerVersion: "1"}},
+		Settings: results.ProbeSettings{SequentialSamples: 3, SequentialSleepMS: 50, Small: probe.BenchSpec{Concurrency: 4, Total: 100}, Large: probe.BenchSpec{Concurrency: 32, Total: 1000}},
+		Report: probe.Report{
 			Health: probe.Health{HealthSnapshot: before, After: &after, Delta: &probe.HealthDelta{CacheHits: i(100), CacheMisses: i(1), WindowHitRatePct: f(99), Fields: map[string]float64{"cache_hits": 100}}},
 			ToolsList: probe.ToolsList{ToolCount: 2, Pages: 1, PayloadBytes: 2048, FirstCallMS: 151.5,
 				LargestTools: []probe.ToolSize{{Name: "big", Bytes: 1500}, {Name: "small", Bytes: 500}},
@@ -39,7 +40,7 @@ func sampleProbe() *ProbeReport {
 
 func TestProbeJSONHasContractFields(t *testing.T) {
 	r := sampleProbe()
-	if failed := r.ApplyGates(0); !failed || len(r.Gates) != 3 || r.Gates[2].Passed || !r.Gates[1].Passed {
+	if failed := (results.Gates{}).Probe(r); !failed || len(r.Gates) != 3 || r.Gates[2].Passed || !r.Gates[1].Passed {
 		t.Fatalf("gates %+v", r.Gates)
 	}
 	var buf bytes.Buffer
@@ -75,21 +76,21 @@ func TestProbeJSONHasContractFields(t *testing.T) {
 	sub("benchmarks", "small", "large")
 	sub("target", "url", "transport", "protocol_version", "server_name", "server_version")
 
-	back, err := ReadProbeReport(&buf)
+	back, err := results.ReadProbeReport(&buf)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if sp := back.SequentialProfile; *sp.FirstMS != 151.5 || *sp.SecondMS != 1.1 || sp.MinMS != 0.9 {
 		t.Errorf("sequential order lost in the round trip: %+v", sp)
 	}
-	if _, err := ReadProbeReport(strings.NewReader(`{"schema":"mcpbench.run/v1"}`)); err == nil {
+	if _, err := results.ReadProbeReport(strings.NewReader(`{"schema":"mcpbench.run/v1"}`)); err == nil {
 		t.Error("a run report was read as a probe")
 	}
 }
 
 func TestProbeMarkdownAndSummary(t *testing.T) {
 	r := sampleProbe()
-	r.ApplyGates(0)
+	results.Gates{}.Probe(r)
 	var md bytes.Buffer
 	if err := WriteProbeMarkdown(&md, r); err != nil {
 		t.Fatal(err)

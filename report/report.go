@@ -1,54 +1,17 @@
-// Package report turns measured values into the JSON, Markdown and SVG that
-// users read, and reads them back for compare and merge.
+// Package report renders what mcpbench measured for people and programs:
+// it turns the values of package results into JSON, Markdown, SVG and
+// JUnit, and nothing else. Each report kind lists its formats in a table
+// (formats.go) that the commands loop over.
 package report
 
 import (
 	"encoding/json"
-	"fmt"
 	"io"
-	"time"
 )
-
-// Schema names, one per report kind; readers dispatch on them.
-const (
-	SchemaRun     = "mcpbench.run/v1"
-	SchemaSweep   = "mcpbench.sweep/v1"
-	SchemaProbe   = "mcpbench.probe/v1"
-	SchemaLogscan = "mcpbench.logscan/v1"
-)
-
-// Target names the server a report measured.
-type Target struct {
-	URL             string `json:"url"`
-	Transport       string `json:"transport"`
-	ProtocolVersion string `json:"protocol_version"`
-	ServerName      string `json:"server_name"`
-	ServerVersion   string `json:"server_version"`
-}
-
-// Header opens every report.
-type Header struct {
-	Schema          string    `json:"schema"`
-	MCPBenchVersion string    `json:"mcpbench_version"`
-	StartedAt       time.Time `json:"started_at"`
-	Target          Target    `json:"target"`
-}
 
 // writeIndented writes v as indented JSON, the form of every report.
 func writeIndented(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(v)
-}
-
-// readReport decodes a report of the given schema into v, which must embed
-// Header; kind names the report in errors.
-func readReport(rd io.Reader, v any, schema func() string, want, kind string) error {
-	if err := json.NewDecoder(rd).Decode(v); err != nil {
-		return fmt.Errorf("not a %s report: %w", kind, err)
-	}
-	if got := schema(); got != want {
-		return fmt.Errorf("schema is %q, want %s", got, want)
-	}
-	return nil
 }

@@ -11,73 +11,24 @@ import (
 	"github.com/olekukonko/tablewriter/tw"
 
 	"github.com/mcpbench/mcpbench/bench"
-	"github.com/mcpbench/mcpbench/logscan"
-	"github.com/mcpbench/mcpbench/probe"
+	"github.com/mcpbench/mcpbench/internal/textfmt"
+	"github.com/mcpbench/mcpbench/results"
 )
 
-// Gate is one pass/fail check of a run, as the exit code saw it.
-type Gate struct {
-	Name   string  `json:"name"`
-	Limit  float64 `json:"limit"`
-	Value  float64 `json:"value"`
-	Passed bool    `json:"passed"`
-}
-
-// RunReport is the JSON of `mcpbench run`: the header, then the point's
-// fields at the top level.
-type RunReport struct {
-	Header
-	Workload Workload `json:"workload"`
-	bench.Point
-	Gates   []Gate          `json:"gates"`
-	LogScan *logscan.Result `json:"log_scan"`
-	// Health is the server's /health before and after (with --health-url).
-	Health *probe.Health `json:"health,omitempty"`
-	// Shard is set on a shard's report (--shard); Merged on merge's output.
-	Shard  *Shard     `json:"shard,omitempty"`
-	Merged *MergeInfo `json:"merged,omitempty"`
-}
-
-// Workload says what was sent, so compare and merge can refuse reports of
-// different workloads.
-type Workload struct {
-	Mode       string            `json:"mode"` // closed or open
-	Operations []bench.Operation `json:"operations"`
-	Warmup     int64             `json:"warmup"`
-	DurationS  float64           `json:"duration_s,omitempty"`
-	Session    string            `json:"session,omitempty"`
-}
-
 // WriteRunJSON writes r as indented JSON.
-func WriteRunJSON(w io.Writer, r *RunReport) error { return writeIndented(w, r) }
-
-// ReadRunReport reads a run report and decodes its histogram.
-func ReadRunReport(rd io.Reader) (*RunReport, error) {
-	var r RunReport
-	if err := readReport(rd, &r, func() string { return r.Schema }, SchemaRun, "run"); err != nil {
-		return nil, err
-	}
-	if r.Histogram != "" {
-		h, err := bench.DecodeHistogram(r.Histogram)
-		if err != nil {
-			return nil, err
-		}
-		r.Hist = h
-	}
-	return &r, nil
-}
+func WriteRunJSON(w io.Writer, r *results.RunReport) error { return writeIndented(w, r) }
 
 // WriteRunSummary is the short human summary on stdout.
-func WriteRunSummary(w io.Writer, r *RunReport) error {
+func WriteRunSummary(w io.Writer, r *results.RunReport) error {
 	p := &r.Point
 	var b strings.Builder
 	fmt.Fprintf(&b, "target    %s\n", targetLine(r.Target))
 	load := fmt.Sprintf("closed loop, %d workers", p.Concurrency)
 	if p.Rate != nil {
-		load = fmt.Sprintf("open loop, %s rps offered, %d in flight at most", fmtFloat(*p.Rate), p.Concurrency)
+		load = fmt.Sprintf("open loop, %s rps offered, %d in flight at most", textfmt.Float(*p.Rate), p.Concurrency)
 	}
-	fmt.Fprintf(&b, "load      %s, %s\n", load, opsLine(r.Workload.Operations))
-	fmt.Fprintf(&b, "requests  %d in %.2fs: %d ok, %d errors (%s)\n", p.Requests, p.ElapsedS, p.OK, p.Errors, fmtPercent(p.ErrorRate))
+	fmt.Fprintf(&b, "load      %s, %s\n", load, results.OperationsLine(r.Workload.Operations))
+	fmt.Fprintf(&b, "requests  %d in %.2fs: %d ok, %d errors (%s)\n", p.Requests, p.ElapsedS, p.OK, p.Errors, textfmt.Percent(p.ErrorRate))
 	fmt.Fprintf(&b, "rps       %.1f\n", p.RPS)
 	fmt.Fprintf(&b, "latency   min %s  mean %s  p50 %s  p90 %s  p95 %s  p99 %s  p99.9 %s  max %s ms\n",
 		fmtMS(p.MinMS), fmtMS(p.MeanMS), fmtMS(p.P50MS), fmtMS(p.P90MS), fmtMS(p.P95MS), fmtMS(p.P99MS), fmtMS(p.P999MS), fmtMS(p.MaxMS))
@@ -99,7 +50,7 @@ func WriteRunSummary(w io.Writer, r *RunReport) error {
 		if !g.Passed {
 			verdict = "FAILED"
 		}
-		fmt.Fprintf(&b, "gate      %s: %s (%s, limit %s)\n", g.Name, verdict, fmtFloat(round3(g.Value)), fmtFloat(g.Limit))
+		fmt.Fprintf(&b, "gate      %s: %s (%s, limit %s)\n", g.Name, verdict, textfmt.Float(textfmt.Round3(g.Value)), textfmt.Float(g.Limit))
 	}
 	if p.Client.Saturated {
 		fmt.Fprintf(&b, "WARNING   the generator was saturated (%s): these figures describe mcpbench, not the server\n", p.Client.SaturationReason)
@@ -112,7 +63,7 @@ func WriteRunSummary(w io.Writer, r *RunReport) error {
 }
 
 // WriteRunMarkdown writes the Markdown report of a run.
-func WriteRunMarkdown(w io.Writer, r *RunReport) error {
+func WriteRunMarkdown(w io.Writer, r *results.RunReport) error {
 	p := &r.Point
 	var b strings.Builder
 	b.WriteString("# mcpbench run\n\n")
@@ -121,13 +72,13 @@ func WriteRunMarkdown(w io.Writer, r *RunReport) error {
 	}
 	fmt.Fprintf(&b, "- **Target:** %s\n", targetLine(r.Target))
 	fmt.Fprintf(&b, "- **Started:** %s\n", r.StartedAt.Format("2006-01-02 15:04:05 MST"))
-	fmt.Fprintf(&b, "- **Workload:** %s\n", opsLine(r.Workload.Operations))
+	fmt.Fprintf(&b, "- **Workload:** %s\n", results.OperationsLine(r.Workload.Operations))
 	if p.Rate != nil {
-		fmt.Fprintf(&b, "- **Load:** open loop, %s requests/s offered, at most %d in flight\n", fmtFloat(*p.Rate), p.Concurrency)
+		fmt.Fprintf(&b, "- **Load:** open loop, %s requests/s offered, at most %d in flight\n", textfmt.Float(*p.Rate), p.Concurrency)
 	} else {
 		fmt.Fprintf(&b, "- **Load:** closed loop, %d workers\n", p.Concurrency)
 	}
-	fmt.Fprintf(&b, "- **Requests:** %d in %.2f s, %d ok, %d errors (%s); **%.1f rps**\n\n", p.Requests, p.ElapsedS, p.OK, p.Errors, fmtPercent(p.ErrorRate), p.RPS)
+	fmt.Fprintf(&b, "- **Requests:** %d in %.2f s, %d ok, %d errors (%s); **%.1f rps**\n\n", p.Requests, p.ElapsedS, p.OK, p.Errors, textfmt.Percent(p.ErrorRate), p.RPS)
 	if _, err := io.WriteString(w, b.String()); err != nil {
 		return err
 	}
@@ -147,7 +98,7 @@ func WriteRunMarkdown(w io.Writer, r *RunReport) error {
 		io.WriteString(w, "\n## By operation\n\n")
 		var rows [][]string
 		for _, o := range p.ByOperation {
-			rows = append(rows, []string{opName(o.Operation), fmt.Sprint(o.Requests), fmt.Sprint(o.Errors), fmt.Sprintf("%.1f", o.RPS), fmtMS(o.P50MS), fmtMS(o.P95MS), fmtMS(o.P99MS), fmtMS(o.MaxMS)})
+			rows = append(rows, []string{results.OperationName(o.Operation), fmt.Sprint(o.Requests), fmt.Sprint(o.Errors), fmt.Sprintf("%.1f", o.RPS), fmtMS(o.P50MS), fmtMS(o.P95MS), fmtMS(o.P99MS), fmtMS(o.MaxMS)})
 		}
 		if err := markdownTable(w, []string{"operation", "requests", "errors", "rps", "p50 ms", "p95 ms", "p99 ms", "max ms"}, rows); err != nil {
 			return err
@@ -163,7 +114,7 @@ func WriteRunMarkdown(w io.Writer, r *RunReport) error {
 			return err
 		}
 	}
-	if err := writeGates(w, r.Gates, func(v float64) string { return fmtFloat(round3(v)) }, fmtFloat); err != nil {
+	if err := writeGates(w, r.Gates, func(v float64) string { return textfmt.Float(textfmt.Round3(v)) }, textfmt.Float); err != nil {
 		return err
 	}
 	c := p.Client
@@ -189,21 +140,6 @@ func markdownTable(w io.Writer, head []string, rows [][]string) error {
 	return t.Render()
 }
 
-func opsLine(ops []bench.Operation) string {
-	names := make([]string, len(ops))
-	for i, o := range ops {
-		names[i] = opName(o)
-	}
-	return strings.Join(names, ", ")
-}
-
-func opName(o bench.Operation) string {
-	if o.Tool != "" {
-		return o.Method + " " + o.Tool
-	}
-	return o.Method
-}
-
 func sortedKeys[V any](m map[string]V) []string {
 	keys := make([]string, 0, len(m))
 	for k := range m {
@@ -213,13 +149,9 @@ func sortedKeys[V any](m map[string]V) []string {
 	return keys
 }
 
-func round3(v float64) float64 {
-	return float64(int64(v*1000+0.5)) / 1000
-}
-
 // writeGates writes the Gates section (nothing when there are none), with
 // values and limits formatted as given.
-func writeGates(w io.Writer, gates []Gate, value, limit func(float64) string) error {
+func writeGates(w io.Writer, gates []results.Gate, value, limit func(float64) string) error {
 	if len(gates) == 0 {
 		return nil
 	}

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/mcpbench/mcpbench/bench"
+	"github.com/mcpbench/mcpbench/results"
 	"github.com/mcpbench/mcpbench/sweep"
 )
 
@@ -19,7 +20,7 @@ func TestSweepMarkdownByOperation(t *testing.T) {
 		{Concurrency: 1, Latency: bench.Latency{Requests: 100, OK: 100}, RPS: 50, ByOperation: ops},
 		{Concurrency: 2, Latency: bench.Latency{Requests: 100, OK: 100}, RPS: 90, ByOperation: ops},
 	}
-	r := NewSweepReport(Header{Target: Target{URL: "http://127.0.0.1:3002/mcp"}}, points, sweep.SLO{})
+	r := results.NewSweepReport(results.Header{Target: results.Target{URL: "http://127.0.0.1:3002/mcp"}}, points, sweep.SLO{})
 	var b strings.Builder
 	if err := WriteSweepMarkdown(&b, r); err != nil {
 		t.Fatal(err)

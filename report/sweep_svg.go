@@ -17,6 +17,8 @@ import (
 	"gonum.org/v1/plot/vg/vgsvg"
 
 	"github.com/mcpbench/mcpbench/bench"
+	"github.com/mcpbench/mcpbench/internal/textfmt"
+	"github.com/mcpbench/mcpbench/results"
 	"github.com/mcpbench/mcpbench/sweep"
 )
 
@@ -41,7 +43,7 @@ var (
 // latency below, both against the load axis (concurrency, or offered rate
 // for a rate sweep). SLO bounds are dashed horizontal lines, the knee and
 // the recommendation dashed vertical lines.
-func WriteSweepSVG(w io.Writer, r *SweepReport) error {
+func WriteSweepSVG(w io.Writer, r *results.SweepReport) error {
 	c := vgsvg.New(chartWidth, chartHeight)
 	if err := drawSweep(draw.New(c), r); err != nil {
 		return err
@@ -53,7 +55,7 @@ func WriteSweepSVG(w io.Writer, r *SweepReport) error {
 }
 
 // writeSweepPNG is WriteSweepSVG's raster twin, used to look at the chart.
-func writeSweepPNG(w io.Writer, r *SweepReport) error {
+func writeSweepPNG(w io.Writer, r *results.SweepReport) error {
 	c := vgimg.NewWith(vgimg.UseWH(chartWidth, chartHeight), vgimg.UseDPI(110), vgimg.UseBackgroundColor(color.White))
 	if err := drawSweep(draw.New(c), r); err != nil {
 		return err
@@ -64,7 +66,7 @@ func writeSweepPNG(w io.Writer, r *SweepReport) error {
 	return nil
 }
 
-func drawSweep(dc draw.Canvas, r *SweepReport) error {
+func drawSweep(dc draw.Canvas, r *results.SweepReport) error {
 	var closed, open []bench.Point
 	for _, p := range r.Points {
 		if p.Rate != nil {
@@ -91,12 +93,12 @@ func drawSweep(dc draw.Canvas, r *SweepReport) error {
 	return nil
 }
 
-func concurrencyPlots(r *SweepReport, pts []bench.Point) (top, bottom *plot.Plot, err error) {
+func concurrencyPlots(r *results.SweepReport, pts []bench.Point) (top, bottom *plot.Plot, err error) {
 	xs := make([]float64, len(pts))
 	for i, p := range pts {
 		xs[i] = float64(p.Concurrency)
 	}
-	top, bottom = newPanels("Throughput — "+orDash(r.Target.URL), "throughput (rps)", "Latency", "concurrency", xs)
+	top, bottom = newPanels("Throughput — "+textfmt.OrDash(r.Target.URL), "throughput (rps)", "Latency", "concurrency", xs)
 
 	if err := addSeries(top, "rps", xs, pts, func(p bench.Point) float64 { return p.RPS }, colRPS, draw.CircleGlyph{}); err != nil {
 		return nil, nil, err
@@ -142,12 +144,12 @@ func concurrencyPlots(r *SweepReport, pts []bench.Point) (top, bottom *plot.Plot
 	return top, bottom, nil
 }
 
-func ratePlots(r *SweepReport, pts []bench.Point) (top, bottom *plot.Plot, err error) {
+func ratePlots(r *results.SweepReport, pts []bench.Point) (top, bottom *plot.Plot, err error) {
 	xs := make([]float64, len(pts))
 	for i, p := range pts {
 		xs[i] = *p.Rate
 	}
-	top, bottom = newPanels("Offered and achieved rate — "+orDash(r.Target.URL), "achieved (rps)", "Latency (from intended send time)", "offered rate (rps)", xs)
+	top, bottom = newPanels("Offered and achieved rate — "+textfmt.OrDash(r.Target.URL), "achieved (rps)", "Latency (from intended send time)", "offered rate (rps)", xs)
 
 	// offered = achieved, sampled densely because the x axis may be
 	// logarithmic, where y = x is a curve.
@@ -172,7 +174,7 @@ func ratePlots(r *SweepReport, pts []bench.Point) (top, bottom *plot.Plot, err e
 	}
 	if m := r.Recommendation.MaxSustainableRPS; m != nil {
 		for _, p := range []*plot.Plot{top, bottom} {
-			addVLine(p, *m, "max sustainable "+fmtFloat(*m), colRec, p == top, 0)
+			addVLine(p, *m, "max sustainable "+textfmt.Float(*m), colRec, p == top, 0)
 		}
 	}
 	headroom(top)
@@ -208,7 +210,7 @@ func setLoadAxis(p *plot.Plot, xs []float64) {
 		if span > 0 && x == hi && pos(x)-last < 0.06*span && len(ticks) > 0 {
 			ticks = ticks[:len(ticks)-1]
 		}
-		ticks = append(ticks, plot.Tick{Value: x, Label: fmtFloat(x)})
+		ticks = append(ticks, plot.Tick{Value: x, Label: textfmt.Float(x)})
 		last = pos(x)
 	}
 	p.X.Tick.Marker = ticks
@@ -273,11 +275,11 @@ func addLatency(p *plot.Plot, xs []float64, pts []bench.Point, slo sweep.SLO) er
 	// the two never overprint when the bounds are close.
 	var shift vg.Length
 	if slo.P99MS > 0 {
-		l := addHLine(p, slo.P99MS, "p99 SLO "+fmtFloat(slo.P99MS)+" ms", colP99, 0)
+		l := addHLine(p, slo.P99MS, "p99 SLO "+textfmt.Float(slo.P99MS)+" ms", colP99, 0)
 		shift = l.text.Width(l.label) + vg.Points(8)
 	}
 	if slo.P95MS > 0 {
-		addHLine(p, slo.P95MS, "p95 SLO "+fmtFloat(slo.P95MS)+" ms", colP95, shift)
+		addHLine(p, slo.P95MS, "p95 SLO "+textfmt.Float(slo.P95MS)+" ms", colP95, shift)
 	}
 	// Mark the points that miss the SLO, on the percentile that missed
 	// (p99 when only errors or the delivered rate failed), so the

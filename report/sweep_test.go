@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/mcpbench/mcpbench/bench"
+	"github.com/mcpbench/mcpbench/results"
 	"github.com/mcpbench/mcpbench/sweep"
 )
 
@@ -27,7 +28,7 @@ var (
 // fixtureSweep is a server with 8 handler slots and a 20 ms service time:
 // throughput min(c,8)·50 rps, latency c·20/8 ms above capacity, and a few
 // timeouts once the queue is long. Fixed figures, so the golden is stable.
-func fixtureSweep() *SweepReport {
+func fixtureSweep() *results.SweepReport {
 	type row struct {
 		c        int
 		rps      float64
@@ -53,16 +54,16 @@ func fixtureSweep() *SweepReport {
 		p.P99MS, p.P999MS, p.MaxMS = r.p95*1.25, r.p95*1.5, r.p95*1.8
 		pts = append(pts, p)
 	}
-	h := Header{
+	h := results.Header{
 		MCPBenchVersion: "v0.1.0-test",
 		StartedAt:       time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC),
-		Target: Target{URL: "http://127.0.0.1:3002/mcp", Transport: "http", ProtocolVersion: "2025-06-18",
+		Target: results.Target{URL: "http://127.0.0.1:3002/mcp", Transport: "http", ProtocolVersion: "2025-06-18",
 			ServerName: "mcpbench-target", ServerVersion: "0.1.0"},
 	}
-	return NewSweepReport(h, pts, sweep.SLO{P95MS: 50, P99MS: 70})
+	return results.NewSweepReport(h, pts, sweep.SLO{P95MS: 50, P99MS: 70})
 }
 
-func fixtureRateSweep() *SweepReport {
+func fixtureRateSweep() *results.SweepReport {
 	var pts []bench.Point
 	for _, r := range []struct{ rate, rps, p95 float64 }{
 		{50, 50, 22}, {100, 100, 23}, {200, 199.6, 26}, {300, 298.9, 31}, {400, 391.0, 180}, {600, 402.3, 2400},
@@ -73,7 +74,7 @@ func fixtureRateSweep() *SweepReport {
 		p.P50MS, p.P95MS, p.P99MS, p.MaxMS = 20.5, r.p95, r.p95*1.3, r.p95*2
 		pts = append(pts, p)
 	}
-	return NewSweepReport(Header{Target: Target{URL: "http://127.0.0.1:3002/mcp"}}, pts, sweep.SLO{P95MS: 50, P99MS: 100})
+	return results.NewSweepReport(results.Header{Target: results.Target{URL: "http://127.0.0.1:3002/mcp"}}, pts, sweep.SLO{P95MS: 50, P99MS: 100})
 }
 
 func TestSweepReportJSON(t *testing.T) {
@@ -108,7 +109,7 @@ func TestSweepReportJSON(t *testing.T) {
 	if err := json.Unmarshal(buf.Bytes(), &m); err != nil {
 		t.Fatal(err)
 	}
-	if m["schema"] != SchemaSweep {
+	if m["schema"] != results.SchemaSweep {
 		t.Errorf("schema %v", m["schema"])
 	}
 	pt := m["points"].([]any)[0].(map[string]any)
@@ -128,14 +129,14 @@ func TestSweepReportJSON(t *testing.T) {
 	}
 
 	// Round trip, and refusal of another report kind.
-	back, err := ReadSweepReport(bytes.NewReader(buf.Bytes()))
+	back, err := results.ReadSweepReport(bytes.NewReader(buf.Bytes()))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(back.Points) != len(r.Points) || *back.Recommendation.RecommendedConcurrency != 8 || back.Target.URL != r.Target.URL {
 		t.Errorf("round trip lost data: %+v", back.Recommendation)
 	}
-	if _, err := ReadSweepReport(strings.NewReader(`{"schema":"mcpbench.run/v1"}`)); err == nil {
+	if _, err := results.ReadSweepReport(strings.NewReader(`{"schema":"mcpbench.run/v1"}`)); err == nil {
 		t.Error("read a run report as a sweep report")
 	}
 
@@ -167,7 +168,7 @@ func checkKeys(t *testing.T, m map[string]any, obj string, keys ...string) {
 func TestSweepMarkdownGolden(t *testing.T) {
 	for _, tt := range []struct {
 		name string
-		r    *SweepReport
+		r    *results.SweepReport
 	}{
 		{"sweep_concurrency", fixtureSweep()},
 		{"sweep_rate", fixtureRateSweep()},
@@ -205,7 +206,7 @@ func golden(t *testing.T, path string, got []byte) {
 }
 
 func TestSweepMarkdownEmpty(t *testing.T) {
-	r := NewSweepReport(Header{}, nil, sweep.SLO{})
+	r := results.NewSweepReport(results.Header{}, nil, sweep.SLO{})
 	var buf bytes.Buffer
 	if err := WriteSweepMarkdown(&buf, r); err != nil {
 		t.Fatal(err)
@@ -221,13 +222,13 @@ func TestSweepMarkdownEmpty(t *testing.T) {
 func TestSweepSVG(t *testing.T) {
 	for _, tt := range []struct {
 		name  string
-		r     *SweepReport
+		r     *results.SweepReport
 		texts []string
 	}{
 		{"concurrency", fixtureSweep(), []string{"Throughput", "rps", "USL fit", "p50", "p95", "p99", "p95 SLO 50 ms", "p99 SLO 70 ms", "knee = recommended 8", "concurrency", "misses SLO"}},
 		{"rate", fixtureRateSweep(), []string{"Offered and achieved rate", "achieved", "offered", "p95 SLO 50 ms", "max sustainable 298.9"}},
-		{"empty", NewSweepReport(Header{}, nil, sweep.SLO{P95MS: 10}), []string{"Throughput"}},
-		{"one point", NewSweepReport(Header{}, fixtureSweep().Points[:1], sweep.SLO{P95MS: 10}), []string{"knee 1"}},
+		{"empty", results.NewSweepReport(results.Header{}, nil, sweep.SLO{P95MS: 10}), []string{"Throughput"}},
+		{"one point", results.NewSweepReport(results.Header{}, fixtureSweep().Points[:1], sweep.SLO{P95MS: 10}), []string{"knee 1"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			var buf bytes.Buffer

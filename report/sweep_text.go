@@ -12,15 +12,17 @@ import (
 	"github.com/olekukonko/tablewriter/tw"
 
 	"github.com/mcpbench/mcpbench/bench"
+	"github.com/mcpbench/mcpbench/internal/textfmt"
+	"github.com/mcpbench/mcpbench/results"
 	"github.com/mcpbench/mcpbench/sweep"
 )
 
 // WriteSweepMarkdown writes the sweep report as a Markdown document: what
 // was measured, the points table, the knee, the USL fit and the
 // recommendation with its reason.
-func WriteSweepMarkdown(w io.Writer, r *SweepReport) error {
+func WriteSweepMarkdown(w io.Writer, r *results.SweepReport) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "# mcpbench sweep: %s\n\n", orDash(r.Target.URL))
+	fmt.Fprintf(&b, "# mcpbench sweep: %s\n\n", textfmt.OrDash(r.Target.URL))
 	if r.Interrupted {
 		b.WriteString("> **Interrupted:** the sweep was stopped early; the figures below cover the points measured before that.\n\n")
 	}
@@ -31,7 +33,7 @@ func WriteSweepMarkdown(w io.Writer, r *SweepReport) error {
 	if r.MCPBenchVersion != "" {
 		fmt.Fprintf(&b, "- **mcpbench:** %s\n", r.MCPBenchVersion)
 	}
-	fmt.Fprintf(&b, "- **SLO:** %s\n\n", sloLine(r.SLO))
+	fmt.Fprintf(&b, "- **SLO:** %s\n\n", results.SLOLine(r.SLO))
 
 	b.WriteString("## Points\n\n")
 	if _, err := io.WriteString(w, b.String()); err != nil {
@@ -62,15 +64,15 @@ func WriteSweepMarkdown(w io.Writer, r *SweepReport) error {
 
 // writeSweepOperations adds, for a mix, each operation's figures at each
 // level, so a slow tool shows where it starts to hurt.
-func writeSweepOperations(w io.Writer, r *SweepReport) error {
+func writeSweepOperations(w io.Writer, r *results.SweepReport) error {
 	var rows [][]string
 	for _, p := range r.Points {
 		level := fmt.Sprint(p.Concurrency)
 		if p.Rate != nil {
-			level = fmtFloat(*p.Rate) + " rps"
+			level = textfmt.Float(*p.Rate) + " rps"
 		}
 		for _, o := range p.ByOperation {
-			rows = append(rows, []string{level, opName(o.Operation), fmt.Sprint(o.Requests), fmt.Sprint(o.Errors),
+			rows = append(rows, []string{level, results.OperationName(o.Operation), fmt.Sprint(o.Requests), fmt.Sprint(o.Errors),
 				fmt.Sprintf("%.1f", o.RPS), fmtMS(o.P50MS), fmtMS(o.P95MS), fmtMS(o.P99MS)})
 		}
 	}
@@ -85,8 +87,8 @@ func writeSweepOperations(w io.Writer, r *SweepReport) error {
 
 // WriteSweepTable writes the human summary for a terminal: the points as
 // an ASCII table, then the knee, the fit and the recommendation.
-func WriteSweepTable(w io.Writer, r *SweepReport) error {
-	if _, err := fmt.Fprintf(w, "sweep of %s — SLO %s\n", orDash(r.Target.URL), sloLine(r.SLO)); err != nil {
+func WriteSweepTable(w io.Writer, r *results.SweepReport) error {
+	if _, err := fmt.Fprintf(w, "sweep of %s — SLO %s\n", textfmt.OrDash(r.Target.URL), results.SLOLine(r.SLO)); err != nil {
 		return fmt.Errorf("sweep table: %w", err)
 	}
 	if err := writePointsTable(w, r); err != nil {
@@ -110,7 +112,7 @@ func WriteSweepTable(w io.Writer, r *SweepReport) error {
 
 // writePointsTable renders one row per point. The load columns follow the
 // kind of sweep: concurrency, rate, or both for a mixed report.
-func writePointsTable(w io.Writer, r *SweepReport, opts ...tablewriter.Option) error {
+func writePointsTable(w io.Writer, r *results.SweepReport, opts ...tablewriter.Option) error {
 	var hasClosed, hasOpen bool
 	for _, p := range r.Points {
 		if p.Rate != nil {
@@ -146,7 +148,7 @@ func writePointsTable(w io.Writer, r *SweepReport, opts ...tablewriter.Option) e
 		}
 		if hasOpen {
 			if p.Rate != nil {
-				row = append(row, fmtFloat(*p.Rate))
+				row = append(row, textfmt.Float(*p.Rate))
 			} else {
 				row = append(row, "–")
 			}
@@ -155,7 +157,7 @@ func writePointsTable(w io.Writer, r *SweepReport, opts ...tablewriter.Option) e
 			strconv.FormatInt(p.Requests, 10),
 			strconv.FormatInt(p.OK, 10),
 			strconv.FormatInt(p.Errors, 10),
-			fmtPercent(p.ErrorRate),
+			textfmt.Percent(p.ErrorRate),
 			fmt.Sprintf("%.1f", p.RPS),
 			fmtMS(p.P50MS), fmtMS(p.P95MS), fmtMS(p.P99MS), fmtMS(p.MaxMS),
 			feasibleMark(p, r.SLO),
@@ -178,8 +180,8 @@ func feasibleMark(p bench.Point, slo sweep.SLO) string {
 	return "✗"
 }
 
-func targetLine(t Target) string {
-	parts := []string{"`" + orDash(t.URL) + "`"}
+func targetLine(t results.Target) string {
+	parts := []string{"`" + textfmt.OrDash(t.URL) + "`"}
 	var extra []string
 	if t.Transport != "" {
 		extra = append(extra, t.Transport)
@@ -194,18 +196,6 @@ func targetLine(t Target) string {
 		parts = append(parts, "("+strings.Join(extra, ", ")+")")
 	}
 	return strings.Join(parts, " ")
-}
-
-func sloLine(s sweep.SLO) string {
-	var parts []string
-	if s.P95MS > 0 {
-		parts = append(parts, "p95 ≤ "+fmtFloat(s.P95MS)+" ms")
-	}
-	if s.P99MS > 0 {
-		parts = append(parts, "p99 ≤ "+fmtFloat(s.P99MS)+" ms")
-	}
-	parts = append(parts, "error rate ≤ "+fmtPercent(s.MaxErrorRate))
-	return strings.Join(parts, ", ")
 }
 
 func kneeLine(k *sweep.Knee) string {
@@ -248,7 +238,7 @@ func recommendationLines(rec sweep.Recommendation) []string {
 	if rec.MaxSustainableRPS != nil || len(rec.FeasibleRates) > 0 {
 		rate := "none"
 		if rec.MaxSustainableRPS != nil {
-			rate = fmtFloat(*rec.MaxSustainableRPS) + " rps"
+			rate = textfmt.Float(*rec.MaxSustainableRPS) + " rps"
 		}
 		out = append(out, "**Max sustainable rate:** "+rate)
 	}
@@ -273,16 +263,6 @@ func intsOrNone(v []int) string {
 	return strings.Join(s, ", ")
 }
 
-func orDash(s string) string {
-	if s == "" {
-		return "–"
-	}
-	return s
-}
-
-// fmtFloat prints a user-supplied figure without padding zeros: 70, 0.5.
-func fmtFloat(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
-
 // fmtMS keeps two decimals below 10 ms, where they still mean something,
 // and one above.
 func fmtMS(v float64) string {
@@ -290,9 +270,4 @@ func fmtMS(v float64) string {
 		return fmt.Sprintf("%.2f", v)
 	}
 	return fmt.Sprintf("%.1f", v)
-}
-
-func fmtPercent(v float64) string {
-	s := strings.TrimRight(fmt.Sprintf("%.2f", 100*v), "0")
-	return strings.TrimSuffix(s, ".") + "%"
 }

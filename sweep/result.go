@@ -15,9 +15,9 @@ type Summary struct {
 	PeakRate        *float64 `json:"peak_rate,omitempty"`
 }
 
-// Result is the body of a sweep report: the points as measured and what
-// the analysis made of them. report.SweepReport puts a header in front.
-type Result struct {
+// Analysis is the body of a sweep report: the points as measured and what
+// the analysis made of them. results.SweepReport puts a header in front.
+type Analysis struct {
 	SLO            SLO            `json:"slo"`
 	Points         []bench.Point  `json:"points"`
 	Summary        Summary        `json:"summary"`
@@ -29,13 +29,13 @@ type Result struct {
 // Analyze orders the points (closed loop by concurrency, then open loop by
 // rate) and derives the summary, knee, USL fit and recommendation. The
 // caller's slice is not modified.
-func Analyze(points []bench.Point, slo SLO) Result {
+func Analyze(points []bench.Point, slo SLO) Analysis {
 	closed, open := splitPoints(slices.Clone(points))
 	ordered := append(closed, open...)
 	if ordered == nil {
 		ordered = []bench.Point{}
 	}
-	res := Result{
+	res := Analysis{
 		SLO:     slo,
 		Points:  ordered,
 		Summary: summarize(ordered),

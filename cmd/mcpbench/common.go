@@ -21,7 +21,7 @@ import (
 
 	"github.com/mcpbench/mcpbench/bench"
 	"github.com/mcpbench/mcpbench/mcp"
-	"github.com/mcpbench/mcpbench/report"
+	"github.com/mcpbench/mcpbench/results"
 )
 
 // version is set at build time with -ldflags "-X main.version=…".
@@ -496,11 +496,11 @@ func clearProgress(e env, pr func(bench.Progress)) {
 }
 
 // header fills the common report header.
-func header(schema string, started time.Time, c *mcp.Client, url string) report.Header {
-	h := report.Header{Schema: schema, MCPBenchVersion: buildVersion(), StartedAt: started.UTC(), Target: report.Target{URL: mcp.Redact(url)}}
+func header(schema string, started time.Time, c *mcp.Client, url string) results.Header {
+	h := results.Header{Schema: schema, MCPBenchVersion: buildVersion(), StartedAt: started.UTC(), Target: results.Target{URL: mcp.Redact(url)}}
 	if c != nil {
 		info := c.Info()
-		h.Target = report.Target{URL: mcp.Redact(c.URL()), Transport: info.Transport, ProtocolVersion: info.ProtocolVersion, ServerName: info.Name, ServerVersion: info.Version}
+		h.Target = results.Target{URL: mcp.Redact(c.URL()), Transport: info.Transport, ProtocolVersion: info.ProtocolVersion, ServerName: info.Name, ServerVersion: info.Version}
 	}
 	return h
 }

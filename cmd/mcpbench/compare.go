@@ -3,10 +3,10 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
 	"os"
 
 	"github.com/mcpbench/mcpbench/report"
+	"github.com/mcpbench/mcpbench/results"
 )
 
 const compareUsage = `Usage: mcpbench compare BASE.json NEW.json [flags]
@@ -38,7 +38,7 @@ Examples:
 `
 
 func compareMain(_ context.Context, args []string, e env) int {
-	def := report.DefaultGates()
+	def := results.DefaultLimits()
 	var p95, p99, rps, errRate, jsonOut, mdOut, junitOut string
 	var quiet bool
 	fs := newFlagSet("compare")
@@ -56,18 +56,18 @@ func compareMain(_ context.Context, args []string, e env) int {
 	if fs.NArg() != 2 {
 		return exitFor(e, "compare", usagef("want two reports, BASE.json NEW.json (got %d)", fs.NArg()))
 	}
-	var g report.Gates
+	var g results.Limits
 	for _, l := range []struct {
 		flag, val string
-		kind      report.MetricKind
-		dst       *report.Limit
+		kind      results.MetricKind
+		dst       *results.Limit
 	}{
-		{"--max-p95-regression", p95, report.KindLatency, &g.P95},
-		{"--max-p99-regression", p99, report.KindLatency, &g.P99},
-		{"--max-rps-regression", rps, report.KindRPS, &g.RPS},
-		{"--max-error-rate-increase", errRate, report.KindErrorRate, &g.ErrorRate},
+		{"--max-p95-regression", p95, results.KindLatency, &g.P95},
+		{"--max-p99-regression", p99, results.KindLatency, &g.P99},
+		{"--max-rps-regression", rps, results.KindRPS, &g.RPS},
+		{"--max-error-rate-increase", errRate, results.KindErrorRate, &g.ErrorRate},
 	} {
-		lim, err := report.ParseLimit(l.val, l.kind)
+		lim, err := results.ParseLimit(l.val, l.kind)
 		if err != nil {
 			return exitFor(e, "compare", usagef("%s: %v", l.flag, err))
 		}
@@ -85,27 +85,27 @@ func compareMain(_ context.Context, args []string, e env) int {
 	if base.Kind() != cur.Kind() {
 		return exitFor(e, "compare", usagef("%s is a %s report and %s a %s report: compare two of the same kind", basePath, base.Kind(), newPath, cur.Kind()))
 	}
-	var c *report.Comparison
+	var c *results.Comparison
 	if base.Sweep != nil {
-		c = report.CompareSweeps(base.Sweep, cur.Sweep, g)
+		c = results.CompareSweeps(base.Sweep, cur.Sweep, g)
 	} else {
-		c = report.CompareRuns(base.Run, cur.Run, g)
+		c = results.CompareRuns(base.Run, cur.Run, g)
 	}
 	c.Base.Path, c.New.Path = basePath, newPath
 
-	if err := writeFile(jsonOut, e, func(w io.Writer) error { return report.WriteCompareJSON(w, c) }); err != nil {
-		return exitFor(e, "compare", usagef("writing --json-out: %v", err))
-	}
-	if err := writeFile(junitOut, e, func(w io.Writer) error { return report.WriteCompareJUnit(w, c) }); err != nil {
-		return exitFor(e, "compare", usagef("writing --junit-out: %v", err))
-	}
-	if err := writeFile(mdOut, e, func(w io.Writer) error { return report.WriteCompareMarkdown(w, c) }); err != nil {
-		return exitFor(e, "compare", usagef("writing --md-out: %v", err))
-	}
+	// The Markdown table goes to stdout unless a file or stdout takes it,
+	// or another format already has stdout.
+	md := output{path: mdOut, flag: "--md-out"}
 	if !quiet && mdOut == "" && jsonOut != "-" && junitOut != "-" {
-		if err := report.WriteCompareMarkdown(e.stdout, c); err != nil {
-			return exitFor(e, "compare", usagef("%v", err))
-		}
+		md = output{path: "-"}
+	}
+	outs := map[string]output{
+		report.FormatJSON:     {path: jsonOut, flag: "--json-out"},
+		report.FormatJUnit:    {path: junitOut, flag: "--junit-out"},
+		report.FormatMarkdown: md,
+	}
+	if err := writeFormats(report.CompareFormats, c, outs, e); err != nil {
+		return exitFor(e, "compare", usagef("%v", err))
 	}
 	if !c.Passed {
 		if !quiet {
@@ -117,15 +117,15 @@ func compareMain(_ context.Context, args []string, e env) int {
 }
 
 // readReportFile reads a run or sweep report; any failure is bad input.
-func readReportFile(path string) (report.Report, error) {
+func readReportFile(path string) (results.Report, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return report.Report{}, usagef("%v", err)
+		return results.Report{}, usagef("%v", err)
 	}
 	defer f.Close()
-	r, err := report.ReadReport(f)
+	r, err := results.ReadReport(f)
 	if err != nil {
-		return report.Report{}, usagef("%s: %v", path, err)
+		return results.Report{}, usagef("%s: %v", path, err)
 	}
 	return r, nil
 }

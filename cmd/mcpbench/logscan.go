@@ -1,8 +1,8 @@
 package main
 
 import (
+	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -16,14 +16,8 @@ import (
 
 	"github.com/mcpbench/mcpbench/logscan"
 	"github.com/mcpbench/mcpbench/report"
+	"github.com/mcpbench/mcpbench/results"
 )
-
-// logscanReport is the JSON of `mcpbench logscan`: the common header, then
-// the scan result's fields at the top level.
-type logscanReport struct {
-	report.Header
-	logscan.Result
-}
 
 const logscanUsage = `Usage: mcpbench logscan [flags] FILE
 
@@ -92,33 +86,47 @@ func logscanMain(ctx context.Context, args []string, e env) int {
 	if err != nil {
 		return fail("%v", err)
 	}
-	rep := logscanReport{
-		Header: report.Header{
-			Schema:          report.SchemaLogscan,
+	rep := &results.LogscanReport{
+		Header: results.Header{
+			Schema:          results.SchemaLogscan,
 			MCPBenchVersion: logscanVersion(),
 			StartedAt:       started,
 		},
-		Result: res,
+		WindowScan: res,
 	}
-
-	js, err := json.MarshalIndent(rep, "", "  ")
-	if err != nil {
-		return fail("encoding the report: %v", err)
-	}
-	js = append(js, '\n')
-	if err := logscanWrite(e.stdout, jsonOut, js); err != nil {
-		return fail("--json-out: %v", err)
-	}
-	if err := logscanWrite(e.stdout, mdOut, []byte(logscanMarkdown(res))); err != nil {
-		return fail("--md-out: %v", err)
-	}
-	if !quiet && jsonOut != "-" && mdOut != "-" {
-		fmt.Fprint(e.stdout, logscanSummary(res))
+	if err := writeLogscanReport(rep, jsonOut, mdOut, quiet, e); err != nil {
+		return fail("%v", err)
 	}
 	if ctx.Err() != nil {
 		return exitInterrupted
 	}
 	return exitOK
+}
+
+// writeLogscanReport writes the report in each format of its table: the
+// files, whole, through logscanWrite, and the summary on stdout unless it
+// is quiet or taken.
+func writeLogscanReport(rep *results.LogscanReport, jsonOut, mdOut string, quiet bool, e env) error {
+	dest := map[string]struct{ path, flag string }{
+		report.FormatJSON:     {jsonOut, "--json-out"},
+		report.FormatMarkdown: {mdOut, "--md-out"},
+	}
+	for _, f := range report.LogscanFormats {
+		if f.Name == report.FormatSummary {
+			if !quiet && jsonOut != "-" && mdOut != "-" {
+				f.Write(e.stdout, rep)
+			}
+			continue
+		}
+		var b bytes.Buffer
+		if err := f.Write(&b, rep); err != nil {
+			return fmt.Errorf("encoding the report: %v", err)
+		}
+		if err := logscanWrite(e.stdout, dest[f.Name].path, b.Bytes()); err != nil {
+			return fmt.Errorf("%s: %v", dest[f.Name].flag, err)
+		}
+	}
+	return nil
 }
 
 // logscanWrite writes b to dest: nowhere when dest is empty, to stdout for
@@ -148,65 +156,4 @@ func logscanVersion() string {
 		return "(devel)"
 	}
 	return bi.Main.Version
-}
-
-// logscanFigures lists the summary lines shared by the text and Markdown
-// outputs, as label/value pairs.
-func logscanFigures(r logscan.Result) [][2]string {
-	w := r.Window
-	window := fmt.Sprintf("bytes %d..%d (%d read)", w.StartOffset, w.EndOffset, w.Bytes)
-	if w.Rotated {
-		window += ", rotated"
-		if w.RotatedFrom != "" {
-			window += " (tail of " + w.RotatedFrom + " read)"
-		}
-	}
-	if w.PartialLastLine {
-		window += ", partial last line not read"
-	}
-	d := r.Delta
-	figs := [][2]string{
-		{"log", r.Path},
-		{"window", window},
-		{"stats lines", fmt.Sprintf("%d (%d malformed), baseline %s", r.StatsLines, r.MalformedStatsLines, r.Baseline)},
-		{"delta", fmt.Sprintf("requests=%d cache_hits=%d cache_misses=%d build_count=%d build_failures=%d",
-			d.Requests, d.CacheHits, d.CacheMisses, d.BuildCount, d.BuildFailures)},
-		{"window hit rate", optFigure(r.WindowHitRatePct, "%.1f%%")},
-		{"max build_max_ms", optFigure(r.MaxBuildMaxMs, "%g")},
-		{"max peak_in_flight", optFigure(r.MaxPeakInFlight, "%d")},
-	}
-	if r.CounterReset {
-		figs = append(figs, [2]string{"counter reset", "yes: the server restarted; deltas sum each run"})
-	}
-	if r.Last != nil {
-		figs = append(figs, [2]string{"last", r.Last.String()})
-	}
-	figs = append(figs, [2]string{"other lines", fmt.Sprintf("%d lines, Dynamic Loader %d, tools/list served %d, too long %d",
-		r.Lines, r.DynamicLoaderLines, r.ToolsListServedLines, r.SkippedLongLines)})
-	return figs
-}
-
-func optFigure[T any](v *T, format string) string {
-	if v == nil {
-		return "n/a"
-	}
-	return fmt.Sprintf(format, *v)
-}
-
-func logscanSummary(r logscan.Result) string {
-	var b strings.Builder
-	for _, f := range logscanFigures(r) {
-		fmt.Fprintf(&b, "%-19s %s\n", f[0]+":", f[1])
-	}
-	return b.String()
-}
-
-func logscanMarkdown(r logscan.Result) string {
-	cell := strings.NewReplacer("|", `\|`, "\n", " ").Replace
-	var b strings.Builder
-	b.WriteString("## mcpbench logscan\n\n| figure | value |\n| --- | --- |\n")
-	for _, f := range logscanFigures(r) {
-		fmt.Fprintf(&b, "| %s | %s |\n", f[0], cell(f[1]))
-	}
-	return b.String()
 }

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcpbench/mcpbench/report"
+	"github.com/mcpbench/mcpbench/results"
 )
 
 const (
@@ -43,7 +43,7 @@ func TestLogscanJSONToStdout(t *testing.T) {
 		t.Fatalf("code %d stderr %q", code, stderr)
 	}
 	var rep struct {
-		report.Header
+		results.Header
 		Path   string `json:"path"`
 		Window struct {
 			StartOffset int64 `json:"start_offset"`
@@ -59,7 +59,7 @@ func TestLogscanJSONToStdout(t *testing.T) {
 	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
 		t.Fatalf("stdout is not only JSON: %v\n%s", err, stdout)
 	}
-	if rep.Schema != report.SchemaLogscan || rep.MCPBenchVersion == "" || rep.StartedAt.IsZero() {
+	if rep.Schema != results.SchemaLogscan || rep.MCPBenchVersion == "" || rep.StartedAt.IsZero() {
 		t.Errorf("header %+v", rep.Header)
 	}
 	if rep.Path != path || rep.Window.StartOffset != 0 || rep.StatsLines != 2 || rep.Baseline != "first_in_window" ||

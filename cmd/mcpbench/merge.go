@@ -3,9 +3,9 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
 
 	"github.com/mcpbench/mcpbench/report"
+	"github.com/mcpbench/mcpbench/results"
 )
 
 const mergeUsage = `Usage: mcpbench merge A.json B.json ... --json-out OUT [flags]
@@ -45,8 +45,8 @@ func mergeMain(_ context.Context, args []string, e env) int {
 	if out.jsonOut == "" && out.mdOut == "" {
 		return exitFor(e, "merge", usagef("--json-out FILE is required (or --md-out)"))
 	}
-	var runs []*report.RunReport
-	var sweeps []*report.SweepReport
+	var runs []*results.RunReport
+	var sweeps []*results.SweepReport
 	for _, path := range fs.Args() {
 		r, err := readReportFile(path)
 		if err != nil {
@@ -61,23 +61,18 @@ func mergeMain(_ context.Context, args []string, e env) int {
 			runs = append(runs, r.Run)
 		}
 	}
-	opt := report.MergeOptions{AllowMissing: allowMissing}
-	var warns []string
-	var err error
-	var writeJSON, writeMD, summary func(io.Writer) error
+	opt := results.MergeOptions{AllowMissing: allowMissing}
 	if len(sweeps) > 0 {
-		var m *report.SweepReport
-		m, warns, err = report.MergeSweeps(sweeps, opt)
-		writeJSON = func(w io.Writer) error { return report.WriteSweepJSON(w, m) }
-		writeMD = func(w io.Writer) error { return report.WriteSweepMarkdown(w, m) }
-		summary = func(w io.Writer) error { return report.WriteSweepTable(w, m) }
-	} else {
-		var m *report.RunReport
-		m, warns, err = report.MergeRuns(runs, opt)
-		writeJSON = func(w io.Writer) error { return report.WriteRunJSON(w, m) }
-		writeMD = func(w io.Writer) error { return report.WriteRunMarkdown(w, m) }
-		summary = func(w io.Writer) error { return report.WriteRunSummary(w, m) }
+		m, warns, err := results.MergeSweeps(sweeps, opt)
+		return writeMerged(report.SweepFormats, m, warns, err, &out, e)
 	}
+	m, warns, err := results.MergeRuns(runs, opt)
+	return writeMerged(report.RunFormats, m, warns, err, &out, e)
+}
+
+// writeMerged shows merge's warnings and writes the merged report m, or
+// fails with err.
+func writeMerged[R any](formats []report.Format[R], m R, warns []string, err error, out *outputFlags, e env) int {
 	if err != nil {
 		// Every merge failure is about the reports given: bad input.
 		return exitFor(e, "merge", usagef("%v", err))
@@ -85,13 +80,7 @@ func mergeMain(_ context.Context, args []string, e env) int {
 	for _, w := range warns {
 		fmt.Fprintf(e.stderr, "mcpbench merge: warning: %s\n", w)
 	}
-	if err := writeFile(out.jsonOut, e, writeJSON); err != nil {
-		return exitFor(e, "merge", usagef("writing --json-out: %v", err))
-	}
-	if err := writeFile(out.mdOut, e, writeMD); err != nil {
-		return exitFor(e, "merge", usagef("writing --md-out: %v", err))
-	}
-	if err := summary(out.summaryOut(e)); err != nil {
+	if err := writeFormats(formats, m, out.outputs(e, true), e); err != nil {
 		return exitFor(e, "merge", usagef("%v", err))
 	}
 	return exitOK

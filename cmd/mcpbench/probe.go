@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -12,6 +11,8 @@ import (
 	"github.com/mcpbench/mcpbench/mcp"
 	"github.com/mcpbench/mcpbench/probe"
 	"github.com/mcpbench/mcpbench/report"
+	"github.com/mcpbench/mcpbench/results"
+	"github.com/mcpbench/mcpbench/sweep"
 )
 
 const probeUsage = `Usage: mcpbench probe --url URL [flags]
@@ -139,9 +140,9 @@ func probeMain(ctx context.Context, args []string, e env) int {
 	}
 
 	si := res.ServerInfo
-	r := &report.ProbeReport{
-		Header: header(report.SchemaProbe, started, nil, opts.URL),
-		Settings: report.ProbeSettings{
+	r := &results.ProbeReport{
+		Header: header(results.SchemaProbe, started, nil, opts.URL),
+		Settings: results.ProbeSettings{
 			HealthURL:         res.Health.URL,
 			SequentialSamples: f.samples,
 			SequentialSleepMS: f.sleepMS,
@@ -150,10 +151,10 @@ func probeMain(ctx context.Context, args []string, e env) int {
 			LogFile:           f.target.logFile,
 			MaxErrorRate:      f.maxErrorRate,
 		},
-		Result: *res,
+		Report: *res,
 	}
-	r.Target = report.Target{URL: mcp.Redact(si.Endpoint), Transport: si.Transport, ProtocolVersion: si.ProtocolVersion, ServerName: si.Name, ServerVersion: si.Version}
-	gateFailed := r.ApplyGates(f.maxErrorRate)
+	r.Target = results.Target{URL: mcp.Redact(si.Endpoint), Transport: si.Transport, ProtocolVersion: si.ProtocolVersion, ServerName: si.Name, ServerVersion: si.Version}
+	gateFailed := results.Gates{SLO: sweep.SLO{MaxErrorRate: f.maxErrorRate}}.Probe(r)
 	if err := writeProbeReports(r, &f.output, e); err != nil {
 		return exitFor(e, "probe", usagef("writing report: %v", err))
 	}
@@ -166,12 +167,6 @@ func probeMain(ctx context.Context, args []string, e env) int {
 	return exitOK
 }
 
-func writeProbeReports(r *report.ProbeReport, o *outputFlags, e env) error {
-	if err := writeFile(o.jsonOut, e, func(w io.Writer) error { return report.WriteProbeJSON(w, r) }); err != nil {
-		return err
-	}
-	if err := writeFile(o.mdOut, e, func(w io.Writer) error { return report.WriteProbeMarkdown(w, r) }); err != nil {
-		return err
-	}
-	return report.WriteProbeSummary(o.summaryOut(e), r)
+func writeProbeReports(r *results.ProbeReport, o *outputFlags, e env) error {
+	return writeFormats(report.ProbeFormats, r, o.outputs(e, false), e)
 }

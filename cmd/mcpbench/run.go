@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
 	"math"
 	"time"
 
@@ -14,6 +13,8 @@ import (
 	"github.com/mcpbench/mcpbench/mcp"
 	"github.com/mcpbench/mcpbench/probe"
 	"github.com/mcpbench/mcpbench/report"
+	"github.com/mcpbench/mcpbench/results"
+	"github.com/mcpbench/mcpbench/sweep"
 )
 
 const runUsage = `Usage: mcpbench run --url URL [flags]
@@ -143,9 +144,9 @@ func runMain(ctx context.Context, args []string, e env) int {
 	point.Client.PoolMaxConns = client.PoolSize()
 	point.Client.Engine = client.Engine()
 
-	r := &report.RunReport{
-		Header:   header(report.SchemaRun, started, client, opts.URL),
-		Workload: report.Workload{Mode: "closed", Operations: cfg.Operations, Warmup: cfg.Warmup, DurationS: cfg.Duration.Seconds(), Session: sessionLabel(client, opts)},
+	r := &results.RunReport{
+		Header:   header(results.SchemaRun, started, client, opts.URL),
+		Workload: results.Workload{Mode: "closed", Operations: cfg.Operations, Warmup: cfg.Warmup, DurationS: cfg.Duration.Seconds(), Session: sessionLabel(client, opts)},
 		Point:    point,
 		Shard:    f.shard.report(),
 	}
@@ -162,7 +163,7 @@ func runMain(ctx context.Context, args []string, e env) int {
 	if health != nil {
 		r.Health = health.Finish(context.WithoutCancel(ctx))
 	}
-	gateFailed := f.gate.apply(r)
+	gateFailed := f.gate.gates().Run(r)
 	if err := writeRunReports(r, &f.output, e); err != nil {
 		return exitFor(e, "run", usagef("writing report: %v", err))
 	}
@@ -225,33 +226,15 @@ func sessionLabel(c *mcp.Client, o mcp.Options) string {
 	return o.SessionMode
 }
 
-// apply evaluates the gates on r and reports whether one failed.
-func (g *gateFlags) apply(r *report.RunReport) bool {
-	p := &r.Point
-	failed := false
-	add := func(name string, limit, value float64, counts bool) {
-		ok := value <= limit
-		r.Gates = append(r.Gates, report.Gate{Name: name, Limit: limit, Value: value, Passed: ok})
-		if !ok && counts {
-			failed = true
-		}
+// gates are the pass/fail rules the flags set; results.Gates evaluates
+// them for run and sweep alike.
+func (g *gateFlags) gates() results.Gates {
+	return results.Gates{
+		SLO:       sweep.SLO{P95MS: g.p95SLO, P99MS: g.p99SLO, MaxErrorRate: g.maxErrorRate},
+		FailOnSLO: g.failOnSLO,
 	}
-	add("error_rate", g.maxErrorRate, p.ErrorRate, true)
-	if g.p95SLO > 0 {
-		add("p95_ms", g.p95SLO, p.P95MS, g.failOnSLO)
-	}
-	if g.p99SLO > 0 {
-		add("p99_ms", g.p99SLO, p.P99MS, g.failOnSLO)
-	}
-	return failed
 }
 
-func writeRunReports(r *report.RunReport, o *outputFlags, e env) error {
-	if err := writeFile(o.jsonOut, e, func(w io.Writer) error { return report.WriteRunJSON(w, r) }); err != nil {
-		return err
-	}
-	if err := writeFile(o.mdOut, e, func(w io.Writer) error { return report.WriteRunMarkdown(w, r) }); err != nil {
-		return err
-	}
-	return report.WriteRunSummary(o.summaryOut(e), r)
+func writeRunReports(r *results.RunReport, o *outputFlags, e env) error {
+	return writeFormats(report.RunFormats, r, o.outputs(e, false), e)
 }

@@ -11,7 +11,7 @@ import (
 
 	"github.com/mcpbench/mcpbench/bench"
 	"github.com/mcpbench/mcpbench/mcp"
-	"github.com/mcpbench/mcpbench/report"
+	"github.com/mcpbench/mcpbench/results"
 )
 
 // shardSpec is "--shard i/N": this process is shard i (0-based, as a
@@ -200,19 +200,19 @@ func (s *shardFlags) wait(ctx context.Context, started time.Time) (time.Time, er
 }
 
 // report is the shard for the report, nil when not sharded.
-func (s *shardFlags) report() *report.Shard {
+func (s *shardFlags) report() *results.Shard {
 	if s.spec == nil {
 		return nil
 	}
-	return &report.Shard{Index: s.spec.index, Count: s.spec.count}
+	return &results.Shard{Index: s.spec.index, Count: s.spec.count}
 }
 
 // sweepWorkload records what a sweep sent, so merge and compare can tell
 // sweeps of different work apart.
-func sweepWorkload(wl *bench.Workload, w *workloadFlags, open bool) *report.Workload {
+func sweepWorkload(wl *bench.Workload, w *workloadFlags, open bool) *results.Workload {
 	mode := "closed"
 	if open {
 		mode = "open"
 	}
-	return &report.Workload{Mode: mode, Operations: wl.Operations(), Warmup: w.warmup, DurationS: w.duration.Seconds()}
+	return &results.Workload{Mode: mode, Operations: wl.Operations(), Warmup: w.warmup, DurationS: w.duration.Seconds()}
 }

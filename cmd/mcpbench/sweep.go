@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
 	"net/url"
 	"path/filepath"
 	"slices"
@@ -18,6 +17,7 @@ import (
 	"github.com/mcpbench/mcpbench/mcp"
 	"github.com/mcpbench/mcpbench/probe"
 	"github.com/mcpbench/mcpbench/report"
+	"github.com/mcpbench/mcpbench/results"
 	"github.com/mcpbench/mcpbench/sweep"
 )
 
@@ -176,7 +176,7 @@ func sweepMain(ctx context.Context, args []string, e env) int {
 		return exitInterrupted // interrupted before --start-at: nothing measured
 	}
 
-	slo := sweep.SLO{P95MS: f.gate.p95SLO, P99MS: f.gate.p99SLO, MaxErrorRate: f.gate.maxErrorRate}
+	slo := f.gate.gates().SLO
 	ops, validate, err := buildOps(ctx, client, w, &f.calls)
 	if err != nil {
 		return exitFor(e, "sweep", err)
@@ -203,7 +203,7 @@ func sweepMain(ctx context.Context, args []string, e env) int {
 		}
 		return exitFor(e, "sweep", unreachableError{fmt.Sprintf("%s: %v", mcp.Redact(opts.URL), runErr)})
 	}
-	r := report.NewSweepReport(header(report.SchemaSweep, started, client, opts.URL), points, slo)
+	r := results.NewSweepReport(header(results.SchemaSweep, started, client, opts.URL), points, slo)
 	r.Interrupted = ctx.Err() != nil
 	r.Shard, r.Workload = f.shard.report(), sweepWorkload(wl, w, len(rs) > 0)
 	if mark != nil {
@@ -227,24 +227,15 @@ func sweepMain(ctx context.Context, args []string, e env) int {
 
 // exitCode applies the sweep's gates: errors at points are data, not
 // failures.
-func (f *sweepFlags) exitCode(r *report.SweepReport) int {
+func (f *sweepFlags) exitCode(r *results.SweepReport) int {
 	if r.Interrupted {
 		return exitInterrupted
 	}
-	rec := r.Recommendation
-	if f.gate.failOnSLO && len(rec.FeasibleConcurrency) == 0 && rec.MaxSustainableRPS == nil {
-		fmt.Fprintln(f.output.summaryErr(), "mcpbench sweep: no point met the SLO")
+	g := f.gate.gates()
+	g.RequireConcurrency = f.requireConcurrency
+	if err := g.Sweep(r); err != nil {
+		fmt.Fprintf(f.output.summaryErr(), "mcpbench sweep: %v\n", err)
 		return exitGate
-	}
-	if f.requireConcurrency > 0 {
-		if rec.MaxFeasibleConcurrency == nil || *rec.MaxFeasibleConcurrency < f.requireConcurrency {
-			got := "none"
-			if rec.MaxFeasibleConcurrency != nil {
-				got = fmt.Sprint(*rec.MaxFeasibleConcurrency)
-			}
-			fmt.Fprintf(f.output.summaryErr(), "mcpbench sweep: maximum feasible concurrency %s is below the required %d\n", got, f.requireConcurrency)
-			return exitGate
-		}
 	}
 	return exitOK
 }
@@ -391,25 +382,18 @@ func defaultSweepBase(rawURL string) string {
 	return fmt.Sprintf("mcpbench-%s_%s-sweep", clean, port)
 }
 
-func (f *sweepFlags) writeReports(r *report.SweepReport, c *mcp.Client, e env) error {
+func (f *sweepFlags) writeReports(r *results.SweepReport, c *mcp.Client, e env) error {
 	o := &f.output
 	if o.jsonOut == "" && o.mdOut == "" && f.svgOut == "" {
 		base := filepath.Join(o.outDir, defaultSweepBase(c.URL()))
 		o.jsonOut, o.mdOut, f.svgOut = base+".json", base+".md", base+".svg"
 	}
-	if err := writeFile(o.jsonOut, e, func(w io.Writer) error { return report.WriteSweepJSON(w, r) }); err != nil {
-		return err
-	}
-	if err := writeFile(o.mdOut, e, func(w io.Writer) error { return report.WriteSweepMarkdown(w, r) }); err != nil {
-		return err
-	}
-	if err := writeFile(f.svgOut, e, func(w io.Writer) error { return report.WriteSweepSVG(w, r) }); err != nil {
+	outs := o.outputs(e, false)
+	outs[report.FormatSVG] = output{path: f.svgOut}
+	if err := writeFormats(report.SweepFormats, r, outs, e); err != nil {
 		return err
 	}
 	out := o.summaryOut(e)
-	if err := report.WriteSweepTable(out, r); err != nil {
-		return err
-	}
 	for _, p := range slices.DeleteFunc([]string{o.jsonOut, o.mdOut, f.svgOut}, func(s string) bool { return s == "" || s == "-" }) {
 		fmt.Fprintf(out, "wrote %s\n", p)
 	}

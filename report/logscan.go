@@ -1,0 +1,79 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/mcpbench/mcpbench/logscan"
+	"github.com/mcpbench/mcpbench/results"
+)
+
+// WriteLogscanJSON writes r as indented JSON.
+func WriteLogscanJSON(w io.Writer, r *results.LogscanReport) error { return writeIndented(w, r) }
+
+// WriteLogscanSummary is the short human summary on stdout: one figure a
+// line.
+func WriteLogscanSummary(w io.Writer, r *results.LogscanReport) error {
+	var b strings.Builder
+	for _, f := range logscanFigures(&r.WindowScan) {
+		fmt.Fprintf(&b, "%-19s %s\n", f[0]+":", f[1])
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// WriteLogscanMarkdown writes the same figures as a Markdown table.
+func WriteLogscanMarkdown(w io.Writer, r *results.LogscanReport) error {
+	cell := strings.NewReplacer("|", `\|`, "\n", " ").Replace
+	var b strings.Builder
+	b.WriteString("## mcpbench logscan\n\n| figure | value |\n| --- | --- |\n")
+	for _, f := range logscanFigures(&r.WindowScan) {
+		fmt.Fprintf(&b, "| %s | %s |\n", f[0], cell(f[1]))
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// logscanFigures lists the figures the summary and the Markdown share, as
+// label/value pairs.
+func logscanFigures(r *logscan.WindowScan) [][2]string {
+	w := r.Window
+	window := fmt.Sprintf("bytes %d..%d (%d read)", w.StartOffset, w.EndOffset, w.Bytes)
+	if w.Rotated {
+		window += ", rotated"
+		if w.RotatedFrom != "" {
+			window += " (tail of " + w.RotatedFrom + " read)"
+		}
+	}
+	if w.PartialLastLine {
+		window += ", partial last line not read"
+	}
+	d := r.Delta
+	figs := [][2]string{
+		{"log", r.Path},
+		{"window", window},
+		{"stats lines", fmt.Sprintf("%d (%d malformed), baseline %s", r.StatsLines, r.MalformedStatsLines, r.Baseline)},
+		{"delta", fmt.Sprintf("requests=%d cache_hits=%d cache_misses=%d build_count=%d build_failures=%d",
+			d.Requests, d.CacheHits, d.CacheMisses, d.BuildCount, d.BuildFailures)},
+		{"window hit rate", optFigure(r.WindowHitRatePct, "%.1f%%")},
+		{"max build_max_ms", optFigure(r.MaxBuildMaxMs, "%g")},
+		{"max peak_in_flight", optFigure(r.MaxPeakInFlight, "%d")},
+	}
+	if r.CounterReset {
+		figs = append(figs, [2]string{"counter reset", "yes: the server restarted; deltas sum each run"})
+	}
+	if r.Last != nil {
+		figs = append(figs, [2]string{"last", r.Last.String()})
+	}
+	figs = append(figs, [2]string{"other lines", fmt.Sprintf("%d lines, Dynamic Loader %d, tools/list served %d, too long %d",
+		r.Lines, r.DynamicLoaderLines, r.ToolsListServedLines, r.SkippedLongLines)})
+	return figs
+}
+
+func optFigure[T any](v *T, format string) string {
+	if v == nil {
+		return "n/a"
+	}
+	return fmt.Sprintf(format, *v)
+}

@@ -1,0 +1,91 @@
+package results
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/mcpbench/mcpbench/sweep"
+)
+
+// Gates are the pass/fail rules a run, a probe or a sweep is held to, as
+// the user set them (--p95-slo-ms, --p99-slo-ms, --max-error-rate,
+// --fail-on-slo, --require-concurrency). They are evaluated here and
+// nowhere else, so the three commands cannot come to disagree about what
+// passing means.
+type Gates struct {
+	// SLO holds the latency targets (0 = none) and the highest acceptable
+	// error rate. Exceeding the error rate always fails.
+	SLO sweep.SLO
+	// FailOnSLO makes a missed latency target (a run) or a sweep with no
+	// point meeting the SLO fail; without it they are reported only.
+	FailOnSLO bool
+	// RequireConcurrency fails a sweep whose maximum feasible concurrency
+	// is below it; 0 requires nothing.
+	RequireConcurrency int
+}
+
+// gate checks one figure against its upper limit.
+func gate(name string, limit, value float64) Gate {
+	return Gate{Name: name, Limit: limit, Value: value, Passed: value <= limit}
+}
+
+// Run records the run's gates in r.Gates, the error rate always and each
+// latency target that is set, and reports whether one that counts failed.
+func (g Gates) Run(r *RunReport) bool {
+	p := &r.Point
+	failed := false
+	add := func(gt Gate, counts bool) {
+		r.Gates = append(r.Gates, gt)
+		failed = failed || (!gt.Passed && counts)
+	}
+	add(gate("error_rate", g.SLO.MaxErrorRate, p.ErrorRate), true)
+	if g.SLO.P95MS > 0 {
+		add(gate("p95_ms", g.SLO.P95MS, p.P95MS), g.FailOnSLO)
+	}
+	if g.SLO.P99MS > 0 {
+		add(gate("p99_ms", g.SLO.P99MS, p.P99MS), g.FailOnSLO)
+	}
+	return failed
+}
+
+// Probe records in r.Gates an error-rate gate for the sequential listings
+// and for each benchmark that ran, and reports whether one failed. A probe
+// has no latency targets.
+func (g Gates) Probe(r *ProbeReport) bool {
+	r.Gates = r.Gates[:0]
+	failed := false
+	add := func(name string, rate float64) {
+		gt := gate(name, g.SLO.MaxErrorRate, rate)
+		r.Gates = append(r.Gates, gt)
+		failed = failed || !gt.Passed
+	}
+	if sp := r.SequentialProfile; sp.Count > 0 {
+		add("sequential.error_rate", float64(sp.Errors)/float64(sp.Count))
+	}
+	if p := r.Benchmarks.Small; p != nil {
+		add("bench_small.error_rate", p.ErrorRate)
+	}
+	if p := r.Benchmarks.Large; p != nil {
+		add("bench_large.error_rate", p.ErrorRate)
+	}
+	return failed
+}
+
+// Sweep returns why the sweep fails its gates, or nil. Errors at single
+// points are data the analysis weighs, not failures of the sweep.
+func (g Gates) Sweep(r *SweepReport) error {
+	rec := r.Recommendation
+	if g.FailOnSLO && len(rec.FeasibleConcurrency) == 0 && rec.MaxSustainableRPS == nil {
+		return errors.New("no point met the SLO")
+	}
+	if g.RequireConcurrency > 0 {
+		if rec.MaxFeasibleConcurrency == nil || *rec.MaxFeasibleConcurrency < g.RequireConcurrency {
+			got := "none"
+			if rec.MaxFeasibleConcurrency != nil {
+				got = fmt.Sprint(*rec.MaxFeasibleConcurrency)
+			}
+			return fmt.Errorf("maximum feasible concurrency %s is below the required %d", got, g.RequireConcurrency)
+		}
+	}
+	return nil
+}

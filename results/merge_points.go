@@ -1,0 +1,233 @@
+package results
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/mcpbench/mcpbench/bench"
+)
+
+// mergePoints sums what adds up and recomputes latency from the merged
+// histogram; spanS is the wall time the merged point covers.
+func mergePoints(ps []bench.Point, spanS float64) (bench.Point, []string, error) {
+	var notes []string
+	h := bench.NewHistogram()
+	out := bench.Point{Latency: bench.Latency{ErrorsByKind: map[string]int64{}}}
+	var rate float64
+	var open openLoopMerge
+	for i, p := range ps {
+		if p.Requests > 0 && p.Hist == nil {
+			return out, nil, mismatch("report %d has %d requests but no histogram: it cannot be merged exactly", i+1, p.Requests)
+		}
+		if p.Hist != nil {
+			// Merge returns the count of values it had to drop for being
+			// out of range; the histograms share one range, so none are.
+			if dropped := h.Merge(p.Hist); dropped > 0 {
+				return out, nil, mismatch("report %d: %d histogram values out of range", i+1, dropped)
+			}
+		}
+		addCounts(&out, &p)
+		if p.Rate != nil {
+			rate += *p.Rate
+		}
+		open.add(&out, &p)
+	}
+	if !open.finish(&out) {
+		notes = appendNew(notes, noteUncorrected)
+	}
+	if ps[0].Rate != nil {
+		out.Rate = &rate
+	}
+	if out.Requests > 0 {
+		out.ErrorRate = float64(out.Errors) / float64(out.Requests)
+	}
+	out.Latency.FillPercentiles(h)
+	out.Hist = h
+	enc, err := bench.EncodeHistogram(h)
+	if err != nil {
+		return out, nil, fmt.Errorf("encoding merged histogram: %w", err)
+	}
+	out.Histogram = enc
+	if spanS <= 0 {
+		spanS = math.SmallestNonzeroFloat64
+	}
+	out.ElapsedS = spanS
+	out.RPS = float64(out.Requests) / spanS
+	if len(ps[0].ByOperation) > 0 {
+		ops, err := mergeOperations(ps, spanS)
+		if err != nil {
+			return out, nil, err
+		}
+		out.ByOperation = ops
+		notes = appendNew(notes, noteByOperation)
+	}
+	return out, notes, nil
+}
+
+// addCounts adds p's counters into out, keeps the first example of each
+// error kind, and combines the generator's own figures.
+func addCounts(out, p *bench.Point) {
+	out.Concurrency += p.Concurrency
+	out.Total += p.Total
+	out.Requests += p.Requests
+	out.OK += p.OK
+	out.Errors += p.Errors
+	for k, n := range p.ErrorsByKind {
+		out.ErrorsByKind[k] += n
+	}
+	out.BytesSent += p.BytesSent
+	out.BytesReceived += p.BytesReceived
+	out.OfferedRPS += p.OfferedRPS
+	out.Unsent += p.Unsent
+	for k, ex := range p.ErrorExamples {
+		if out.ErrorExamples == nil {
+			out.ErrorExamples = map[string]string{}
+		}
+		if _, ok := out.ErrorExamples[k]; !ok {
+			out.ErrorExamples[k] = ex
+		}
+	}
+	out.Interrupted = out.Interrupted || p.Interrupted
+	out.Client = mergeClient(out.Client, p.Client)
+}
+
+// openLoopMerge gathers the open-loop figures (latency from the actual
+// send, schedule lag) of the shards. Their histograms merge exactly when
+// every shard carries them; otherwise the largest shard's figures stand in.
+type openLoopMerge struct {
+	unc, lag *hdrhistogram.Histogram
+	inexact  bool // some shard had a figure without its histogram
+}
+
+// add takes p's open-loop figures into out, keeping the largest, and
+// merges their histograms.
+func (m *openLoopMerge) add(out, p *bench.Point) {
+	if p.Uncorrected != nil {
+		out.Uncorrected = maxUncorrected(out.Uncorrected, p.Uncorrected)
+		m.inexact = m.inexact || !mergeEncoded(&m.unc, p.Uncorrected.Histogram)
+	}
+	if p.ScheduleLagMS != nil {
+		l := lagOf(out.ScheduleLagMS)
+		out.ScheduleLagMS = &bench.ScheduleLag{P99: max(l.P99, p.ScheduleLagMS.P99), Max: max(l.Max, p.ScheduleLagMS.Max)}
+		m.inexact = m.inexact || !mergeEncoded(&m.lag, p.ScheduleLagMS.Histogram)
+	}
+}
+
+// finish fills out's open-loop figures from the merged histograms when
+// every shard carried them, and reports whether they are exact; without
+// them it drops the histograms, which would describe only some shards.
+func (m *openLoopMerge) finish(out *bench.Point) bool {
+	if out.Uncorrected == nil && out.ScheduleLagMS == nil {
+		return true
+	}
+	if !m.inexact && m.unc != nil && m.lag != nil && out.Uncorrected != nil && out.ScheduleLagMS != nil {
+		out.Uncorrected.Fill(m.unc)
+		out.ScheduleLagMS.Fill(m.lag)
+		return true
+	}
+	if out.Uncorrected != nil {
+		out.Uncorrected.Histogram = ""
+	}
+	if out.ScheduleLagMS != nil {
+		out.ScheduleLagMS.Histogram = ""
+	}
+	return false
+}
+
+// mergeEncoded adds the encoded histogram enc into *into (made on first
+// use) and reports whether it could: false for a report without one.
+func mergeEncoded(into **hdrhistogram.Histogram, enc string) bool {
+	if enc == "" {
+		return false
+	}
+	h, err := bench.DecodeHistogram(enc)
+	if err != nil {
+		return false
+	}
+	if *into == nil {
+		*into = bench.NewHistogram()
+	}
+	return (*into).Merge(h) == 0
+}
+
+// lagOf returns *l, or zeros for nil.
+func lagOf(l *bench.ScheduleLag) bench.ScheduleLag {
+	if l == nil {
+		return bench.ScheduleLag{}
+	}
+	return *l
+}
+
+func mergeClient(a, b bench.ClientStats) bench.ClientStats {
+	a.PoolMaxConns += b.PoolMaxConns
+	a.PoolWaits += b.PoolWaits
+	a.CPUS += b.CPUS
+	if b.Saturated {
+		a.Saturated = true
+		if !strings.Contains(a.SaturationReason, b.SaturationReason) {
+			a.SaturationReason = strings.TrimPrefix(a.SaturationReason+"; "+b.SaturationReason, "; ")
+		}
+	}
+	if a.Engine == "" {
+		a.Engine = b.Engine
+	}
+	return a
+}
+
+func maxUncorrected(a, b *bench.Uncorrected) *bench.Uncorrected {
+	if a == nil {
+		c := *b
+		return &c
+	}
+	return &bench.Uncorrected{P50MS: max(a.P50MS, b.P50MS), P95MS: max(a.P95MS, b.P95MS), P99MS: max(a.P99MS, b.P99MS), MaxMS: max(a.MaxMS, b.MaxMS)}
+}
+
+// mergeOperations merges per-operation figures. Reports carry no
+// per-operation histograms, so the percentiles are upper bounds.
+func mergeOperations(ps []bench.Point, spanS float64) ([]bench.OperationStats, error) {
+	out := slices.Clone(ps[0].ByOperation)
+	for i := range out {
+		out[i].ErrorsByKind = map[string]int64{}
+		out[i].Requests, out[i].OK, out[i].Errors = 0, 0, 0
+		out[i].MinMS, out[i].MeanMS, out[i].P50MS, out[i].P90MS, out[i].P95MS, out[i].P99MS, out[i].P999MS, out[i].MaxMS = math.Inf(1), 0, 0, 0, 0, 0, 0, 0
+	}
+	for j, p := range ps {
+		if len(p.ByOperation) != len(out) {
+			return nil, mismatch("report %d has %d operations, report 1 has %d", j+1, len(p.ByOperation), len(out))
+		}
+		for i, o := range p.ByOperation {
+			m := &out[i]
+			if o.Operation != m.Operation {
+				return nil, mismatch("report %d: operation %d is %s, report 1 has %s", j+1, i+1, OperationName(o.Operation), OperationName(m.Operation))
+			}
+			// The mean is over requests with a latency: ok and errors alike.
+			m.MeanMS += o.MeanMS * float64(o.Requests)
+			m.Requests += o.Requests
+			m.OK += o.OK
+			m.Errors += o.Errors
+			for k, n := range o.ErrorsByKind {
+				m.ErrorsByKind[k] += n
+			}
+			if o.Requests > 0 {
+				m.MinMS = min(m.MinMS, o.MinMS)
+			}
+			m.P50MS, m.P90MS, m.P95MS = max(m.P50MS, o.P50MS), max(m.P90MS, o.P90MS), max(m.P95MS, o.P95MS)
+			m.P99MS, m.P999MS, m.MaxMS = max(m.P99MS, o.P99MS), max(m.P999MS, o.P999MS), max(m.MaxMS, o.MaxMS)
+		}
+	}
+	for i := range out {
+		m := &out[i]
+		if m.Requests > 0 {
+			m.MeanMS /= float64(m.Requests)
+			m.ErrorRate = float64(m.Errors) / float64(m.Requests)
+		} else {
+			m.MinMS = 0
+		}
+		m.RPS = float64(m.Requests) / spanS
+	}
+	return out, nil
+}

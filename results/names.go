@@ -1,0 +1,50 @@
+package results
+
+import (
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/mcpbench/mcpbench/bench"
+	"github.com/mcpbench/mcpbench/internal/textfmt"
+	"github.com/mcpbench/mcpbench/sweep"
+)
+
+// OperationName is an operation as people write it: "tools/call search".
+func OperationName(o bench.Operation) string {
+	if o.Tool != "" {
+		return o.Method + " " + o.Tool
+	}
+	return o.Method
+}
+
+// OperationsLine lists a workload's operations, comma-separated; two
+// workloads send the same when their lines are equal.
+func OperationsLine(ops []bench.Operation) string {
+	names := make([]string, len(ops))
+	for i, o := range ops {
+		names[i] = OperationName(o)
+	}
+	return strings.Join(names, ", ")
+}
+
+// SLOLine is the SLO in one line: "p95 ≤ 50 ms, error rate ≤ 1%".
+func SLOLine(s sweep.SLO) string {
+	var parts []string
+	if s.P95MS > 0 {
+		parts = append(parts, "p95 ≤ "+textfmt.Float(s.P95MS)+" ms")
+	}
+	if s.P99MS > 0 {
+		parts = append(parts, "p99 ≤ "+textfmt.Float(s.P99MS)+" ms")
+	}
+	parts = append(parts, "error rate ≤ "+textfmt.Percent(s.MaxErrorRate))
+	return strings.Join(parts, ", ")
+}
+
+// levelName names a point's load level, the key compare matches points on.
+func levelName(p *bench.Point) string {
+	if p.Rate != nil {
+		return "rate " + textfmt.Float(math.Round(*p.Rate*100)/100)
+	}
+	return "concurrency " + strconv.Itoa(p.Concurrency)
+}

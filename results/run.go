@@ -1,0 +1,58 @@
+package results
+
+import (
+	"io"
+
+	"github.com/mcpbench/mcpbench/bench"
+	"github.com/mcpbench/mcpbench/logscan"
+	"github.com/mcpbench/mcpbench/probe"
+)
+
+// Gate is one pass/fail check of a run or probe, as the exit code saw it.
+type Gate struct {
+	Name   string  `json:"name"`
+	Limit  float64 `json:"limit"`
+	Value  float64 `json:"value"`
+	Passed bool    `json:"passed"`
+}
+
+// RunReport is the JSON of `mcpbench run`: the header, then the point's
+// fields at the top level.
+type RunReport struct {
+	Header
+	Workload Workload `json:"workload"`
+	bench.Point
+	Gates   []Gate              `json:"gates"`
+	LogScan *logscan.WindowScan `json:"log_scan"`
+	// Health is the server's /health before and after (with --health-url).
+	Health *probe.Health `json:"health,omitempty"`
+	// Shard is set on a shard's report (--shard); Merged on merge's output.
+	Shard  *Shard     `json:"shard,omitempty"`
+	Merged *MergeInfo `json:"merged,omitempty"`
+}
+
+// Workload says what was sent, so compare and merge can refuse reports of
+// different workloads.
+type Workload struct {
+	Mode       string            `json:"mode"` // closed or open
+	Operations []bench.Operation `json:"operations"`
+	Warmup     int64             `json:"warmup"`
+	DurationS  float64           `json:"duration_s,omitempty"`
+	Session    string            `json:"session,omitempty"`
+}
+
+// ReadRunReport reads a run report and decodes its histogram.
+func ReadRunReport(rd io.Reader) (*RunReport, error) {
+	var r RunReport
+	if err := readReport(rd, &r, func() string { return r.Schema }, SchemaRun, "run"); err != nil {
+		return nil, err
+	}
+	if r.Histogram != "" {
+		h, err := bench.DecodeHistogram(r.Histogram)
+		if err != nil {
+			return nil, err
+		}
+		r.Hist = h
+	}
+	return &r, nil
+}
