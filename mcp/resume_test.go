@@ -37,7 +37,7 @@ func TestSSEPollingResume(t *testing.T) {
 		}
 	}))
 	defer ts.Close()
-	c := &Client{opts: Options{Timeout: 5 * time.Second, Header: http.Header{}}, maxBody: 1 << 20, rev: Rev20251125}
+	c := &Client{opts: Options{Timeout: 5 * time.Second, Header: http.Header{}}, maxBody: 1 << 20, rev: Rev20251125, link: httpLink{}}
 	c.url, _ = ParseURL(ts.URL)
 	c.hc, c.opts.DialCount, _ = NewHTTPClient(c.opts)
 	s := c.newSession()

@@ -141,7 +141,7 @@ func runMain(ctx context.Context, args []string, e env) int {
 		return exitFor(e, "run", unreachableError{fmt.Sprintf("%s: %v", mcp.Redact(opts.URL), err)})
 	}
 	point.Client.PoolMaxConns = client.PoolSize()
-	point.Client.Engine = client.Engine()
+	point.Client.Engine = string(client.Engine())
 
 	r := &report.RunReport{
 		Header:   header(report.SchemaRun, started, client, opts.URL),
@@ -222,7 +222,7 @@ func sessionLabel(c *mcp.Client, o mcp.Options) string {
 	if mcp.IsModern(c.ProtocolVersion()) {
 		return "stateless"
 	}
-	return o.SessionMode
+	return string(o.SessionMode)
 }
 
 // apply evaluates the gates on r and reports whether one failed.
