@@ -57,7 +57,6 @@ type ServerInfo struct {
 type Client struct {
 	opts    Options
 	url     *url.URL
-	hc      *http.Client
 	link    link // gives each session its transport
 	rev     string
 	meta    []byte // modern _meta block, encoded once
@@ -133,13 +132,13 @@ func Dial(ctx context.Context, o Options) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Client{opts: o, url: u, hc: hc, maxBody: int(o.MaxResponseBytes)}
+	c := &Client{opts: o, url: u, maxBody: int(o.MaxResponseBytes)}
 	c.opts.DialCount = dials
-	if c.link, err = streamableLink(u, o, dials); err != nil {
+	if c.link, err = streamableLink(u, o, hc, dials); err != nil {
 		return nil, err
 	}
 	if err := c.negotiate(ctx); err != nil {
-		hc.CloseIdleConnections()
+		c.link.close()
 		return nil, err
 	}
 	return c, nil
@@ -148,25 +147,28 @@ func Dial(ctx context.Context, o Options) (*Client, error) {
 // streamableLink picks what carries Streamable HTTP under o.Engine: the
 // direct engine's pool, or net/http. (Negotiation may change to HTTP+SSE
 // later; stdio has a link of its own.)
-func streamableLink(u *url.URL, o Options, dials *atomic.Int64) (link, error) {
+func streamableLink(u *url.URL, o Options, hc *http.Client, dials *atomic.Int64) (link, error) {
 	stdio := o.Transport == TransportStdio
+	direct := directLink{httpLink{hc}, nil}
 	switch o.Engine {
 	case "", EngineAuto:
 		if !stdio && wireEligible(u) {
-			return newWirePool(u, o, max(o.PoolSize, 1), dials), nil
+			direct.pool = newWirePool(u, o, max(o.PoolSize, 1), dials)
+			return direct, nil
 		}
 	case EngineDirect:
 		if !stdio {
 			if !wireEligible(u) {
 				return nil, configErrorf("the direct engine serves plain http:// without a proxy; use --engine net/http")
 			}
-			return newWirePool(u, o, max(o.PoolSize, 1), dials), nil
+			direct.pool = newWirePool(u, o, max(o.PoolSize, 1), dials)
+			return direct, nil
 		}
 	case EngineNetHTTP:
 	default:
 		return nil, configErrorf("unknown engine %q (auto, direct or net/http)", o.Engine)
 	}
-	return httpLink{}, nil
+	return httpLink{hc}, nil
 }
 
 // ProtocolVersion is the negotiated revision.
@@ -188,16 +190,16 @@ func (c *Client) Engine() Engine { return c.link.engine() }
 // PoolSize is the number of connections the client keeps.
 func (c *Client) PoolSize() int { return max(c.opts.PoolSize, 1) }
 
-// Close drops idle connections (and the shared session, if any).
+// Close ends the shared session, if any, and releases what the sessions
+// shared: idle connections, server processes.
 func (c *Client) Close(ctx context.Context) {
-	defer c.link.close()
 	if c.shared != "" {
 		s := c.newSession()
 		s.id = c.shared
 		_ = s.t.endSession(ctx)
 		c.shared = ""
 	}
-	c.hc.CloseIdleConnections()
+	c.link.close()
 }
 
 // StderrTail returns the last stderr lines of each stdio server process

@@ -158,16 +158,14 @@ func (c *Client) setModern(rev string) {
 // HTTP+SSE goes through net/http, so the direct engine's connections, if
 // any, are of no more use.
 func (c *Client) useLegacy() error {
-	c.link.close()
-	c.link = legacyLink{}
 	o := c.opts
 	o.PoolSize = 2 * max(o.PoolSize, 1)
 	hc, _, err := NewHTTPClient(o)
 	if err != nil {
 		return err
 	}
-	c.hc.CloseIdleConnections()
-	c.hc, c.opts.PoolSize = hc, o.PoolSize
+	c.link.close()
+	c.link, c.opts.PoolSize = legacyLink{httpLink{hc}}, o.PoolSize
 	return nil
 }
 

@@ -17,13 +17,23 @@ import (
 // out on the engine's connections, everything else (notifications,
 // resumed streams, DELETE) through net/http as in transport_http.go.
 
-// A wirePool is the direct engine's link: the connections are what its
-// sessions share.
-func (p *wirePool) attach(s *Session) transport {
-	return &directTransport{httpTransport: httpTransport{s: s}, pool: p}
+// directLink is the direct engine's side of a client: its connections for
+// the POSTs, and net/http's for the rest.
+type directLink struct {
+	httpLink
+	pool *wirePool
 }
 
-func (p *wirePool) engine() Engine { return EngineDirect }
+func (l directLink) attach(s *Session) transport {
+	return &directTransport{httpTransport: httpTransport{s: s, hc: l.hc}, pool: l.pool}
+}
+
+func (directLink) engine() Engine { return EngineDirect }
+
+func (l directLink) close() {
+	l.httpLink.close()
+	l.pool.close()
+}
 
 // directTransport is one session's Streamable HTTP on the direct engine:
 // the request bytes, a reader over the answer's body, the connection in

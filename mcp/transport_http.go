@@ -18,17 +18,18 @@ import (
 // how requests go out, and keep its headers, notifications, session ends
 // and answer handling.
 
-// httpLink is net/http's side of Streamable HTTP: the client's pooled
-// http.Client is all its sessions share.
-type httpLink struct{}
+// httpLink is net/http's side of Streamable HTTP: the pooled http.Client
+// (NewHTTPClient) is all its sessions share.
+type httpLink struct{ hc *http.Client }
 
-func (httpLink) attach(s *Session) transport { return &httpTransport{s: s} }
-func (httpLink) engine() Engine              { return EngineNetHTTP }
-func (httpLink) close()                      {}
+func (l httpLink) attach(s *Session) transport { return &httpTransport{s: s, hc: l.hc} }
+func (httpLink) engine() Engine                { return EngineNetHTTP }
+func (l httpLink) close()                      { l.hc.CloseIdleConnections() }
 
 // httpTransport is one session's Streamable HTTP over net/http.
 type httpTransport struct {
 	s    *Session
+	hc   *http.Client
 	ids  int64 // the last request id used
 	body bodyReader
 
@@ -154,7 +155,7 @@ func (t *httpTransport) post(ctx context.Context, u *url.URL, h http.Header, bod
 		Body: &t.body, ContentLength: int64(len(body)),
 		Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
 	}
-	return t.s.c.hc.Do(req.WithContext(ctx))
+	return t.hc.Do(req.WithContext(ctx))
 }
 
 // answer reads a Streamable HTTP answer to id, whichever engine fetched it:
@@ -257,7 +258,7 @@ func (t *httpTransport) resumeGet(ctx context.Context, p *Prepared) (*http.Respo
 	req.Header.Del("Content-Type")
 	req.Header.Set("Accept", "text/event-stream")
 	req.Header.Set("Last-Event-ID", string(s.sse.id))
-	resp, err := s.c.hc.Do(req)
+	resp, err := t.hc.Do(req)
 	if err != nil {
 		return nil, &Error{Kind: classifyNetErr(err), Msg: p.req.Method + ": resuming the SSE stream", Err: err}
 	}
@@ -306,7 +307,7 @@ func (t *httpTransport) endSession(ctx context.Context) error {
 		req.Header.Set("Mcp-Protocol-Version", s.c.rev)
 	}
 	s.id = ""
-	resp, err := s.c.hc.Do(req)
+	resp, err := t.hc.Do(req)
 	if err != nil {
 		return wrapNet(err, "DELETE session")
 	}

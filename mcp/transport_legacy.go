@@ -15,15 +15,13 @@ import (
 // POSTs its requests to the endpoint the stream names, and reads the
 // answers from the stream.
 
-// legacyLink is HTTP+SSE's side of a client: the pooled http.Client, as
-// for Streamable HTTP, is all its sessions share.
-type legacyLink struct{}
+// legacyLink is HTTP+SSE's side of a client: as for Streamable HTTP over
+// net/http, the pooled http.Client is all its sessions share.
+type legacyLink struct{ httpLink }
 
-func (legacyLink) attach(s *Session) transport {
-	return &legacyTransport{httpTransport: httpTransport{s: s}}
+func (l legacyLink) attach(s *Session) transport {
+	return &legacyTransport{httpTransport: httpTransport{s: s, hc: l.hc}}
 }
-func (legacyLink) engine() Engine { return EngineNetHTTP }
-func (legacyLink) close()         {}
 
 // legacyTransport is one session's HTTP+SSE: its stream, once open, and
 // the Streamable HTTP transport's headers, POSTs and trace.
@@ -68,7 +66,7 @@ func (t *legacyTransport) openStream(ctx context.Context) error {
 	}
 	req.Header.Set("Accept", "text/event-stream")
 	giveUp := time.AfterFunc(c.opts.Timeout, cancel)
-	resp, err := c.hc.Do(req)
+	resp, err := t.hc.Do(req)
 	if err != nil {
 		giveUp.Stop()
 		cancel()
