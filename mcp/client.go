@@ -145,30 +145,27 @@ func Dial(ctx context.Context, o Options) (*Client, error) {
 }
 
 // streamableLink picks what carries Streamable HTTP under o.Engine: the
-// direct engine's pool, or net/http. (Negotiation may change to HTTP+SSE
+// direct engine's pool, or net/http. (Negotiation may move to HTTP+SSE
 // later; stdio has a link of its own.)
 func streamableLink(u *url.URL, o Options, hc *http.Client, dials *atomic.Int64) (link, error) {
 	stdio := o.Transport == TransportStdio
-	direct := directLink{httpLink{hc}, nil}
+	direct := false
 	switch o.Engine {
 	case "", EngineAuto:
-		if !stdio && wireEligible(u) {
-			direct.pool = newWirePool(u, o, max(o.PoolSize, 1), dials)
-			return direct, nil
-		}
+		direct = wireEligible(u)
 	case EngineDirect:
-		if !stdio {
-			if !wireEligible(u) {
-				return nil, configErrorf("the direct engine serves plain http:// without a proxy; use --engine net/http")
-			}
-			direct.pool = newWirePool(u, o, max(o.PoolSize, 1), dials)
-			return direct, nil
+		if !stdio && !wireEligible(u) {
+			return nil, configErrorf("the direct engine serves plain http:// without a proxy; use --engine net/http")
 		}
+		direct = true
 	case EngineNetHTTP:
 	default:
 		return nil, configErrorf("unknown engine %q (auto, direct or net/http)", o.Engine)
 	}
-	return httpLink{hc}, nil
+	if !direct || stdio {
+		return httpLink{hc}, nil
+	}
+	return directLink{httpLink{hc}, newWirePool(u, o, max(o.PoolSize, 1), dials)}, nil
 }
 
 // ProtocolVersion is the negotiated revision.

@@ -27,8 +27,8 @@ type Session struct {
 	scratch     [24]byte
 	result      Result
 	sendScratch []byte
-	// connWait is how long the current request waited for a connection;
-	// the transport that knows sets it.
+	// connWait is how long the current request waited for a connection,
+	// as its transport measured it (an HTTP trace, the direct pool).
 	connWait time.Duration
 }
 

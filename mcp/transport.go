@@ -13,8 +13,9 @@ import "context"
 // A transport comes in two parts: a link, which the client holds and all
 // its sessions share (a connection pool, server processes), and a
 // transport, which one session owns (its buffers, its stream). Adding a
-// transport is a file with one of each; negotiate.go decides which link a
-// client gets.
+// transport is a file with one of each. Dial gives a client the Streamable
+// HTTP link its engine calls for (streamableLink); negotiation
+// (negotiate.go) moves it to HTTP+SSE or stdio.
 
 // transport carries one session's messages. Like its session it is owned
 // by one goroutine. It reaches its session's state (id, revision, reply
