@@ -22,7 +22,7 @@ func TestPerRequestSessions(t *testing.T) {
 	}
 	defer srv.Close()
 	ctx := context.Background()
-	measure := func(mode string) bench.Point {
+	measure := func(mode mcp.SessionMode) bench.Point {
 		c, err := mcp.Dial(ctx, mcp.Options{URL: srv.MCPURL(), SessionMode: mode, PoolSize: 4, Timeout: 5 * time.Second})
 		if err != nil {
 			t.Fatal(err)

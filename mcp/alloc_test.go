@@ -124,8 +124,8 @@ func TestHotPathDoesNotAllocate(t *testing.T) {
 func BenchmarkClientOnly(b *testing.B) {
 	url := rawServer(b)
 	ctx := context.Background()
-	for _, engine := range []string{EngineDirect, EngineNetHTTP} {
-		b.Run(engine, func(b *testing.B) {
+	for _, engine := range []Engine{EngineDirect, EngineNetHTTP} {
+		b.Run(string(engine), func(b *testing.B) {
 			c, err := Dial(ctx, Options{URL: url, Timeout: 5 * time.Second, Engine: engine})
 			if err != nil {
 				b.Fatal(err)

@@ -3,35 +3,22 @@ package mcp
 import (
 	"bytes"
 	"context"
-	"crypto/tls"
-	"crypto/x509"
 	"encoding/json"
-	"errors"
-	"fmt"
-	"net"
 	"net/http"
 	"net/url"
-	"os"
 	"slices"
 	"strings"
 	"sync/atomic"
 	"time"
 )
 
-// Session modes of stateful revisions.
-const (
-	SessionPerWorker  = "per-worker"
-	SessionShared     = "shared"
-	SessionPerRequest = "per-request"
-)
-
 // Options configure a Client. The zero value of each field has a sensible
 // meaning; URL is required.
 type Options struct {
 	URL             string
-	Transport       string // auto, http (sse and stdio are separate transports)
-	ProtocolVersion string // "", "auto" or a revision
-	SessionMode     string // per-worker (default), shared, per-request
+	Transport       Transport   // auto (default), http, sse or stdio
+	ProtocolVersion string      // "", "auto" or a revision
+	SessionMode     SessionMode // per-worker (default), shared, per-request
 	Header          http.Header
 	Timeout         time.Duration // per request; 0 means 30s
 	// MaxResponseBytes bounds one answer; beyond it the request is a
@@ -46,7 +33,7 @@ type Options struct {
 	DialCount *atomic.Int64
 	// Engine carries the Streamable HTTP POSTs: auto (direct for plain
 	// HTTP without a proxy, else net/http), direct or net/http.
-	Engine string
+	Engine Engine
 	// Command is the server to spawn for the stdio transport, and
 	// StdioProcs how many copies of it (sessions are spread over them).
 	Command    []string
@@ -65,103 +52,17 @@ type ServerInfo struct {
 }
 
 // Client holds what every session of one server shares: the HTTP client with
-// its connection pool, the negotiated revision and the server's identity.
+// its connection pool, the transport's link, the negotiated revision and
+// the server's identity.
 type Client struct {
 	opts    Options
 	url     *url.URL
-	hc      *http.Client
-	wire    *wirePool // the POST engine's connections when the direct engine carries them
+	link    link // gives each session its transport
 	rev     string
 	meta    []byte // modern _meta block, encoded once
 	info    ServerInfo
 	shared  string // session id shared by all workers in shared mode
 	maxBody int
-	// legacy is set for the 2024-11-05 HTTP+SSE transport.
-	legacy bool
-	// procs are the stdio server processes; sessions are spread over them.
-	procs    []*stdioProc
-	nextProc atomic.Int64
-}
-
-// NewHTTPClient builds the pooled HTTP client a load run needs: as many idle
-// connections kept as there are workers, no compression (bytes are measured
-// as sent), no redirects followed (a load tester must not wander off).
-func NewHTTPClient(o Options) (*http.Client, *atomic.Int64, error) {
-	pool := o.PoolSize
-	if pool < 1 {
-		pool = 1
-	}
-	dials := o.DialCount
-	if dials == nil {
-		dials = new(atomic.Int64)
-	}
-	dialer := &net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}
-	gate := newDialGate()
-	tr := &http.Transport{
-		Proxy: http.ProxyFromEnvironment,
-		DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
-			dials.Add(1)
-			defer gate.enter()()
-			return dialer.DialContext(ctx, network, addr)
-		},
-		MaxIdleConns:        pool,
-		MaxIdleConnsPerHost: pool,
-		// The pool is the cap: a request that finds every connection busy
-		// waits rather than dialling a spare that is thrown away after
-		// (which a fast worker would otherwise do while its last
-		// connection is still on its way back to the pool). Sessions
-		// time such waits, so a pool too small for the load shows.
-		MaxConnsPerHost:       pool,
-		IdleConnTimeout:       90 * time.Second,
-		DisableCompression:    true,
-		ForceAttemptHTTP2:     true, // HTTP/2 where TLS offers it
-		TLSHandshakeTimeout:   10 * time.Second,
-		ExpectContinueTimeout: 0,
-		WriteBufferSize:       16 << 10,
-		ReadBufferSize:        16 << 10,
-	}
-	if o.Insecure || o.CACert != "" {
-		cfg := &tls.Config{InsecureSkipVerify: o.Insecure} //nolint:gosec // asked for with --insecure
-		if o.CACert != "" {
-			pem, err := os.ReadFile(o.CACert)
-			if err != nil {
-				return nil, nil, configErrorf("--cacert: %v", err)
-			}
-			pool, err := x509.SystemCertPool()
-			if err != nil || pool == nil {
-				pool = x509.NewCertPool()
-			}
-			if !pool.AppendCertsFromPEM(pem) {
-				return nil, nil, configErrorf("--cacert %s: no PEM certificate found", o.CACert)
-			}
-			cfg.RootCAs = pool
-		}
-		tr.TLSClientConfig = cfg
-	}
-	hc := &http.Client{
-		Transport: tr,
-		CheckRedirect: func(*http.Request, []*http.Request) error {
-			return http.ErrUseLastResponse
-		},
-	}
-	return hc, dials, nil
-}
-
-// maxConcurrentDials bounds connection attempts in flight. Ten thousand
-// workers starting at once would otherwise send ten thousand SYNs
-// together, overflow the server's accept queue and measure the kernel's
-// retransmission back-off instead of the server.
-const maxConcurrentDials = 128
-
-// dialGate admits at most maxConcurrentDials dials at a time.
-type dialGate chan struct{}
-
-func newDialGate() dialGate { return make(dialGate, maxConcurrentDials) }
-
-// enter waits for a place and returns the function that leaves it.
-func (g dialGate) enter() func() {
-	g <- struct{}{}
-	return func() { <-g }
 }
 
 // ParseURL checks an endpoint URL. A URL with an empty path or "/" means
@@ -198,10 +99,10 @@ func Redact(raw string) string {
 // workers open their own with NewSession.
 func Dial(ctx context.Context, o Options) (*Client, error) {
 	if o.Transport == "" {
-		o.Transport = "auto"
+		o.Transport = TransportAuto
 	}
 	var u *url.URL
-	if o.Transport == "stdio" {
+	if o.Transport == TransportStdio {
 		u = &url.URL{Scheme: "stdio", Opaque: strings.Join(o.Command, " ")}
 	} else {
 		var err error
@@ -231,29 +132,40 @@ func Dial(ctx context.Context, o Options) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Client{opts: o, url: u, hc: hc, maxBody: int(o.MaxResponseBytes)}
+	c := &Client{opts: o, url: u, maxBody: int(o.MaxResponseBytes)}
 	c.opts.DialCount = dials
+	if c.link, err = streamableLink(u, o, hc, dials); err != nil {
+		return nil, err
+	}
+	if err := c.negotiate(ctx); err != nil {
+		c.link.close()
+		return nil, err
+	}
+	return c, nil
+}
+
+// streamableLink picks what carries Streamable HTTP under o.Engine: the
+// direct engine's pool, or net/http. (Negotiation may move to HTTP+SSE
+// later; stdio has a link of its own.)
+func streamableLink(u *url.URL, o Options, hc *http.Client, dials *atomic.Int64) (link, error) {
+	stdio := o.Transport == TransportStdio
+	direct := false
 	switch o.Engine {
 	case "", EngineAuto:
-		if o.Transport != "stdio" && wireEligible(u) {
-			c.wire = newWirePool(u, o, max(o.PoolSize, 1), dials)
-		}
+		direct = wireEligible(u)
 	case EngineDirect:
-		if o.Transport != "stdio" {
-			if !wireEligible(u) {
-				return nil, configErrorf("the direct engine serves plain http:// without a proxy; use --engine net/http")
-			}
-			c.wire = newWirePool(u, o, max(o.PoolSize, 1), dials)
+		if !stdio && !wireEligible(u) {
+			return nil, configErrorf("the direct engine serves plain http:// without a proxy; use --engine net/http")
 		}
+		direct = true
 	case EngineNetHTTP:
 	default:
 		return nil, configErrorf("unknown engine %q (auto, direct or net/http)", o.Engine)
 	}
-	if err := c.negotiate(ctx); err != nil {
-		hc.CloseIdleConnections()
-		return nil, err
+	if !direct || stdio {
+		return httpLink{hc}, nil
 	}
-	return c, nil
+	return directLink{httpLink{hc}, newWirePool(u, o, max(o.PoolSize, 1), dials)}, nil
 }
 
 // ProtocolVersion is the negotiated revision.
@@ -268,316 +180,48 @@ func (c *Client) URL() string { return c.url.String() }
 // Dials is how many connections the client has opened so far.
 func (c *Client) Dials() int64 { return c.opts.DialCount.Load() }
 
-// Engine names what carries the measured requests.
-func (c *Client) Engine() string {
-	switch {
-	case len(c.procs) > 0:
-		return "stdio"
-	case c.wire != nil && !c.legacy:
-		return EngineDirect
-	}
-	return EngineNetHTTP
-}
+// Engine names what carries the measured requests: direct or net/http for
+// the HTTP transports, stdio for stdio.
+func (c *Client) Engine() Engine { return c.link.engine() }
 
 // PoolSize is the number of connections the client keeps.
 func (c *Client) PoolSize() int { return max(c.opts.PoolSize, 1) }
 
-// Close drops idle connections (and the shared session, if any).
+// Close ends the shared session, if any, and releases what the sessions
+// shared: idle connections, server processes.
 func (c *Client) Close(ctx context.Context) {
-	c.closeProcs()
-	if c.wire != nil {
-		defer c.wire.close()
-	}
 	if c.shared != "" {
 		s := c.newSession()
 		s.id = c.shared
-		_ = s.deleteSession(ctx)
+		_ = s.t.endSession(ctx)
 		c.shared = ""
 	}
-	c.hc.CloseIdleConnections()
+	c.link.close()
 }
 
-// ErrNotMCP marks a server that answered but not as an MCP server.
-var ErrNotMCP = errors.New("the server did not answer as an MCP server")
-
-// notMCPError is a failed initialize; it unwraps to the classified cause.
-type notMCPError struct{ cause error }
-
-func (e *notMCPError) Error() string {
-	return fmt.Sprintf("%v: initialize failed: %v", ErrNotMCP, e.cause)
-}
-func (e *notMCPError) Unwrap() error   { return e.cause }
-func (e *notMCPError) Is(t error) bool { return t == ErrNotMCP }
-
-func (c *Client) negotiate(ctx context.Context) error {
-	want := c.opts.ProtocolVersion
-	if c.opts.Transport == "stdio" {
-		return c.dialStdio(ctx)
-	}
-	if c.opts.Transport == "sse" {
-		if IsModern(want) {
-			return configErrorf("protocol %s has no HTTP+SSE transport", want)
-		}
-		if err := c.useLegacy(); err != nil {
-			return err
-		}
-	}
-	if !c.legacy {
-		if done, err := c.discoverFirst(ctx, c.newSession()); done || err != nil {
-			return err
-		}
-	}
-	s := c.newSession()
-	err := s.initialize(ctx, want)
-	if err != nil && c.opts.Transport == "auto" && isLegacyHint(errors.Unwrap(err)) {
-		// A 4xx to the POST: perhaps a 2024-11-05 server, whose URL
-		// answers GET with an SSE stream (the spec's fallback).
-		if lerr := c.useLegacy(); lerr != nil {
-			return lerr
-		}
-		s = c.newSession()
-		if lerr := s.initialize(ctx, want); lerr != nil {
-			c.legacy = false
-			return fmt.Errorf("%w (and as a legacy SSE endpoint: %v)", err, lerr)
-		}
-		err = nil
-	}
-	if err != nil {
-		return err
-	}
-	if c.legacy {
-		c.info.Transport = "sse"
-		s.dropLegacy()
-		return nil
-	}
-	if c.opts.SessionMode == SessionShared {
-		c.shared = s.id
-	} else {
-		_ = s.deleteSession(ctx)
+// StderrTail returns the last stderr lines of each stdio server process
+// (nothing for the other transports).
+func (c *Client) StderrTail() []string {
+	if l, ok := c.link.(interface{ stderrTail() []string }); ok {
+		return l.stderrTail()
 	}
 	return nil
 }
 
-// discover tries server/discover. It returns false, nil when the server is
-// of the initialize era and negotiation should fall back.
-func (c *Client) discover(ctx context.Context, want string, s *Session) (bool, error) {
-	rev := Rev20260728
-	if want != "" {
-		rev = want
-	}
-	c.setModern(rev)
-	p, err := s.Prepare(Request{Method: "server/discover"})
-	if err != nil {
-		return false, err
-	}
-	res, err := s.exchange(ctx, p, "")
-	if err != nil {
-		var e *Error
-		if errors.As(err, &e) && (e.Kind == KindConnect || e.Kind == KindTimeout) {
-			return false, err
-		}
-		if errors.As(err, &e) && e.Kind == KindJSONRPC && e.Code == codeUnsupportedVersion {
-			// A modern server that does not speak our revision: take the
-			// newest one it lists that we know.
-			var data struct {
-				Supported []string `json:"supported"`
-			}
-			_ = json.Unmarshal(e.data, &data)
-			for _, v := range Revisions() {
-				if slices.Contains(data.Supported, v) && IsModern(v) && v != rev {
-					return c.discover(ctx, v, s)
-				}
-			}
-			return false, nil
-		}
-		return false, nil // an initialize-era server: fall back
-	}
-	var dr struct {
-		SupportedVersions []string                   `json:"supportedVersions"`
-		Capabilities      json.RawMessage            `json:"capabilities"`
-		Meta              map[string]json.RawMessage `json:"_meta"`
-		Instructions      string                     `json:"instructions"`
-		ServerInfo        *ClientInfo                `json:"serverInfo"`
-	}
-	if err := json.Unmarshal(res, &dr); err != nil || dr.SupportedVersions == nil {
-		return false, nil
-	}
-	if !slices.Contains(dr.SupportedVersions, rev) {
-		for _, v := range Revisions() {
-			if slices.Contains(dr.SupportedVersions, v) && IsModern(v) {
-				c.setModern(v)
-				rev = v
-				break
-			}
-		}
-		if !IsModern(c.rev) || !slices.Contains(dr.SupportedVersions, rev) {
-			return false, nil
-		}
-	}
-	info := ServerInfo{ProtocolVersion: rev, Transport: "http", Capabilities: dr.Capabilities, Instructions: dr.Instructions, Supported: dr.SupportedVersions}
-	if raw, ok := dr.Meta[metaServerInfo]; ok {
-		var si ClientInfo
-		if json.Unmarshal(raw, &si) == nil {
-			info.Name, info.Version = si.Name, si.Version
-		}
-	} else if dr.ServerInfo != nil {
-		info.Name, info.Version = dr.ServerInfo.Name, dr.ServerInfo.Version
-	}
-	c.info = info
-	return true, nil
-}
-
-func (c *Client) setModern(rev string) {
-	c.rev = rev
-	meta, _ := json.Marshal(map[string]any{
-		metaProtocolVersion:    rev,
-		metaClientInfo:         c.opts.Client,
-		metaClientCapabilities: map[string]any{},
-	})
-	c.meta = meta
-}
-
-// useLegacy switches the client to the 2024-11-05 HTTP+SSE transport,
-// whose sessions each hold a stream open beside their POSTs: the pool
-// doubles, or the streams would take every connection the POSTs need.
-func (c *Client) useLegacy() error {
-	if c.legacy {
-		return nil
-	}
-	c.legacy = true
-	o := c.opts
-	o.PoolSize = 2 * max(o.PoolSize, 1)
-	hc, _, err := NewHTTPClient(o)
-	if err != nil {
-		return err
-	}
-	c.hc.CloseIdleConnections()
-	c.hc, c.opts.PoolSize = hc, o.PoolSize
-	return nil
-}
-
-// negotiateOn negotiates on one stdio session (each process is a session
-// of its own): server/discover first, else initialize.
-func (c *Client) negotiateOn(ctx context.Context, s *Session) error {
-	if done, err := c.discoverFirst(ctx, s); done || err != nil {
-		return err
-	}
-	return s.initialize(ctx, c.opts.ProtocolVersion)
-}
-
-// discoverFirst tries server/discover on s unless an older revision was
-// asked for. done means negotiation is over; a server that refuses the
-// revision asked for ends it with an error, one that does not know
-// server/discover leaves it to initialize.
-func (c *Client) discoverFirst(ctx context.Context, s *Session) (done bool, err error) {
-	want := c.opts.ProtocolVersion
-	if want != "" && !IsModern(want) {
-		return false, nil
-	}
-	ok, err := c.discover(ctx, want, s)
-	switch {
-	case err != nil:
-		return true, err
-	case ok:
-		return true, nil
-	case want != "":
-		return true, fmt.Errorf("%w: server/discover refused protocol %s", ErrNotMCP, want)
-	}
-	return false, nil
-}
-
-// NewSession opens a session for one worker: nothing to do on modern
-// revisions, initialize on stateful ones (or join the shared session).
+// NewSession opens a session for one worker, with the handshake its
+// transport and session mode call for (none on modern revisions).
 func (c *Client) NewSession(ctx context.Context) (*Session, error) {
 	s := c.newSession()
-	if len(c.procs) > 0 {
-		s.stdio = c.procs[int(c.nextProc.Add(1)-1)%len(c.procs)]
-		return s, nil
-	}
-	if IsModern(c.rev) {
-		return s, nil
-	}
-	if c.legacy {
-		// One stream per session: initialize opens it.
-		if err := s.initialize(ctx, c.rev); err != nil {
-			return nil, err
-		}
-		return s, nil
-	}
-	switch c.opts.SessionMode {
-	case SessionShared:
-		s.id = c.shared
-		s.shared = true
-		return s, nil
-	case SessionPerRequest:
-		return s, nil // each Do opens and closes its own
-	}
-	if err := s.initialize(ctx, c.rev); err != nil {
+	if err := s.t.open(ctx); err != nil {
 		return nil, err
 	}
 	return s, nil
 }
 
 func (c *Client) newSession() *Session {
-	return &Session{c: c}
-}
-
-// initialize runs the initialize handshake on s and records what the server
-// said. want "" takes the newest initialize-era revision.
-func (s *Session) initialize(ctx context.Context, want string) error {
-	c := s.c
-	offer := want
-	if offer == "" || IsModern(offer) {
-		offer = Rev20251125
-	}
-	// Workers run this handshake concurrently on a negotiated client: the
-	// shared fields are written only when negotiation changes them.
-	if c.rev != offer {
-		c.rev = offer
-	}
-	if c.meta != nil {
-		c.meta = nil
-	}
-	params, _ := json.Marshal(map[string]any{
-		"protocolVersion": offer,
-		"capabilities":    map[string]any{},
-		"clientInfo":      c.opts.Client,
-	})
-	s.id = ""
-	p, err := s.Prepare(Request{Method: "initialize", Params: params})
-	if err != nil {
-		return err
-	}
-	res, err := s.exchange(ctx, p, "")
-	if err != nil {
-		if KindOf(err) == KindHTTPStatus || KindOf(err) == KindTransport || KindOf(err) == KindJSONRPC || KindOf(err) == KindSessionExpired {
-			return &notMCPError{err}
-		}
-		return err
-	}
-	var ir struct {
-		ProtocolVersion string          `json:"protocolVersion"`
-		Capabilities    json.RawMessage `json:"capabilities"`
-		ServerInfo      ClientInfo      `json:"serverInfo"`
-		Instructions    string          `json:"instructions"`
-	}
-	if err := json.Unmarshal(res, &ir); err != nil || ir.ProtocolVersion == "" {
-		return fmt.Errorf("%w: initialize result has no protocolVersion", ErrNotMCP)
-	}
-	if !slices.Contains(Revisions(), ir.ProtocolVersion) || IsModern(ir.ProtocolVersion) {
-		return fmt.Errorf("server chose protocol version %q, which mcpbench does not speak", ir.ProtocolVersion)
-	}
-	if want != "" && !IsModern(want) && ir.ProtocolVersion != want {
-		return fmt.Errorf("asked for protocol %s, server chose %s", want, ir.ProtocolVersion)
-	}
-	if c.rev != ir.ProtocolVersion {
-		c.rev = ir.ProtocolVersion
-	}
-	if c.info.ProtocolVersion != "" {
-		return s.notify(ctx, "notifications/initialized")
-	}
-	c.info = ServerInfo{Name: ir.ServerInfo.Name, Version: ir.ServerInfo.Version, ProtocolVersion: c.rev, Transport: "http", Capabilities: ir.Capabilities, Instructions: ir.Instructions}
-	return s.notify(ctx, "notifications/initialized")
+	s := &Session{c: c}
+	s.t = c.link.attach(s)
+	return s
 }
 
 // Request sends one request outside the measured path (for probes and

@@ -16,7 +16,7 @@ import (
 
 // bareClient is a client for a hand-written server that speaks no
 // handshake: requests go out with no session and no negotiated revision.
-func bareClient(t *testing.T, url string, timeout time.Duration, maxBody int64, engine string) *Client {
+func bareClient(t *testing.T, url string, timeout time.Duration, maxBody int64, engine Engine) *Client {
 	t.Helper()
 	o := Options{URL: url, Timeout: timeout, MaxResponseBytes: maxBody, PoolSize: 1}
 	u, err := ParseURL(url)
@@ -28,9 +28,9 @@ func bareClient(t *testing.T, url string, timeout time.Duration, maxBody int64, 
 		t.Fatal(err)
 	}
 	o.DialCount = dials
-	c := &Client{opts: o, url: u, hc: hc, maxBody: int(maxBody)}
+	c := &Client{opts: o, url: u, maxBody: int(maxBody), link: httpLink{hc}}
 	if engine == EngineDirect {
-		c.wire = newWirePool(u, o, 1, dials)
+		c.link = directLink{httpLink{hc}, newWirePool(u, o, 1, dials)}
 	}
 	return c
 }
@@ -103,9 +103,9 @@ func TestMisbehavingServers(t *testing.T) {
 		"oversized (JSON)":                KindTransport,
 		"oversized event (SSE)":           KindTransport,
 	}
-	for _, engine := range []string{EngineDirect, EngineNetHTTP} {
+	for _, engine := range []Engine{EngineDirect, EngineNetHTTP} {
 		for name, h := range handlers {
-			t.Run(engine+"/"+name, func(t *testing.T) {
+			t.Run(string(engine)+"/"+name, func(t *testing.T) {
 				oversizedWritten.Store(0)
 				misbehave(t, engine, name, h, want[name], timeout, &oversizedWritten)
 			})
@@ -116,7 +116,7 @@ func TestMisbehavingServers(t *testing.T) {
 	}
 }
 
-func misbehave(t *testing.T, engine, name string, h http.HandlerFunc, want Kind, timeout time.Duration, oversizedWritten *atomic.Int64) {
+func misbehave(t *testing.T, engine Engine, name string, h http.HandlerFunc, want Kind, timeout time.Duration, oversizedWritten *atomic.Int64) {
 	srv := httptest.NewServer(h)
 	defer srv.Close()
 	c := bareClient(t, srv.URL+"/mcp", timeout, 1<<20, engine)

@@ -77,7 +77,7 @@ func FuzzSSEReader(f *testing.F) {
 // fuzzSession is a session on a client that never dials: enough for the
 // read and classify steps, which only look at bytes.
 func fuzzSession(t *testing.T) (*Session, []*Prepared) {
-	c := &Client{maxBody: 4 << 10, opts: Options{Timeout: 1}}
+	c := &Client{maxBody: 4 << 10, opts: Options{Timeout: 1}, link: httpLink{}}
 	s := c.newSession()
 	var ps []*Prepared
 	for _, req := range []Request{
@@ -220,9 +220,9 @@ func FuzzWireAnswer(f *testing.F) {
 	f.Add([]byte("HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 1\r\n\r\nx"))
 	f.Add([]byte("HTTP/1.1 200\r\ncontent-length:3 \r\nMcp-Session-Id: s\r\n\r\nabcdef"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		s := &Session{c: &Client{wire: &wirePool{maxBody: 1 << 16}}}
+		d := &directTransport{pool: &wirePool{maxBody: 1 << 16}}
 		br := bufio.NewReaderSize(bytes.NewReader(data), wireReadBuffer)
-		a, err := s.readAnswer(br, true)
+		a, err := d.readAnswer(br, true)
 		h, herr := peekHead(bufio.NewReaderSize(bytes.NewReader(data), wireReadBuffer))
 		var probe wireAnswer
 		if err != nil || herr != nil || !parseHead(h, &probe, true) {

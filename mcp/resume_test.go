@@ -39,7 +39,8 @@ func TestSSEPollingResume(t *testing.T) {
 	defer ts.Close()
 	c := &Client{opts: Options{Timeout: 5 * time.Second, Header: http.Header{}}, maxBody: 1 << 20, rev: Rev20251125}
 	c.url, _ = ParseURL(ts.URL)
-	c.hc, c.opts.DialCount, _ = NewHTTPClient(c.opts)
+	hc, dials, _ := NewHTTPClient(c.opts)
+	c.link, c.opts.DialCount = httpLink{hc}, dials
 	s := c.newSession()
 	p, _ := s.Prepare(Request{Method: "tools/list"})
 	start := time.Now()

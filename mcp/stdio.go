@@ -3,9 +3,7 @@ package mcp
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"errors"
-	"fmt"
 	"io"
 	"os/exec"
 	"strings"
@@ -128,37 +126,6 @@ func (p *stdioProc) write(line []byte) error {
 	return nil
 }
 
-// exchangeStdio writes body and waits for the answer to id.
-func (s *Session) exchangeStdio(ctx context.Context, body []byte, id int64, res *Result) (bool, error) {
-	p := s.stdio
-	if s.waiter == nil {
-		s.waiter = make(chan []byte, 1)
-	}
-	p.mu.Lock()
-	p.pending[id] = s.waiter
-	p.mu.Unlock()
-	if err := p.write(body); err != nil {
-		p.forget(id)
-		return false, err
-	}
-	select {
-	case line := <-s.waiter:
-		res.Received = int64(len(line) + 1)
-		if len(line) > s.c.maxBody {
-			return false, &Error{Kind: KindTransport, Msg: "answer larger than --max-response-bytes"}
-		}
-		if err := s.rep.parse(line); err != nil {
-			return false, &Error{Kind: KindTransport, Msg: "malformed JSON answer", Err: err}
-		}
-		return true, nil
-	case <-ctx.Done():
-		p.forget(id)
-		return false, &Error{Kind: classifyNetErr(ctx.Err()), Msg: "no answer from the server process", Err: ctx.Err()}
-	case <-p.done:
-		return false, &Error{Kind: KindTransport, Msg: "the server process closed its stdout: " + p.stderr.String(), Err: p.err}
-	}
-}
-
 // forget drops a request whose answer will not be waited for; an answer
 // that still comes is discarded by the reader.
 func (p *stdioProc) forget(id int64) {
@@ -247,47 +214,4 @@ func (t *tailBuffer) String() string {
 		l = l[len(l)-3:]
 	}
 	return strings.Join(l, " | ")
-}
-
-// dialStdio starts the processes and negotiates on each: server/discover
-// first, as the 2026-07-28 stdio rules say, else initialize.
-func (c *Client) dialStdio(ctx context.Context) error {
-	n := max(c.opts.StdioProcs, 1)
-	for i := 0; i < n; i++ {
-		p, err := startStdio(c.opts.Command, c.maxBody)
-		if err != nil {
-			c.closeProcs()
-			return err
-		}
-		c.procs = append(c.procs, p)
-		s := c.newSession()
-		s.stdio = p
-		if err := c.negotiateOn(ctx, s); err != nil {
-			c.closeProcs()
-			return fmt.Errorf("server process %d: %w (stderr: %s)", i+1, err, p.stderr.String())
-		}
-	}
-	c.info.Transport = "stdio"
-	return nil
-}
-
-func (c *Client) closeProcs() {
-	var wg sync.WaitGroup
-	for _, p := range c.procs {
-		wg.Add(1)
-		go func() { defer wg.Done(); p.shutdown(2 * time.Second) }()
-	}
-	wg.Wait()
-	c.procs = nil
-}
-
-// StderrTail returns the last stderr lines of each stdio server process.
-func (c *Client) StderrTail() []string {
-	var out []string
-	for i, p := range c.procs {
-		for _, l := range p.stderr.Lines() {
-			out = append(out, fmt.Sprintf("[%d] %s", i+1, l))
-		}
-	}
-	return out
 }

@@ -81,8 +81,8 @@ func TestLegacySSEGoSDK(t *testing.T) {
 	})
 	ts := httptest.NewServer(sdk.NewSSEHandler(func(*http.Request) *sdk.Server { return srv }, nil))
 	defer ts.Close()
-	for _, transport := range []string{"sse", "auto"} {
-		t.Run(transport, func(t *testing.T) {
+	for _, transport := range []Transport{"sse", "auto"} {
+		t.Run(string(transport), func(t *testing.T) {
 			c, err := Dial(context.Background(), Options{URL: ts.URL + "/sse", Transport: transport, PoolSize: 4, Timeout: 5 * time.Second})
 			if err != nil {
 				t.Fatal(err)
@@ -126,7 +126,7 @@ func TestStdioGoSDK(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	procs := append([]*stdioProc(nil), c.procs...)
+	procs := append([]*stdioProc(nil), c.link.(*stdioLink).procs...)
 	if c.Info().Name != "sdk-stdio" || len(procs) != 3 {
 		t.Fatalf("info %+v, %d procs", c.Info(), len(procs))
 	}

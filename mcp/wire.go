@@ -3,18 +3,13 @@ package mcp
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"errors"
-	"io"
 	"net"
 	"net/url"
 	"os"
-	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
-
-	"github.com/valyala/fasthttp"
 )
 
 // The direct engine carries the measured POSTs of plain-HTTP Streamable
@@ -29,14 +24,6 @@ import (
 // parser and pool bookkeeping cost about 1 µs of CPU per request more than
 // this engine (side-by-side runs in the setting of scripts/bench-peers.sh
 // on a 2-core machine), CPU the server under test would lose.
-
-// Engines that carry Streamable HTTP POSTs.
-const (
-	EngineAuto    = "auto"
-	EngineDirect  = "direct"
-	EngineNetHTTP = "net/http"
-)
-
 const (
 	// Per-connection buffers: room for an answer's headers and a typical
 	// small body. Small, so ten thousand connections stay affordable.
@@ -213,72 +200,6 @@ func (c *wireConn) alive() bool {
 	return errors.As(err, &ne) && ne.Timeout()
 }
 
-// wireRequest is a prepared request's bytes up to the Content-Length
-// value, built again only when the session id or revision changed.
-type wireRequest struct {
-	head    []byte
-	session string
-	rev     string
-}
-
-func (s *Session) wireHeadFor(p *Prepared) []byte {
-	if p.wire != nil && p.wire.session == s.id && p.wire.rev == s.c.rev {
-		return p.wire.head
-	}
-	u := s.c.url
-	b := []byte("POST " + u.RequestURI() + " HTTP/1.1\r\nHost: " + u.Host + "\r\n")
-	for k, vs := range s.buildHeader(p) {
-		for _, v := range vs {
-			b = append(b, k...)
-			b = append(b, ": "...)
-			b = append(b, v...)
-			b = append(b, "\r\n"...)
-		}
-	}
-	b = append(b, "Content-Length: "...)
-	p.wire = &wireRequest{head: b, session: s.id, rev: s.c.rev}
-	return b
-}
-
-// exchangeDirect is exchangeStreamable on the direct engine. The answer is
-// read whole (bounded by --max-response-bytes) before it is parsed, which
-// is what reading an SSE answer to its end amounts to anyway.
-func (s *Session) exchangeDirect(ctx context.Context, p *Prepared, body []byte, id int64, res *Result) (bool, error) {
-	if err := ctx.Err(); err != nil {
-		return false, &Error{Kind: KindOf(err), Msg: p.req.Method, Err: err}
-	}
-	start := time.Now()
-	deadline := start.Add(s.c.opts.Timeout)
-	if dl, ok := ctx.Deadline(); ok && dl.Before(deadline) {
-		deadline = dl
-	}
-	pool := s.c.wire
-	c, waited, err := pool.get(start, deadline)
-	s.connWait = waited
-	if err != nil {
-		return false, wireError(p, err)
-	}
-	s.watch(ctx, c)
-	a, err := s.roundTrip(c, p, body, deadline)
-	s.current.Store(nil)
-	if err != nil {
-		pool.put(c, false)
-		if ctx.Err() != nil {
-			err = ctx.Err() // cut off by the caller, not by the server
-		}
-		return false, wireError(p, err)
-	}
-	// The connection goes back before the answer is handled: handling a
-	// lost session sends an initialize, which needs a connection of its
-	// own.
-	c.lastUsed = start
-	pool.put(c, !a.close)
-	s.wireBody.reset(a.body)
-	found, aerr := s.answer(ctx, p, id, res, a.status, a.contentType, a.sessionID, &s.wireBody)
-	res.Received = int64(len(a.body))
-	return found, aerr
-}
-
 // wireAnswer is what a round trip read; body is the session's buffer.
 type wireAnswer struct {
 	status      int
@@ -287,73 +208,6 @@ type wireAnswer struct {
 	length      int
 	body        []byte
 	close       bool
-}
-
-func (s *Session) roundTrip(c *wireConn, p *Prepared, body []byte, deadline time.Time) (wireAnswer, error) {
-	var a wireAnswer
-	if err := c.nc.SetDeadline(deadline); err != nil {
-		return a, err
-	}
-	out := append(s.wireOut[:0], s.wireHeadFor(p)...)
-	out = strconv.AppendInt(out, int64(len(body)), 10)
-	out = append(out, "\r\n\r\n"...)
-	out = append(out, body...)
-	s.wireOut = out
-	if _, err := c.nc.Write(out); err != nil {
-		return a, err
-	}
-	return s.readAnswer(c.br, p.req.Method == "initialize")
-}
-
-// readAnswer reads one answer from br: in place when parseHead takes it,
-// else with fasthttp's parser.
-func (s *Session) readAnswer(br *bufio.Reader, wantSession bool) (wireAnswer, error) {
-	var a wireAnswer
-	h, err := peekHead(br)
-	if err != nil {
-		return a, err
-	}
-	if ok := parseHead(h, &a, wantSession); !ok {
-		return a, s.readUncommon(br, &a, wantSession)
-	}
-	if a.length > s.c.wire.maxBody {
-		return a, fasthttp.ErrBodyTooLarge
-	}
-	if _, err := br.Discard(len(h)); err != nil {
-		return a, err
-	}
-	a.body = s.wireBuf(a.length)
-	_, err = io.ReadFull(br, a.body)
-	return a, err
-}
-
-// wireBuf returns the session's answer buffer, n bytes long.
-func (s *Session) wireBuf(n int) []byte {
-	if cap(s.wireIn) < n {
-		s.wireIn = make([]byte, n)
-	}
-	return s.wireIn[:n]
-}
-
-// readUncommon hands an answer the in-place parser does not take to
-// fasthttp's, which reads it from the same buffer.
-func (s *Session) readUncommon(br *bufio.Reader, a *wireAnswer, wantSession bool) error {
-	// Pooled, not kept per connection: ten thousand connections would
-	// each hold a body buffer as large as their largest answer.
-	r := fasthttp.AcquireResponse()
-	defer fasthttp.ReleaseResponse(r)
-	if err := r.ReadLimitBody(br, s.c.wire.maxBody); err != nil {
-		return err
-	}
-	a.status = r.StatusCode()
-	a.contentType = bytesToString(r.Header.ContentType())
-	if wantSession {
-		a.sessionID = string(r.Header.Peek("Mcp-Session-Id"))
-	}
-	a.body = append(s.wireBuf(0), r.Body()...)
-	s.wireIn = a.body
-	a.close = r.ConnectionClose()
-	return nil
 }
 
 // peekHead returns the answer's status line and headers, through the
@@ -468,41 +322,6 @@ var (
 	hConnection       = []byte("Connection")
 	hSessionID        = []byte("Mcp-Session-Id")
 )
-
-// watch makes a cancellation of ctx cut off the request in flight on c:
-// past the grace period after an interrupt, a request is not waited for.
-// The hook is registered once per context the session sees.
-func (s *Session) watch(ctx context.Context, c *wireConn) {
-	s.current.Store(c)
-	if ctx == s.watched || ctx.Done() == nil {
-		return
-	}
-	if s.unwatch != nil {
-		s.unwatch()
-	}
-	s.watched = ctx
-	s.unwatch = context.AfterFunc(ctx, func() {
-		if c := s.current.Load(); c != nil {
-			_ = c.nc.SetDeadline(time.Unix(1, 0))
-		}
-	})
-}
-
-func wireError(p *Prepared, err error) *Error {
-	switch {
-	case errors.Is(err, errNoFreeConn):
-		return &Error{Kind: KindTimeout, Msg: p.req.Method + ": no free connection in time", Err: err}
-	case errors.Is(err, fasthttp.ErrBodyTooLarge):
-		return &Error{Kind: KindTransport, Msg: "answer larger than --max-response-bytes", Err: err}
-	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
-		return &Error{Kind: KindOf(err), Msg: p.req.Method, Err: err}
-	}
-	var op *net.OpError
-	if errors.As(err, &op) && op.Op == "dial" {
-		return &Error{Kind: KindConnect, Msg: p.req.Method, Err: err}
-	}
-	return &Error{Kind: classifyNetErr(err), Msg: p.req.Method, Err: err}
-}
 
 // bytesToString copies; content types are short.
 func bytesToString(b []byte) string {

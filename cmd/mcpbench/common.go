@@ -103,9 +103,9 @@ func (t *targetFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&t.url, "url", "", "MCP endpoint, e.g. http://127.0.0.1:3002/mcp (alias --base-url; an empty path means /mcp)")
 	fs.StringVar(&t.transport, "transport", "auto", "auto|http|sse|stdio (stdio: the server command follows --)")
 	fs.IntVar(&t.stdioProcs, "stdio-procs", 1, "stdio: server processes to spread the workers over")
-	fs.StringVar(&t.engine, "engine", mcp.EngineAuto, "HTTP engine for the measured requests: auto (direct for plain http, else net/http), direct, net/http")
+	fs.StringVar(&t.engine, "engine", string(mcp.EngineAuto), "HTTP engine for the measured requests: auto (direct for plain http, else net/http), direct, net/http")
 	fs.StringVar(&t.protocolVersion, "protocol-version", "auto", "auto, or a revision from 2024-11-05 to 2026-07-28")
-	fs.StringVar(&t.session, "session", mcp.SessionPerWorker, "per-worker|shared|per-request (stateful revisions)")
+	fs.StringVar(&t.session, "session", string(mcp.SessionPerWorker), "per-worker|shared|per-request (stateful revisions)")
 	fs.StringArrayVarP(&t.headers, "header", "H", nil, "extra header 'Name: value', repeatable (MCPBENCH_TOKEN adds Authorization: Bearer)")
 	fs.StringArrayVar(&t.secretHeaders, "secret-header", nil, "header NAME whose value is a secret, redacted everywhere (repeatable)")
 	fs.DurationVar(&t.timeout, "timeout", 30*time.Second, "per-request timeout")
@@ -140,7 +140,7 @@ func (t *targetFlags) options(e *env, pool int) (mcp.Options, error) {
 	default:
 		return mcp.Options{}, usagef("--transport must be auto, http, sse or stdio, not %q", t.transport)
 	}
-	switch t.session {
+	switch mcp.SessionMode(t.session) {
 	case mcp.SessionPerWorker, mcp.SessionShared, mcp.SessionPerRequest:
 	default:
 		return mcp.Options{}, usagef("--session must be per-worker, shared or per-request, not %q", t.session)
@@ -184,9 +184,9 @@ func (t *targetFlags) options(e *env, pool int) (mcp.Options, error) {
 	}
 	return mcp.Options{
 		URL:              t.url,
-		Transport:        t.transport,
+		Transport:        mcp.Transport(t.transport),
 		ProtocolVersion:  t.protocolVersion,
-		SessionMode:      t.session,
+		SessionMode:      mcp.SessionMode(t.session),
 		Header:           h,
 		Timeout:          timeout,
 		MaxResponseBytes: t.maxResponseBytes,
@@ -194,7 +194,7 @@ func (t *targetFlags) options(e *env, pool int) (mcp.Options, error) {
 		Insecure:         t.insecure,
 		CACert:           t.cacert,
 		Client:           mcp.ClientInfo{Name: "mcpbench", Version: buildVersion()},
-		Engine:           t.engine,
+		Engine:           mcp.Engine(t.engine),
 		Command:          t.command,
 		StdioProcs:       t.stdioProcs,
 	}, nil

@@ -142,7 +142,7 @@ func runMain(ctx context.Context, args []string, e env) int {
 		return exitFor(e, "run", unreachableError{fmt.Sprintf("%s: %v", mcp.Redact(opts.URL), err)})
 	}
 	point.Client.PoolMaxConns = client.PoolSize()
-	point.Client.Engine = client.Engine()
+	point.Client.Engine = string(client.Engine())
 
 	r := &results.RunReport{
 		Header:   header(results.SchemaRun, started, client, opts.URL),
@@ -223,7 +223,7 @@ func sessionLabel(c *mcp.Client, o mcp.Options) string {
 	if mcp.IsModern(c.ProtocolVersion()) {
 		return "stateless"
 	}
-	return o.SessionMode
+	return string(o.SessionMode)
 }
 
 // gates are the pass/fail rules the flags set; results.Gates evaluates

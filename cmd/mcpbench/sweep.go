@@ -280,7 +280,7 @@ func (s *sweeper) measure(c int, rate float64) (bench.Point, error) {
 		return p, err
 	}
 	p.Client.PoolMaxConns = s.client.PoolSize()
-	p.Client.Engine = s.client.Engine()
+	p.Client.Engine = string(s.client.Engine())
 	return p, nil
 }
 

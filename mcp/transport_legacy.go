@@ -11,6 +11,31 @@ import (
 	"time"
 )
 
+// The 2024-11-05 HTTP+SSE transport: each session holds a GET stream open,
+// POSTs its requests to the endpoint the stream names, and reads the
+// answers from the stream.
+
+// legacyLink is HTTP+SSE's side of a client: as for Streamable HTTP over
+// net/http, the pooled http.Client is all its sessions share.
+type legacyLink struct{ httpLink }
+
+func (l legacyLink) attach(s *Session) transport {
+	return &legacyTransport{httpTransport: httpTransport{s: s, hc: l.hc}}
+}
+
+// legacyTransport is one session's HTTP+SSE: its stream, once open, and
+// the Streamable HTTP transport's headers, POSTs and trace.
+type legacyTransport struct {
+	httpTransport
+	stream *legacyStream
+}
+
+// open opens the session's stream with the handshake: one stream per
+// session, whatever the session mode.
+func (t *legacyTransport) open(ctx context.Context) error {
+	return t.s.initialize(ctx, t.s.c.rev)
+}
+
 // legacyStream is one session of the 2024-11-05 HTTP+SSE transport: a GET
 // stream on which every answer arrives, and the endpoint it named for the
 // POSTs. The worker that owns the session reads its own stream after each
@@ -27,9 +52,9 @@ type legacyStream struct {
 	expired atomic.Bool
 }
 
-// openLegacy GETs the SSE stream and waits for its endpoint event.
-func (s *Session) openLegacy(ctx context.Context) error {
-	c := s.c
+// openStream GETs the SSE stream and waits for its endpoint event.
+func (t *legacyTransport) openStream(ctx context.Context) error {
+	c := t.s.c
 	sctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	req, err := http.NewRequestWithContext(sctx, http.MethodGet, c.url.String(), nil)
 	if err != nil {
@@ -40,15 +65,15 @@ func (s *Session) openLegacy(ctx context.Context) error {
 		req.Header[k] = v
 	}
 	req.Header.Set("Accept", "text/event-stream")
-	t := time.AfterFunc(c.opts.Timeout, cancel)
-	resp, err := c.hc.Do(req)
+	giveUp := time.AfterFunc(c.opts.Timeout, cancel)
+	resp, err := t.hc.Do(req)
 	if err != nil {
-		t.Stop()
+		giveUp.Stop()
 		cancel()
 		return wrapNet(err, "GET SSE stream")
 	}
 	if resp.StatusCode != http.StatusOK || !hasMediaType(resp.Header.Get("Content-Type"), "text/event-stream") {
-		t.Stop()
+		giveUp.Stop()
 		drain(resp.Body)
 		resp.Body.Close()
 		cancel()
@@ -59,7 +84,7 @@ func (s *Session) openLegacy(ctx context.Context) error {
 	for {
 		data, err := ls.sse.next()
 		if err != nil {
-			t.Stop()
+			giveUp.Stop()
 			ls.close()
 			return &Error{Kind: KindTransport, Msg: "SSE stream ended before its endpoint event", Err: err}
 		}
@@ -68,17 +93,17 @@ func (s *Session) openLegacy(ctx context.Context) error {
 		}
 		ep, err := c.url.Parse(strings.TrimSpace(string(data)))
 		if err != nil {
-			t.Stop()
+			giveUp.Stop()
 			ls.close()
 			return &Error{Kind: KindTransport, Msg: "bad endpoint event", Err: err}
 		}
 		ls.endpoint = ep
 		break
 	}
-	t.Stop()
+	giveUp.Stop()
 	ls.timer = time.AfterFunc(time.Hour, func() { ls.expired.Store(true); ls.body.Close() })
 	ls.timer.Stop()
-	s.legacy = ls
+	t.stream = ls
 	return nil
 }
 
@@ -90,13 +115,16 @@ func (ls *legacyStream) close() {
 	ls.body.Close()
 }
 
-// exchangeLegacy POSTs body to the session's endpoint and reads the stream
+// exchange POSTs body to the session's endpoint and reads the stream
 // until the answer to id.
-func (s *Session) exchangeLegacy(ctx context.Context, p *Prepared, body []byte, id int64, res *Result) (bool, error) {
-	if s.legacy == nil {
+func (t *legacyTransport) exchange(ctx context.Context, p *Prepared, body []byte, id int64, res *Result) (bool, error) {
+	ctx, cancel := context.WithTimeout(t.traced(ctx), t.s.c.opts.Timeout)
+	defer cancel()
+	s := t.s
+	if t.stream == nil {
 		// A broken stream is a lost session: open a new one, as a
 		// client would, and say so once.
-		if err := s.openLegacy(ctx); err != nil {
+		if err := t.openStream(ctx); err != nil {
 			return false, err
 		}
 		if p.req.Method != "initialize" {
@@ -105,15 +133,15 @@ func (s *Session) exchangeLegacy(ctx context.Context, p *Prepared, body []byte, 
 			}
 		}
 	}
-	ls := s.legacy
-	resp, err := s.postTo(ctx, ls.endpoint, s.header(p), body)
+	ls := t.stream
+	resp, err := t.post(ctx, ls.endpoint, t.header(p), body)
 	if err != nil {
 		return false, &Error{Kind: classifyNetErr(err), Msg: p.req.Method, Err: err}
 	}
 	if resp.StatusCode == http.StatusNotFound {
 		res.Received = drain(resp.Body)
 		resp.Body.Close()
-		s.dropLegacy()
+		t.close()
 		return false, &Error{Kind: KindSessionExpired, Status: resp.StatusCode, Msg: "SSE session is gone"}
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
@@ -133,6 +161,13 @@ func (s *Session) exchangeLegacy(ctx context.Context, p *Prepared, body []byte, 
 		res.Received += drain(resp.Body)
 		resp.Body.Close()
 	}
+	return t.await(ls, p, id, res)
+}
+
+// await reads the session's stream until the answer to id, for no longer
+// than the timeout.
+func (t *legacyTransport) await(ls *legacyStream, p *Prepared, id int64, res *Result) (bool, error) {
+	s := t.s
 	ls.timer.Reset(s.c.opts.Timeout)
 	defer ls.timer.Stop()
 	for {
@@ -140,7 +175,7 @@ func (s *Session) exchangeLegacy(ctx context.Context, p *Prepared, body []byte, 
 		data, err := ls.sse.next()
 		res.Received += ls.sse.read - before
 		if err != nil {
-			s.dropLegacy()
+			t.close()
 			if ls.expired.Load() {
 				return false, &Error{Kind: KindTimeout, Msg: p.req.Method + ": no answer on the SSE stream in time"}
 			}
@@ -164,22 +199,21 @@ func (s *Session) exchangeLegacy(ctx context.Context, p *Prepared, body []byte, 
 	}
 }
 
-func (s *Session) dropLegacy() {
-	if s.legacy != nil {
-		s.legacy.close()
-		s.legacy = nil
+// close closes the session's stream, if it has one.
+func (t *legacyTransport) close() {
+	if t.stream != nil {
+		t.stream.close()
+		t.stream = nil
 	}
 }
 
-// postTo is post to another URL (the legacy endpoint).
-func (s *Session) postTo(ctx context.Context, u *url.URL, h http.Header, body []byte) (*http.Response, error) {
-	s.body.Reset(body)
-	req := &http.Request{
-		Method: http.MethodPost, URL: u, Host: u.Host, Header: h,
-		Body: &s.body, ContentLength: int64(len(body)),
-		Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
+// notify POSTs a notification to the session's endpoint (before its
+// stream is open, to the URL).
+func (t *legacyTransport) notify(ctx context.Context, method string) error {
+	if t.stream != nil {
+		return t.notifyAt(ctx, t.stream.endpoint, method)
 	}
-	return s.c.hc.Do(req.WithContext(ctx))
+	return t.httpTransport.notify(ctx, method)
 }
 
 // isLegacyHint tells from a failed initialize POST whether the URL may

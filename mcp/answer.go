@@ -1,0 +1,169 @@
+package mcp
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// Reading answers into the session: a JSON body, an SSE stream, an error
+// body. Every transport's bytes end up in s.rep through these.
+
+// heldBody is an answer body the engine has already read whole into the
+// session: readJSON parses it where it is instead of copying it.
+type heldBody struct {
+	bytes.Reader
+	b []byte
+}
+
+func (h *heldBody) reset(b []byte) {
+	h.b = b
+	h.Reader.Reset(b)
+}
+
+// readJSON reads a single JSON-RPC response body.
+func (s *Session) readJSON(body io.Reader, id int64, res *Result) (bool, error) {
+	var data []byte
+	if h, ok := body.(*heldBody); ok {
+		data = h.b // bounded by --max-response-bytes when it was read
+		res.Received = int64(len(data))
+	} else {
+		s.resp.Reset()
+		n, err := readLimited(&s.resp, body, s.c.maxBody)
+		res.Received = n
+		if err != nil {
+			return false, err
+		}
+		data = s.resp.Bytes()
+	}
+	if err := s.rep.parse(data); err != nil {
+		return false, &Error{Kind: KindTransport, Msg: "malformed JSON answer", Err: err}
+	}
+	if !sameID(s.rep.ID, id, s.scratch[:0]) {
+		return false, &Error{Kind: KindTransport, Msg: fmt.Sprintf("answer id %s does not match request id %d", clip(s.rep.ID), id)}
+	}
+	return true, nil
+}
+
+// readSSE reads events until the response to id arrives, then reads the
+// stream to its end so the connection can be reused.
+func (s *Session) readSSE(body io.Reader, id int64, res *Result) (bool, error) {
+	if s.sse == nil { // made on first use: most sessions never see SSE
+		s.sse = newSSEReader(s.c.maxBody)
+	}
+	s.sse.reset(body)
+	found := false
+	for {
+		data, err := s.sse.next()
+		res.Received = s.sse.read
+		if err == io.EOF {
+			return found, nil
+		}
+		if err != nil {
+			if errors.Is(err, errEventTooLarge) {
+				return found, &Error{Kind: KindTransport, Msg: "answer larger than --max-response-bytes"}
+			}
+			if found {
+				return true, nil // the answer is in; a broken tail does not undo it
+			}
+			if k := classifyNetErr(err); k == KindTimeout {
+				return false, &Error{Kind: KindTimeout, Msg: "reading SSE stream", Err: err}
+			}
+			return false, &Error{Kind: KindTransport, Msg: "SSE stream broke before the response", Err: err}
+		}
+		// Skip what is not an answer: an empty priming event (2025-11-25
+		// streams send one with just an id, for resumption).
+		if found || len(data) == 0 {
+			continue
+		}
+		if err := s.rep.parse(data); err != nil {
+			return false, &Error{Kind: KindTransport, Msg: "malformed JSON in SSE event", Err: err}
+		}
+		if s.rep.isNotification() {
+			continue // a notification or server request about this call
+		}
+		if sameID(s.rep.ID, id, s.scratch[:0]) {
+			found = true
+			// Keep the result: the event buffer is reused by later reads.
+			s.resp.Reset()
+			s.resp.Write(data)
+			_ = s.rep.parse(s.resp.Bytes())
+		}
+	}
+}
+
+// readErrorBody reads a non-2xx body (bounded) and decodes a JSON-RPC error
+// from it if there is one.
+func (s *Session) readErrorBody(body io.Reader) (int64, *rpcError) {
+	s.resp.Reset()
+	n, err := readLimited(&s.resp, body, 64<<10)
+	if err != nil {
+		return n, nil
+	}
+	var m struct {
+		Error *rpcError `json:"error"`
+	}
+	if json.Unmarshal(s.resp.Bytes(), &m) != nil {
+		return n, nil
+	}
+	return n, m.Error
+}
+
+// readLimited copies r into buf, failing with a transport error when more
+// than limit bytes come.
+func readLimited(buf *bytes.Buffer, r io.Reader, limit int) (int64, error) {
+	var total int64
+	for {
+		if buf.Available() < 4096 {
+			buf.Grow(4096)
+		}
+		free := buf.AvailableBuffer()
+		free = free[:cap(free)]
+		n, err := r.Read(free)
+		buf.Write(free[:n])
+		total += int64(n)
+		if buf.Len() > limit {
+			return total, &Error{Kind: KindTransport, Msg: "answer larger than --max-response-bytes"}
+		}
+		if err == io.EOF {
+			return total, nil
+		}
+		if err != nil {
+			if classifyNetErr(err) == KindTimeout {
+				return total, &Error{Kind: KindTimeout, Msg: "reading answer", Err: err}
+			}
+			return total, &Error{Kind: KindTransport, Msg: "answer cut short", Err: err}
+		}
+	}
+}
+
+// drain reads what is left of a body (bounded) so its connection can be
+// reused, and returns how many bytes that was.
+func drain(r io.Reader) int64 {
+	n, _ := io.Copy(io.Discard, io.LimitReader(r, 256<<10))
+	return n
+}
+
+func hasMediaType(ct, want string) bool {
+	if len(ct) < len(want) {
+		return false
+	}
+	return strings.EqualFold(ct[:len(want)], want)
+}
+
+func shortID(id string) string {
+	if len(id) > 8 {
+		return id[:8] + "…"
+	}
+	return id
+}
+
+func clip(b []byte) string {
+	if len(b) > 40 {
+		return string(b[:40]) + "…"
+	}
+	return string(b)
+}

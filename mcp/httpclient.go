@@ -1,0 +1,93 @@
+package mcp
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"net"
+	"net/http"
+	"os"
+	"sync/atomic"
+	"time"
+)
+
+// NewHTTPClient builds the pooled HTTP client a load run needs: as many idle
+// connections kept as there are workers, no compression (bytes are measured
+// as sent), no redirects followed (a load tester must not wander off).
+func NewHTTPClient(o Options) (*http.Client, *atomic.Int64, error) {
+	pool := o.PoolSize
+	if pool < 1 {
+		pool = 1
+	}
+	dials := o.DialCount
+	if dials == nil {
+		dials = new(atomic.Int64)
+	}
+	dialer := &net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}
+	gate := newDialGate()
+	tr := &http.Transport{
+		Proxy: http.ProxyFromEnvironment,
+		DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+			dials.Add(1)
+			defer gate.enter()()
+			return dialer.DialContext(ctx, network, addr)
+		},
+		MaxIdleConns:        pool,
+		MaxIdleConnsPerHost: pool,
+		// The pool is the cap: a request that finds every connection busy
+		// waits rather than dialling a spare that is thrown away after
+		// (which a fast worker would otherwise do while its last
+		// connection is still on its way back to the pool). Sessions
+		// time such waits, so a pool too small for the load shows.
+		MaxConnsPerHost:       pool,
+		IdleConnTimeout:       90 * time.Second,
+		DisableCompression:    true,
+		ForceAttemptHTTP2:     true, // HTTP/2 where TLS offers it
+		TLSHandshakeTimeout:   10 * time.Second,
+		ExpectContinueTimeout: 0,
+		WriteBufferSize:       16 << 10,
+		ReadBufferSize:        16 << 10,
+	}
+	if o.Insecure || o.CACert != "" {
+		cfg := &tls.Config{InsecureSkipVerify: o.Insecure} //nolint:gosec // asked for with --insecure
+		if o.CACert != "" {
+			pem, err := os.ReadFile(o.CACert)
+			if err != nil {
+				return nil, nil, configErrorf("--cacert: %v", err)
+			}
+			pool, err := x509.SystemCertPool()
+			if err != nil || pool == nil {
+				pool = x509.NewCertPool()
+			}
+			if !pool.AppendCertsFromPEM(pem) {
+				return nil, nil, configErrorf("--cacert %s: no PEM certificate found", o.CACert)
+			}
+			cfg.RootCAs = pool
+		}
+		tr.TLSClientConfig = cfg
+	}
+	hc := &http.Client{
+		Transport: tr,
+		CheckRedirect: func(*http.Request, []*http.Request) error {
+			return http.ErrUseLastResponse
+		},
+	}
+	return hc, dials, nil
+}
+
+// maxConcurrentDials bounds connection attempts in flight. Ten thousand
+// workers starting at once would otherwise send ten thousand SYNs
+// together, overflow the server's accept queue and measure the kernel's
+// retransmission back-off instead of the server.
+const maxConcurrentDials = 128
+
+// dialGate admits at most maxConcurrentDials dials at a time.
+type dialGate chan struct{}
+
+func newDialGate() dialGate { return make(dialGate, maxConcurrentDials) }
+
+// enter waits for a place and returns the function that leaves it.
+func (g dialGate) enter() func() {
+	g <- struct{}{}
+	return func() { <-g }
+}

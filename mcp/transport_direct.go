@@ -1,0 +1,227 @@
+package mcp
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"io"
+	"net"
+	"strconv"
+	"sync/atomic"
+	"time"
+
+	"github.com/valyala/fasthttp"
+)
+
+// Streamable HTTP on the direct engine (wire.go): the session's POSTs go
+// out on the engine's connections, everything else (notifications,
+// resumed streams, DELETE) through net/http as in transport_http.go.
+
+// directLink is the direct engine's side of a client: its connections for
+// the POSTs, and net/http's for the rest.
+type directLink struct {
+	httpLink
+	pool *wirePool
+}
+
+func (l directLink) attach(s *Session) transport {
+	return &directTransport{httpTransport: httpTransport{s: s, hc: l.hc}, pool: l.pool}
+}
+
+func (directLink) engine() Engine { return EngineDirect }
+
+func (l directLink) close() {
+	l.httpLink.close()
+	l.pool.close()
+}
+
+// directTransport is one session's Streamable HTTP on the direct engine:
+// the request bytes, a reader over the answer's body, the connection in
+// flight and the cancellation hook that cuts it off.
+type directTransport struct {
+	httpTransport
+	pool    *wirePool
+	out     []byte
+	in      []byte
+	held    heldBody
+	current atomic.Pointer[wireConn]
+	watched context.Context
+	unwatch func() bool
+}
+
+func (t *directTransport) close() {
+	if t.unwatch != nil {
+		t.unwatch()
+		t.unwatch, t.watched = nil, nil
+	}
+}
+
+// exchange is the net/http exchange on the direct engine. The answer is
+// read whole (bounded by --max-response-bytes) before it is parsed, which
+// is what reading an SSE answer to its end amounts to anyway. The engine
+// bounds its requests itself, without a context timer.
+func (t *directTransport) exchange(ctx context.Context, p *Prepared, body []byte, id int64, res *Result) (bool, error) {
+	if err := ctx.Err(); err != nil {
+		return false, &Error{Kind: KindOf(err), Msg: p.req.Method, Err: err}
+	}
+	start := time.Now()
+	deadline := start.Add(t.s.c.opts.Timeout)
+	if dl, ok := ctx.Deadline(); ok && dl.Before(deadline) {
+		deadline = dl
+	}
+	pool := t.pool
+	c, waited, err := pool.get(start, deadline)
+	t.s.connWait = waited
+	if err != nil {
+		return false, wireError(p, err)
+	}
+	t.watch(ctx, c)
+	a, err := t.roundTrip(c, p, body, deadline)
+	t.current.Store(nil)
+	if err != nil {
+		pool.put(c, false)
+		if ctx.Err() != nil {
+			err = ctx.Err() // cut off by the caller, not by the server
+		}
+		return false, wireError(p, err)
+	}
+	// The connection goes back before the answer is handled: handling a
+	// lost session sends an initialize, which needs a connection of its
+	// own.
+	c.lastUsed = start
+	pool.put(c, !a.close)
+	t.held.reset(a.body)
+	found, aerr := t.answer(ctx, p, id, res, a.status, a.contentType, a.sessionID, &t.held)
+	res.Received = int64(len(a.body))
+	return found, aerr
+}
+
+// wireRequest is a prepared request's bytes up to the Content-Length
+// value, built again only when the session id or revision changed.
+type wireRequest struct {
+	head    []byte
+	session string
+	rev     string
+}
+
+func (t *directTransport) headFor(p *Prepared) []byte {
+	s := t.s
+	if p.wire != nil && p.wire.session == s.id && p.wire.rev == s.c.rev {
+		return p.wire.head
+	}
+	u := s.c.url
+	b := []byte("POST " + u.RequestURI() + " HTTP/1.1\r\nHost: " + u.Host + "\r\n")
+	for k, vs := range t.buildHeader(p) {
+		for _, v := range vs {
+			b = append(b, k...)
+			b = append(b, ": "...)
+			b = append(b, v...)
+			b = append(b, "\r\n"...)
+		}
+	}
+	b = append(b, "Content-Length: "...)
+	p.wire = &wireRequest{head: b, session: s.id, rev: s.c.rev}
+	return b
+}
+
+func (t *directTransport) roundTrip(c *wireConn, p *Prepared, body []byte, deadline time.Time) (wireAnswer, error) {
+	var a wireAnswer
+	if err := c.nc.SetDeadline(deadline); err != nil {
+		return a, err
+	}
+	out := append(t.out[:0], t.headFor(p)...)
+	out = strconv.AppendInt(out, int64(len(body)), 10)
+	out = append(out, "\r\n\r\n"...)
+	out = append(out, body...)
+	t.out = out
+	if _, err := c.nc.Write(out); err != nil {
+		return a, err
+	}
+	return t.readAnswer(c.br, p.req.Method == "initialize")
+}
+
+// readAnswer reads one answer from br: in place when parseHead takes it,
+// else with fasthttp's parser.
+func (t *directTransport) readAnswer(br *bufio.Reader, wantSession bool) (wireAnswer, error) {
+	var a wireAnswer
+	h, err := peekHead(br)
+	if err != nil {
+		return a, err
+	}
+	if ok := parseHead(h, &a, wantSession); !ok {
+		return a, t.readUncommon(br, &a, wantSession)
+	}
+	if a.length > t.pool.maxBody {
+		return a, fasthttp.ErrBodyTooLarge
+	}
+	if _, err := br.Discard(len(h)); err != nil {
+		return a, err
+	}
+	a.body = t.buf(a.length)
+	_, err = io.ReadFull(br, a.body)
+	return a, err
+}
+
+// buf returns the session's answer buffer, n bytes long.
+func (t *directTransport) buf(n int) []byte {
+	if cap(t.in) < n {
+		t.in = make([]byte, n)
+	}
+	return t.in[:n]
+}
+
+// readUncommon hands an answer the in-place parser does not take to
+// fasthttp's, which reads it from the same buffer.
+func (t *directTransport) readUncommon(br *bufio.Reader, a *wireAnswer, wantSession bool) error {
+	// Pooled, not kept per connection: ten thousand connections would
+	// each hold a body buffer as large as their largest answer.
+	r := fasthttp.AcquireResponse()
+	defer fasthttp.ReleaseResponse(r)
+	if err := r.ReadLimitBody(br, t.pool.maxBody); err != nil {
+		return err
+	}
+	a.status = r.StatusCode()
+	a.contentType = bytesToString(r.Header.ContentType())
+	if wantSession {
+		a.sessionID = string(r.Header.Peek("Mcp-Session-Id"))
+	}
+	a.body = append(t.buf(0), r.Body()...)
+	t.in = a.body
+	a.close = r.ConnectionClose()
+	return nil
+}
+
+// watch makes a cancellation of ctx cut off the request in flight on c:
+// past the grace period after an interrupt, a request is not waited for.
+// The hook is registered once per context the session sees.
+func (t *directTransport) watch(ctx context.Context, c *wireConn) {
+	t.current.Store(c)
+	if ctx == t.watched || ctx.Done() == nil {
+		return
+	}
+	if t.unwatch != nil {
+		t.unwatch()
+	}
+	t.watched = ctx
+	t.unwatch = context.AfterFunc(ctx, func() {
+		if c := t.current.Load(); c != nil {
+			_ = c.nc.SetDeadline(time.Unix(1, 0))
+		}
+	})
+}
+
+func wireError(p *Prepared, err error) *Error {
+	switch {
+	case errors.Is(err, errNoFreeConn):
+		return &Error{Kind: KindTimeout, Msg: p.req.Method + ": no free connection in time", Err: err}
+	case errors.Is(err, fasthttp.ErrBodyTooLarge):
+		return &Error{Kind: KindTransport, Msg: "answer larger than --max-response-bytes", Err: err}
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		return &Error{Kind: KindOf(err), Msg: p.req.Method, Err: err}
+	}
+	var op *net.OpError
+	if errors.As(err, &op) && op.Op == "dial" {
+		return &Error{Kind: KindConnect, Msg: p.req.Method, Err: err}
+	}
+	return &Error{Kind: classifyNetErr(err), Msg: p.req.Method, Err: err}
+}

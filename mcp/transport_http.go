@@ -1,0 +1,321 @@
+package mcp
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"net/http/httptrace"
+	"net/url"
+	"time"
+)
+
+// Streamable HTTP over net/http. The direct engine (transport_direct.go)
+// and HTTP+SSE (transport_legacy.go) build on this transport: they replace
+// how requests go out, and keep its headers, notifications, session ends
+// and answer handling.
+
+// httpLink is net/http's side of Streamable HTTP: the pooled http.Client
+// (NewHTTPClient) is all its sessions share.
+type httpLink struct{ hc *http.Client }
+
+func (l httpLink) attach(s *Session) transport { return &httpTransport{s: s, hc: l.hc} }
+func (httpLink) engine() Engine                { return EngineNetHTTP }
+func (l httpLink) close()                      { l.hc.CloseIdleConnections() }
+
+// httpTransport is one session's Streamable HTTP over net/http.
+type httpTransport struct {
+	s    *Session
+	hc   *http.Client
+	ids  int64 // the last request id used
+	body bodyReader
+
+	// Connection wait of the current request, timed by an HTTP trace.
+	trace       *httptrace.ClientTrace
+	traceParent context.Context
+	traceCtx    context.Context
+	getConn     time.Time
+}
+
+// bodyReader lets a worker hand the same request body to every request
+// without wrapping it anew.
+type bodyReader struct{ bytes.Reader }
+
+func (*bodyReader) Close() error { return nil }
+
+// open begins a session as the session mode says: nothing to do on
+// modern revisions, initialize on stateful ones (or join the shared
+// session).
+func (t *httpTransport) open(ctx context.Context) error {
+	s := t.s
+	if IsModern(s.c.rev) {
+		return nil
+	}
+	switch s.c.opts.SessionMode {
+	case SessionShared:
+		s.id = s.c.shared
+		s.shared = true
+		return nil
+	case SessionPerRequest:
+		return nil // each Do opens and closes its own
+	}
+	return s.initialize(ctx, s.c.rev)
+}
+
+func (t *httpTransport) nextID() int64 {
+	t.ids++
+	return t.ids
+}
+
+func (t *httpTransport) close() {}
+
+// exchange POSTs body and reads the answer to id, as JSON or as an SSE
+// stream, into the session's reply.
+func (t *httpTransport) exchange(ctx context.Context, p *Prepared, body []byte, id int64, res *Result) (bool, error) {
+	ctx, cancel := context.WithTimeout(t.traced(ctx), t.s.c.opts.Timeout)
+	defer cancel()
+	resp, err := t.post(ctx, t.s.c.url, t.header(p), body)
+	if err != nil {
+		k := classifyNetErr(err)
+		return false, &Error{Kind: k, Msg: p.req.Method, Err: err}
+	}
+	defer resp.Body.Close()
+	return t.answer(ctx, p, id, res, resp.StatusCode, resp.Header.Get("Content-Type"), resp.Header.Get("Mcp-Session-Id"), resp.Body)
+}
+
+// traced returns ctx with the session's connection trace, made once per
+// parent context so the hot path does not build a trace per request.
+func (t *httpTransport) traced(ctx context.Context) context.Context {
+	if t.traceCtx != nil && t.traceParent == ctx {
+		return t.traceCtx
+	}
+	if ct := httptrace.ContextClientTrace(ctx); ct != nil && ct == t.trace {
+		return ctx // already traced: a request sent on behalf of another
+	}
+	// A fresh trace each time: WithClientTrace chains the new trace to any
+	// in ctx by changing it, so a trace must never be attached twice.
+	s := t.s
+	t.trace = &httptrace.ClientTrace{
+		GetConn: func(string) { t.getConn = time.Now() },
+		GotConn: func(httptrace.GotConnInfo) { s.connWait = time.Since(t.getConn) },
+	}
+	t.traceParent, t.traceCtx = ctx, httptrace.WithClientTrace(ctx, t.trace)
+	return t.traceCtx
+}
+
+// header returns p's request headers, built once per session id and
+// revision. A map handed to the transport is never changed afterwards, only
+// replaced, since the transport may still be reading it.
+func (t *httpTransport) header(p *Prepared) http.Header {
+	s := t.s
+	if p.hdr != nil && p.hdrSession == s.id && p.hdrRev == s.c.rev {
+		return p.hdr
+	}
+	p.hdr, p.hdrSession, p.hdrRev = t.buildHeader(p), s.id, s.c.rev
+	return p.hdr
+}
+
+func (t *httpTransport) buildHeader(p *Prepared) http.Header {
+	s := t.s
+	h := make(http.Header, 8+len(s.c.opts.Header))
+	for k, v := range s.c.opts.Header {
+		h[k] = v
+	}
+	h["Content-Type"] = []string{"application/json"}
+	h["Accept"] = []string{"application/json, text/event-stream"}
+	if u := s.c.url.User; u != nil && h.Get("Authorization") == "" {
+		// Credentials in the URL, as net/http's client would send them.
+		pw, _ := u.Password()
+		h.Set("Authorization", "Basic "+base64.StdEncoding.EncodeToString([]byte(u.Username()+":"+pw)))
+	}
+	if s.c.rev != "" && s.c.rev >= Rev20250618 {
+		h["Mcp-Protocol-Version"] = []string{s.c.rev}
+	}
+	if IsModern(s.c.rev) {
+		h["Mcp-Method"] = []string{p.req.Method}
+		if p.nameHeader != "" {
+			h["Mcp-Name"] = []string{p.nameHeader}
+		}
+	}
+	if s.id != "" {
+		h["Mcp-Session-Id"] = []string{s.id}
+	}
+	return h
+}
+
+// post sends body to u and returns the response; the caller closes its
+// body.
+func (t *httpTransport) post(ctx context.Context, u *url.URL, h http.Header, body []byte) (*http.Response, error) {
+	t.body.Reset(body)
+	req := &http.Request{
+		Method: http.MethodPost, URL: u, Host: u.Host, Header: h,
+		Body: &t.body, ContentLength: int64(len(body)),
+		Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
+	}
+	return t.hc.Do(req.WithContext(ctx))
+}
+
+// answer reads a Streamable HTTP answer to id, whichever engine fetched it:
+// session expiry, HTTP errors, and the JSON or SSE body.
+func (t *httpTransport) answer(ctx context.Context, p *Prepared, id int64, res *Result, status int, ct, sid string, body io.Reader) (bool, error) {
+	s := t.s
+	if status == http.StatusNotFound && s.id != "" {
+		res.Received = drain(body)
+		expired := &Error{Kind: KindSessionExpired, Status: status, Msg: "session " + shortID(s.id) + " is gone"}
+		s.renew(ctx)
+		return false, expired
+	}
+	if status < 200 || status > 299 {
+		n, rpcErr := s.readErrorBody(body)
+		res.Received = n
+		e := &Error{Kind: KindHTTPStatus, Status: status, Msg: fmt.Sprintf("%s: HTTP %d", p.req.Method, status)}
+		if rpcErr != nil {
+			e.Code, e.data = rpcErr.Code, rpcErr.Data
+			e.Msg += ": " + rpcErr.Message
+			// Modern servers send JSON-RPC errors with a 4xx status that
+			// mirrors them; the error object is the server's answer.
+			e.Kind = KindJSONRPC
+		}
+		return false, e
+	}
+	if sid != "" && p.req.Method == "initialize" {
+		s.id = sid
+	}
+	switch {
+	case hasMediaType(ct, "text/event-stream"):
+		found, err := s.readSSE(body, id, res)
+		if !found && err == nil {
+			return t.resumeSSE(ctx, p, id, res)
+		}
+		return found, err
+	case hasMediaType(ct, "application/json"):
+		return s.readJSON(body, id, res)
+	default:
+		res.Received = drain(body)
+		mt, _, _ := mime.ParseMediaType(ct)
+		if mt == "" {
+			mt = "no content type"
+		}
+		return false, &Error{Kind: KindTransport, Msg: fmt.Sprintf("%s: answer is %s, not JSON or SSE", p.req.Method, mt)}
+	}
+}
+
+// resumeSSE follows a response stream the server closed before the answer
+// (2025-11-25 SSE polling): after the retry delay it GETs the endpoint with
+// Last-Event-ID and reads on, a bounded number of times.
+func (t *httpTransport) resumeSSE(ctx context.Context, p *Prepared, id int64, res *Result) (bool, error) {
+	s := t.s
+	ctx, cancel := context.WithTimeout(ctx, s.c.opts.Timeout)
+	defer cancel()
+	for attempt := 0; attempt < 8 && len(s.sse.id) > 0; attempt++ {
+		wait := 0 * time.Millisecond
+		if s.sse.retryMS > 0 {
+			wait = time.Duration(min(s.sse.retryMS, 5000)) * time.Millisecond
+		}
+		if !Sleep(ctx, wait) {
+			return false, &Error{Kind: KindTimeout, Msg: p.req.Method + ": waiting to resume the SSE stream", Err: ctx.Err()}
+		}
+		resp, err := t.resumeGet(ctx, p)
+		if err != nil {
+			return false, err
+		}
+		if resp.StatusCode != http.StatusOK || !hasMediaType(resp.Header.Get("Content-Type"), "text/event-stream") {
+			res.Received += drain(resp.Body)
+			resp.Body.Close()
+			return false, &Error{Kind: KindHTTPStatus, Status: resp.StatusCode, Msg: fmt.Sprintf("%s: resuming the SSE stream: HTTP %d", p.req.Method, resp.StatusCode)}
+		}
+		before := res.Received
+		lastID, retry := append([]byte(nil), s.sse.id...), s.sse.retryMS
+		found, err := s.readSSE(resp.Body, id, res)
+		res.Received += before
+		resp.Body.Close()
+		if found || err != nil {
+			return found, err
+		}
+		if len(s.sse.id) == 0 { // the new stream named no id: keep the old one
+			s.sse.id = append(s.sse.id, lastID...)
+		}
+		if s.sse.retryMS < 0 {
+			s.sse.retryMS = retry
+		}
+	}
+	return false, nil
+}
+
+// resumeGet asks for the rest of a response stream from its last event.
+func (t *httpTransport) resumeGet(ctx context.Context, p *Prepared) (*http.Response, error) {
+	s := t.s
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, s.c.url.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+	for k, v := range t.buildHeader(p) {
+		req.Header[k] = v
+	}
+	req.Header.Del("Content-Type")
+	req.Header.Set("Accept", "text/event-stream")
+	req.Header.Set("Last-Event-ID", string(s.sse.id))
+	resp, err := t.hc.Do(req)
+	if err != nil {
+		return nil, &Error{Kind: classifyNetErr(err), Msg: p.req.Method + ": resuming the SSE stream", Err: err}
+	}
+	return resp, nil
+}
+
+// notify sends a notification; a 2xx answer is success.
+func (t *httpTransport) notify(ctx context.Context, method string) error {
+	return t.notifyAt(ctx, t.s.c.url, method)
+}
+
+// notifyAt POSTs a notification to u.
+func (t *httpTransport) notifyAt(ctx context.Context, u *url.URL, method string) error {
+	ctx, cancel := context.WithTimeout(ctx, t.s.c.opts.Timeout)
+	defer cancel()
+	h := t.buildHeader(&Prepared{req: Request{Method: method}})
+	resp, err := t.post(ctx, u, h, notification(method))
+	if err != nil {
+		return wrapNet(err, method)
+	}
+	drain(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		return &Error{Kind: KindHTTPStatus, Status: resp.StatusCode, Msg: fmt.Sprintf("%s: HTTP %d", method, resp.StatusCode)}
+	}
+	return nil
+}
+
+// endSession DELETEs the session, as the spec asks of stateful revisions.
+func (t *httpTransport) endSession(ctx context.Context) error {
+	s := t.s
+	if s.id == "" {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, s.c.opts.Timeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodDelete, s.c.url.String(), nil)
+	if err != nil {
+		return err
+	}
+	for k, v := range s.c.opts.Header {
+		req.Header[k] = v
+	}
+	req.Header.Set("Mcp-Session-Id", s.id)
+	if s.c.rev >= Rev20250618 {
+		req.Header.Set("Mcp-Protocol-Version", s.c.rev)
+	}
+	s.id = ""
+	resp, err := t.hc.Do(req)
+	if err != nil {
+		return wrapNet(err, "DELETE session")
+	}
+	drain(resp.Body)
+	resp.Body.Close()
+	// 405 means the server does not let clients end sessions: allowed.
+	if resp.StatusCode >= 300 && resp.StatusCode != http.StatusMethodNotAllowed && resp.StatusCode != http.StatusNotFound {
+		return &Error{Kind: KindHTTPStatus, Status: resp.StatusCode, Msg: fmt.Sprintf("DELETE session: HTTP %d", resp.StatusCode)}
+	}
+	return nil
+}
