@@ -2,10 +2,10 @@ package toolschema
 
 import (
 	"encoding/json"
+	"maps"
 	"math"
 	"math/big"
 	"slices"
-	"sort"
 )
 
 // valueKeywords hold JSON values rather than subschemas: never walk into them.
@@ -99,11 +99,4 @@ func typeSet(m map[string]any) []string {
 
 // sortedKeys lists a map's keys in order, so that generation walks
 // members the same way on every run.
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}
+func sortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }
