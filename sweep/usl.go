@@ -215,10 +215,7 @@ func boundedLinearUSL(curve []curvePoint) (lambda, sigma, kappa float64, err err
 // (gonum's optimize package would do, but it pulls in a module this one
 // does not otherwise need; three parameters do not justify it.)
 func refineUSL(curve []curvePoint, lambda0, sigma0, kappa0 float64) (lambda, sigma, kappa float64, err error) {
-	const (
-		maxIter = 500
-		tol     = 1e-14
-	)
+	const maxIter = 500
 	nMax := float64(curve[len(curve)-1].n)
 	sScale, kScale := math.Max(nMax-1, 1), math.Max(nMax*(nMax-1), 1)
 	unpack := func(p [3]float64) (l, s, k float64) {
@@ -252,32 +249,8 @@ func refineUSL(curve []curvePoint, lambda0, sigma0, kappa0 float64) (lambda, sig
 		jtj.Mul(jac.T(), jac)
 		var jtr mat.VecDense
 		jtr.MulVec(jac.T(), res)
-		improved := false
-		for mu < 1e12 {
-			var a mat.Dense
-			a.CloneFrom(&jtj)
-			for j := range 3 {
-				a.Set(j, j, jtj.At(j, j)*(1+mu)+1e-15)
-			}
-			var step mat.VecDense
-			if err := step.SolveVec(&a, &jtr); err != nil {
-				mu *= 10
-				continue
-			}
-			next := [3]float64{
-				math.Max(p[0]+step.AtVec(0), 1e-9),
-				math.Max(p[1]+step.AtVec(1), 0),
-				math.Max(p[2]+step.AtVec(2), 0),
-			}
-			if c := cost(next); c < cur {
-				done := cur-c <= tol*(1+cur)
-				p, cur, mu = next, c, mu/3
-				improved = !done
-				break
-			}
-			mu *= 4
-		}
-		if !improved {
+		var improved bool
+		if p, cur, mu, improved = dampedStep(&jtj, &jtr, p, cur, mu, cost); !improved {
 			break
 		}
 	}
@@ -294,6 +267,38 @@ func refineUSL(curve []curvePoint, lambda0, sigma0, kappa0 float64) (lambda, sig
 		return 0, 0, 0, fmt.Errorf("usl: refine gave lambda %g sigma %g kappa %g", lambda, sigma, kappa)
 	}
 	return lambda, sigma, kappa, nil
+}
+
+// dampedStep is one Levenberg-Marquardt step from p: it solves the damped
+// normal equations, raising the damping mu until a step lowers the cost.
+// It returns the new parameters, cost and damping, and whether the fit
+// should go on: false when no step helped or the gain was negligible.
+func dampedStep(jtj *mat.Dense, jtr *mat.VecDense, p [3]float64, cur, mu float64,
+	cost func([3]float64) float64) ([3]float64, float64, float64, bool) {
+	const tol = 1e-14
+	for mu < 1e12 {
+		var a mat.Dense
+		a.CloneFrom(jtj)
+		for j := range 3 {
+			a.Set(j, j, jtj.At(j, j)*(1+mu)+1e-15)
+		}
+		var step mat.VecDense
+		if err := step.SolveVec(&a, jtr); err != nil {
+			mu *= 10
+			continue
+		}
+		next := [3]float64{
+			math.Max(p[0]+step.AtVec(0), 1e-9),
+			math.Max(p[1]+step.AtVec(1), 0),
+			math.Max(p[2]+step.AtVec(2), 0),
+		}
+		if c := cost(next); c < cur {
+			done := cur-c <= tol*(1+cur)
+			return next, c, mu / 3, !done
+		}
+		mu *= 4
+	}
+	return p, cur, mu, false
 }
 
 func rSquared(curve []curvePoint, lambda, sigma, kappa float64) float64 {

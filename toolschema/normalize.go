@@ -1,125 +1,14 @@
 package toolschema
 
 import (
-	"encoding/json"
 	"fmt"
-	"math"
-	"math/big"
-	"net/url"
 	"slices"
-	"sort"
 	"strconv"
-	"strings"
 )
 
 // maxRefHops bounds chains of $ref/allOf that lead to no structure at all,
 // such as {"$ref":"#"} at the root.
 const maxRefHops = 64
-
-// valueKeywords hold JSON values rather than subschemas: never walk into them.
-var valueKeywords = map[string]bool{"const": true, "enum": true, "default": true, "examples": true, "example": true}
-
-// index records what $ref resolution needs: anchors by name, the root's $id.
-type index struct {
-	root      any
-	rootID    string
-	anchors   map[string]string // anchor name -> JSON pointer
-	legacyRef bool              // draft-07 and older: siblings of $ref are ignored
-}
-
-func newIndex(tool string, root any) (*index, error) {
-	ix := &index{root: root, anchors: map[string]string{}}
-	if m, ok := root.(map[string]any); ok {
-		if id, ok := m["$id"].(string); ok {
-			ix.rootID = strings.TrimSuffix(id, "#")
-		}
-		if s, ok := m["$schema"].(string); ok {
-			for _, d := range []string{"draft-04", "draft-06", "draft-07"} {
-				if strings.Contains(s, d) {
-					ix.legacyRef = true
-				}
-			}
-		}
-	}
-	var refs []struct{ ref, ptr string }
-	var walk func(v any, ptr string)
-	walk = func(v any, ptr string) {
-		switch v := v.(type) {
-		case map[string]any:
-			for _, kw := range []string{"$anchor", "$dynamicAnchor"} {
-				if a, ok := v[kw].(string); ok {
-					ix.anchors[a] = ptr
-				}
-			}
-			if r, ok := v["$ref"].(string); ok {
-				refs = append(refs, struct{ ref, ptr string }{r, pointerJoin(ptr, "$ref")})
-			}
-			for k, sub := range v {
-				if !valueKeywords[k] {
-					walk(sub, pointerJoin(ptr, k))
-				}
-			}
-		case []any:
-			for i, sub := range v {
-				walk(sub, pointerJoin(ptr, strconv.Itoa(i)))
-			}
-		}
-	}
-	walk(root, "")
-	for _, r := range refs {
-		if _, _, err := ix.resolve(r.ref); err != nil {
-			return nil, &SchemaError{Tool: tool, Keyword: "$ref", Pointer: r.ptr, Reason: fmt.Sprintf("cannot resolve %q", r.ref), Err: err}
-		}
-	}
-	return ix, nil
-}
-
-// resolve follows a local reference: "#", "#/json/pointer", "#anchor", or
-// the same prefixed with the root $id.
-func (ix *index) resolve(ref string) (any, string, error) {
-	r := ref
-	if ix.rootID != "" && strings.HasPrefix(r, ix.rootID) {
-		r = r[len(ix.rootID):]
-	}
-	if !strings.HasPrefix(r, "#") {
-		return nil, "", fmt.Errorf("only local references (#...) are resolved")
-	}
-	frag, err := url.PathUnescape(r[1:])
-	if err != nil {
-		return nil, "", fmt.Errorf("bad fragment: %w", err)
-	}
-	if frag != "" && frag[0] != '/' {
-		p, ok := ix.anchors[frag]
-		if !ok {
-			return nil, "", fmt.Errorf("no $anchor %q", frag)
-		}
-		frag = p
-	}
-	cur := ix.root
-	if frag == "" {
-		return cur, "", nil
-	}
-	for _, tok := range strings.Split(frag[1:], "/") {
-		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
-		switch c := cur.(type) {
-		case map[string]any:
-			next, ok := c[tok]
-			if !ok {
-				return nil, "", fmt.Errorf("no member %q", tok)
-			}
-			cur = next
-		case []any:
-			i, err := strconv.Atoi(tok)
-			if err != nil || i < 0 || i >= len(c) {
-				return nil, "", fmt.Errorf("no element %q", tok)
-			}
-			cur = c[i]
-		default:
-			return nil, "", fmt.Errorf("cannot descend into a scalar at %q", tok)
-		}
-	}
-	return cur, frag, nil
-}
 
 // normalize turns a subschema into one object with every $ref and allOf
 // folded in, so that generation sees all constraints at once. It returns
@@ -195,20 +84,7 @@ func (st *genState) mergeInto(dst, src map[string]any, ptr string) error {
 		}
 		switch k {
 		case "properties", "patternProperties", "$defs", "definitions", "dependentSchemas":
-			dm, _ := dv.(map[string]any)
-			sm, _ := sv.(map[string]any)
-			merged := make(map[string]any, len(dm)+len(sm))
-			for n, v := range dm {
-				merged[n] = v
-			}
-			for n, v := range sm {
-				if old, ok := merged[n]; ok {
-					merged[n] = map[string]any{"allOf": []any{old, v}}
-				} else {
-					merged[n] = v
-				}
-			}
-			dst[k] = merged
+			dst[k] = mergeMembers(dv, sv)
 		case "required":
 			dst[k] = unionStrings(dv, sv)
 		case "type":
@@ -217,19 +93,11 @@ func (st *genState) mergeInto(dst, src map[string]any, ptr string) error {
 				return st.schemaErr("type", ptr, fmt.Sprintf("types %v and %v have nothing in common", typeList(dv), typeList(sv)))
 			}
 			dst[k] = t
-		case "minimum", "minLength", "minItems", "minProperties", "minContains":
+		case "minimum", "minLength", "minItems", "minProperties", "minContains", "exclusiveMinimum":
 			if a, b, ok := twoNums(dv, sv); ok && b > a {
 				dst[k] = sv
 			}
-		case "maximum", "maxLength", "maxItems", "maxProperties", "maxContains":
-			if a, b, ok := twoNums(dv, sv); ok && b < a {
-				dst[k] = sv
-			}
-		case "exclusiveMinimum":
-			if a, b, ok := twoNums(dv, sv); ok && b > a {
-				dst[k] = sv
-			}
-		case "exclusiveMaximum":
+		case "maximum", "maxLength", "maxItems", "maxProperties", "maxContains", "exclusiveMaximum":
 			if a, b, ok := twoNums(dv, sv); ok && b < a {
 				dst[k] = sv
 			}
@@ -254,26 +122,51 @@ func (st *genState) mergeInto(dst, src map[string]any, ptr string) error {
 			"unevaluatedProperties", "unevaluatedItems":
 			dst[k] = mergeSubschemas(dv, sv)
 		case "prefixItems":
-			da, _ := dv.([]any)
-			sa, _ := sv.([]any)
-			n := max(len(da), len(sa))
-			merged := make([]any, n)
-			for i := range n {
-				switch {
-				case i < len(da) && i < len(sa):
-					merged[i] = mergeSubschemas(da[i], sa[i])
-				case i < len(da):
-					merged[i] = da[i]
-				default:
-					merged[i] = sa[i]
-				}
-			}
-			dst[k] = merged
+			dst[k] = mergePrefixItems(dv, sv)
 		}
 		// Other keywords (pattern, format, anyOf/oneOf on both sides, ...)
 		// keep dst's value; validation catches what that misses.
 	}
 	return nil
+}
+
+// mergeMembers merges two name -> subschema maps (properties, $defs, ...):
+// a name both sides have must meet both schemas.
+func mergeMembers(dv, sv any) map[string]any {
+	dm, _ := dv.(map[string]any)
+	sm, _ := sv.(map[string]any)
+	merged := make(map[string]any, len(dm)+len(sm))
+	for n, v := range dm {
+		merged[n] = v
+	}
+	for n, v := range sm {
+		if old, ok := merged[n]; ok {
+			merged[n] = map[string]any{"allOf": []any{old, v}}
+		} else {
+			merged[n] = v
+		}
+	}
+	return merged
+}
+
+// mergePrefixItems merges two positional item lists position by position;
+// the longer list's tail is kept as it is.
+func mergePrefixItems(dv, sv any) []any {
+	da, _ := dv.([]any)
+	sa, _ := sv.([]any)
+	n := max(len(da), len(sa))
+	merged := make([]any, n)
+	for i := range n {
+		switch {
+		case i < len(da) && i < len(sa):
+			merged[i] = mergeSubschemas(da[i], sa[i])
+		case i < len(da):
+			merged[i] = da[i]
+		default:
+			merged[i] = sa[i]
+		}
+	}
+	return merged
 }
 
 func mergeSubschemas(a, b any) any {
@@ -361,99 +254,4 @@ func intersectValues(a, b any) []any {
 		}
 	}
 	return out
-}
-
-// num reads a JSON number decoded as json.Number (or a Go number).
-func num(v any) (float64, bool) {
-	switch n := v.(type) {
-	case json.Number:
-		f, err := n.Float64()
-		return f, err == nil && !math.IsInf(f, 0) && !math.IsNaN(f)
-	case float64:
-		return n, true
-	case int:
-		return float64(n), true
-	case int64:
-		return float64(n), true
-	}
-	return 0, false
-}
-
-func ratOf(v any) (*big.Rat, bool) {
-	switch n := v.(type) {
-	case json.Number:
-		return new(big.Rat).SetString(string(n))
-	case float64:
-		r := new(big.Rat)
-		if r.SetFloat64(n) == nil {
-			return nil, false
-		}
-		return r, true
-	case int:
-		return big.NewRat(int64(n), 1), true
-	}
-	return nil, false
-}
-
-func twoNums(a, b any) (float64, float64, bool) {
-	x, ok1 := num(a)
-	y, ok2 := num(b)
-	return x, y, ok1 && ok2
-}
-
-// intKw reads a non-negative integer keyword such as minLength.
-func intKw(m map[string]any, k string) (int, bool) {
-	f, ok := num(m[k])
-	if !ok || f < 0 {
-		return 0, false
-	}
-	if f > math.MaxInt32 {
-		return math.MaxInt32, true
-	}
-	return int(f), true
-}
-
-// typeSet is the set of JSON types a schema allows, inferred from its
-// keywords when "type" is absent.
-func typeSet(m map[string]any) []string {
-	types := typeList(m["type"])
-	if len(types) == 0 {
-		has := func(kws ...string) bool {
-			for _, k := range kws {
-				if _, ok := m[k]; ok {
-					return true
-				}
-			}
-			return false
-		}
-		if has("properties", "required", "additionalProperties", "patternProperties", "minProperties",
-			"maxProperties", "propertyNames", "dependentRequired") {
-			types = append(types, "object")
-		}
-		if has("items", "prefixItems", "minItems", "maxItems", "uniqueItems", "contains") {
-			types = append(types, "array")
-		}
-		if has("minLength", "maxLength", "pattern", "format") {
-			types = append(types, "string")
-		}
-		if has("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf") {
-			types = append(types, "number")
-		}
-		if len(types) == 0 {
-			types = []string{"string", "integer", "boolean"}
-		}
-	}
-	if nb, _ := m["nullable"].(bool); nb && !slices.Contains(types, "null") {
-		types = append(slices.Clone(types), "null")
-	}
-	return types
-}
-
-func sortedKeys(m map[string]any) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

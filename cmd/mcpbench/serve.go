@@ -34,6 +34,39 @@ Examples:
   mcpbench serve --fault http-500 --fault-rate 0.01 --stall 500ms --stall-every 10s
 `
 
+// serveFlags are the flags of `mcpbench serve`: the server's configuration
+// and where it listens and logs.
+type serveFlags struct {
+	cfg     target.Config
+	addr    string
+	stdio   bool
+	logFile string
+}
+
+func (f *serveFlags) register(fs *pflag.FlagSet) {
+	cfg := &f.cfg
+	fs.StringVar(&f.addr, "addr", "127.0.0.1:3002", "listen `HOST:PORT` (port 0 = any free port)")
+	fs.BoolVar(&cfg.Stateless, "stateless", false, "Streamable HTTP without sessions")
+	fs.BoolVar(&cfg.FixedResponse, "fixed-response", false, "answer /mcp with canned results and no SDK (a near-free server, for measuring the generator)")
+	fs.StringVar(&cfg.FixedEngine, "fixed-engine", target.FixedFastHTTP, "what carries --fixed-response: fasthttp or net/http")
+	fs.BoolVar(&cfg.JSONResponse, "json-response", false, "answer POSTs with application/json instead of an SSE stream")
+	fs.BoolVar(&f.stdio, "stdio", false, "serve MCP over stdin/stdout instead of HTTP")
+	fs.IntVar(&cfg.Tools, "tools", 8, "synthetic tools `N` (tool_000...), beside echo and fail")
+	fs.IntVar(&cfg.Capacity, "capacity", target.DefaultCapacity, "concurrent handler slots `K` for tools/list and tools/call")
+	fs.DurationVar(&cfg.ServiceTime, "service-time", 0, "mean time `D` a request holds its slot")
+	fs.StringVar(&cfg.ServiceDist, "service-dist", target.DistFixed, "service time distribution `DIST`: fixed, exp or lognormal (sigma 0.5)")
+	fs.StringVar(&f.logFile, "log-file", "", "append the \"[MCP] tools/list stats\" line to `FILE`")
+	fs.DurationVar(&cfg.StatsInterval, "stats-interval", target.DefaultStatsInterval, "period `D` of the stats line")
+	fs.DurationVar(&cfg.ListCacheTTL, "list-cache-ttl", time.Second, "tools/list cache lifetime `D` (0 = no cache)")
+	fs.DurationVar(&cfg.ListBuildTime, "list-build-time", 0, "extra time `D` a tools/list cache miss spends building")
+	fs.StringVar(&cfg.Fault, "fault", "", "inject fault `KIND` into tools/list and tools/call")
+	fs.Float64Var(&cfg.FaultRate, "fault-rate", 0, "probability `P` in [0,1] that a request is faulted (with --fault; default 1 then)")
+	fs.IntVar(&cfg.OversizedBytes, "oversized-bytes", target.DefaultOversizedBytes, "size `N` of an oversized answer")
+	fs.DurationVar(&cfg.Stall, "stall", 0, "pause the whole server for `D`...")
+	fs.DurationVar(&cfg.StallEvery, "stall-every", 0, "...every `D`")
+	fs.Uint64Var(&cfg.Seed, "seed", 1, "seed `S` of fault choice and service-time draws")
+}
+
 // serveMain implements `mcpbench serve`.
 func serveMain(ctx context.Context, args []string, e env) int {
 	fail := func(format string, a ...any) int {
@@ -44,32 +77,8 @@ func serveMain(ctx context.Context, args []string, e env) int {
 
 	fs := pflag.NewFlagSet("serve", pflag.ContinueOnError)
 	fs.SetOutput(io.Discard) // errors are reported in one line below
-	var (
-		cfg     target.Config
-		addr    string
-		stdio   bool
-		logFile string
-	)
-	fs.StringVar(&addr, "addr", "127.0.0.1:3002", "listen `HOST:PORT` (port 0 = any free port)")
-	fs.BoolVar(&cfg.Stateless, "stateless", false, "Streamable HTTP without sessions")
-	fs.BoolVar(&cfg.FixedResponse, "fixed-response", false, "answer /mcp with canned results and no SDK (a near-free server, for measuring the generator)")
-	fs.StringVar(&cfg.FixedEngine, "fixed-engine", target.FixedFastHTTP, "what carries --fixed-response: fasthttp or net/http")
-	fs.BoolVar(&cfg.JSONResponse, "json-response", false, "answer POSTs with application/json instead of an SSE stream")
-	fs.BoolVar(&stdio, "stdio", false, "serve MCP over stdin/stdout instead of HTTP")
-	fs.IntVar(&cfg.Tools, "tools", 8, "synthetic tools `N` (tool_000...), beside echo and fail")
-	fs.IntVar(&cfg.Capacity, "capacity", target.DefaultCapacity, "concurrent handler slots `K` for tools/list and tools/call")
-	fs.DurationVar(&cfg.ServiceTime, "service-time", 0, "mean time `D` a request holds its slot")
-	fs.StringVar(&cfg.ServiceDist, "service-dist", target.DistFixed, "service time distribution `DIST`: fixed, exp or lognormal (sigma 0.5)")
-	fs.StringVar(&logFile, "log-file", "", "append the \"[MCP] tools/list stats\" line to `FILE`")
-	fs.DurationVar(&cfg.StatsInterval, "stats-interval", target.DefaultStatsInterval, "period `D` of the stats line")
-	fs.DurationVar(&cfg.ListCacheTTL, "list-cache-ttl", time.Second, "tools/list cache lifetime `D` (0 = no cache)")
-	fs.DurationVar(&cfg.ListBuildTime, "list-build-time", 0, "extra time `D` a tools/list cache miss spends building")
-	fs.StringVar(&cfg.Fault, "fault", "", "inject fault `KIND` into tools/list and tools/call")
-	fs.Float64Var(&cfg.FaultRate, "fault-rate", 0, "probability `P` in [0,1] that a request is faulted (with --fault; default 1 then)")
-	fs.IntVar(&cfg.OversizedBytes, "oversized-bytes", target.DefaultOversizedBytes, "size `N` of an oversized answer")
-	fs.DurationVar(&cfg.Stall, "stall", 0, "pause the whole server for `D`...")
-	fs.DurationVar(&cfg.StallEvery, "stall-every", 0, "...every `D`")
-	fs.Uint64Var(&cfg.Seed, "seed", 1, "seed `S` of fault choice and service-time draws")
+	var f serveFlags
+	f.register(fs)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, pflag.ErrHelp) {
 			fmt.Fprintf(e.stdout, serveUsage, strings.Join(target.FaultKinds(), ", "), fs.FlagUsages())
@@ -80,24 +89,31 @@ func serveMain(ctx context.Context, args []string, e env) int {
 	if fs.NArg() != 0 {
 		return fail("unexpected argument %q (see --help)", fs.Arg(0))
 	}
+	cfg := f.cfg
 	if cfg.Fault != "" && !fs.Changed("fault-rate") {
 		cfg.FaultRate = 1
 	}
 	if cfg.Fault == "" && cfg.FaultRate > 0 {
 		return fail("--fault-rate needs --fault KIND")
 	}
-	if logFile != "" {
-		f, err := os.OpenFile(logFile, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+	if f.logFile != "" {
+		lf, err := os.OpenFile(f.logFile, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
 		if err != nil {
 			return fail("%v", err)
 		}
-		defer f.Close()
-		cfg.StatsLog = f
+		defer lf.Close()
+		cfg.StatsLog = lf
 	}
 
-	if stdio {
+	if f.stdio {
 		return serveStdio(ctx, cfg, e, fail)
 	}
+	return serveHTTP(ctx, f.addr, cfg, e, fail)
+}
+
+// serveHTTP listens on addr, prints the URL first on stdout, and serves
+// until ctx ends.
+func serveHTTP(ctx context.Context, addr string, cfg target.Config, e env, fail func(string, ...any) int) int {
 	r, err := target.Listen(ctx, addr, cfg)
 	if err != nil {
 		return fail("%v", err)

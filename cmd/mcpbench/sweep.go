@@ -6,7 +6,6 @@ import (
 	"net/url"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 	"time"
 
@@ -188,14 +187,9 @@ func sweepMain(ctx context.Context, args []string, e env) int {
 		}
 	}
 	wl := &bench.Workload{Client: client, Ops: ops, Validate: validate, Seed: w.seed}
-	s := &sweeper{ctx: ctx, e: e, f: &f, wl: wl, client: client, total: len(cs) + len(rs)}
-	var points []bench.Point
-	var runErr error
-	if len(cs) > 0 {
-		points, runErr = s.concurrencySweep(cs, slo)
-	} else {
-		points, runErr = s.rateSweep(rs, slo)
-	}
+	s := &sweeper{e: e, f: &f, wl: wl, client: client}
+	plan := sweep.Plan{Concurrency: cs, Rates: rs, SLO: slo, Refine: f.refine, Cooldown: f.cooldown, Progress: s.next}
+	points, runErr := sweep.Run(ctx, plan, s.measure)
 	if runErr != nil && len(points) == 0 {
 		if ctx.Err() != nil {
 			fmt.Fprintln(e.stderr, "mcpbench sweep: interrupted before any point was measured")
@@ -240,41 +234,35 @@ func (f *sweepFlags) exitCode(r *results.SweepReport) int {
 	return exitOK
 }
 
-// sweeper measures one point after another on a shared client.
+// sweeper measures one point of a sweep on the shared client and shows
+// its progress; sweep.Run decides which points.
 type sweeper struct {
-	ctx    context.Context
 	e      env
 	f      *sweepFlags
 	wl     *bench.Workload
 	client *mcp.Client
-	done   int
-	total  int
+	step   sweep.Step // the point being measured, for the progress line
 }
 
-func (s *sweeper) measure(c int, rate float64) (bench.Point, error) {
-	if s.done > 0 && s.f.cooldown > 0 {
-		select {
-		case <-time.After(s.f.cooldown):
-		case <-s.ctx.Done():
-			return bench.Point{}, s.ctx.Err()
-		}
-	}
-	s.done++
+// next remembers which point comes next, for the progress line.
+func (s *sweeper) next(st sweep.Step) { s.step = st }
+
+func (s *sweeper) measure(ctx context.Context, l sweep.Level) (bench.Point, error) {
 	w := &s.f.workload
-	cfg := bench.Config{Concurrency: c, Rate: rate, MaxInFlight: w.maxInFlight, Total: w.total, Duration: w.duration,
+	cfg := bench.Config{Concurrency: l.Concurrency, Rate: l.Rate, MaxInFlight: w.maxInFlight, Total: w.total, Duration: w.duration,
 		Warmup: w.warmup, RampUp: w.rampUp, Operations: s.wl.Operations()}
-	label := fmt.Sprintf("concurrency %d", c)
-	if rate > 0 {
-		label = fmt.Sprintf("rate %s", fmtNum(rate))
+	label := fmt.Sprintf("concurrency %d", l.Concurrency)
+	if l.Rate > 0 {
+		label = fmt.Sprintf("rate %s", fmtNum(l.Rate))
 	}
 	progress := progressPrinter(s.e, s.f.output.noProgress)
 	if progress != nil {
 		cfg.Progress = func(p bench.Progress) {
-			fmt.Fprintf(s.e.stderr, "\r\033[Kpoint %d/%d (%s): ", s.done, s.total, label)
+			fmt.Fprintf(s.e.stderr, "\r\033[Kpoint %d/%d (%s): ", s.step.N, s.step.Total, label)
 			progress(p)
 		}
 	}
-	p, err := bench.Run(s.ctx, cfg, s.wl.NewWorker)
+	p, err := bench.Run(ctx, cfg, s.wl.NewWorker)
 	clearProgress(s.e, progress)
 	if err != nil {
 		return p, err
@@ -282,85 +270,6 @@ func (s *sweeper) measure(c int, rate float64) (bench.Point, error) {
 	p.Client.PoolMaxConns = s.client.PoolSize()
 	p.Client.Engine = string(s.client.Engine())
 	return p, nil
-}
-
-// level is one load level of a sweep: a concurrency, or a rate.
-type level struct {
-	c    int
-	rate float64
-}
-
-func (s *sweeper) concurrencySweep(cs []int, slo sweep.SLO) ([]bench.Point, error) {
-	levels := make([]level, len(cs))
-	for i, c := range cs {
-		levels[i] = level{c: c}
-	}
-	return s.series(levels, func(points []bench.Point) (level, bool) {
-		c, ok := sweep.NextRefine(points, slo)
-		return level{c: c}, ok
-	})
-}
-
-func (s *sweeper) rateSweep(rs []float64, slo sweep.SLO) ([]bench.Point, error) {
-	levels := make([]level, len(rs))
-	for i, r := range rs {
-		levels[i] = level{rate: r}
-	}
-	return s.series(levels, func(points []bench.Point) (level, bool) {
-		r, ok := sweep.NextRefineRate(points, slo, 0)
-		return level{rate: r}, ok
-	})
-}
-
-// series measures the levels in order, then, with --refine, the levels
-// next proposes until it has none; an interrupt keeps what was measured.
-func (s *sweeper) series(levels []level, next func([]bench.Point) (level, bool)) ([]bench.Point, error) {
-	var points []bench.Point
-	measure := func(l level) (bool, error) {
-		p, err := s.measure(l.c, l.rate)
-		if err != nil {
-			return false, err
-		}
-		points = append(points, p)
-		return !p.Interrupted, nil
-	}
-	for _, l := range levels {
-		if more, err := measure(l); err != nil || !more {
-			sortPoints(points)
-			return points, err
-		}
-	}
-	for s.f.refine {
-		sortPoints(points)
-		l, ok := next(points)
-		if !ok {
-			break
-		}
-		s.total++
-		if more, err := measure(l); err != nil || !more {
-			break
-		}
-	}
-	sortPoints(points)
-	return points, nil
-}
-
-// sortPoints orders points by rate, then concurrency, as the analysis
-// expects.
-func sortPoints(ps []bench.Point) {
-	sort.SliceStable(ps, func(i, j int) bool {
-		ri, rj := 0.0, 0.0
-		if ps[i].Rate != nil {
-			ri = *ps[i].Rate
-		}
-		if ps[j].Rate != nil {
-			rj = *ps[j].Rate
-		}
-		if ri != rj {
-			return ri < rj
-		}
-		return ps[i].Concurrency < ps[j].Concurrency
-	})
 }
 
 // defaultSweepBase is the report name the contract gives a sweep written
