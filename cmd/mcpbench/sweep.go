@@ -19,6 +19,7 @@ import (
 	"github.com/mcpbench/mcpbench/probe"
 	"github.com/mcpbench/mcpbench/report"
 	"github.com/mcpbench/mcpbench/sweep"
+	"github.com/mcpbench/mcpbench/workload"
 )
 
 const sweepUsage = `Usage: mcpbench sweep --url URL (--concurrency-values LIST | --concurrency-range R |
@@ -149,7 +150,7 @@ func sweepMain(ctx context.Context, args []string, e env) int {
 		pool = max(pool, c)
 	}
 	for _, r := range rs {
-		pool = max(pool, poolSize(bench.Config{Rate: r, MaxInFlight: w.maxInFlight}))
+		pool = max(pool, bench.Config{Rate: r, MaxInFlight: w.maxInFlight}.Workers())
 	}
 	opts, err := f.target.options(&e, pool)
 	if err != nil {
@@ -177,7 +178,7 @@ func sweepMain(ctx context.Context, args []string, e env) int {
 	}
 
 	slo := sweep.SLO{P95MS: f.gate.p95SLO, P99MS: f.gate.p99SLO, MaxErrorRate: f.gate.maxErrorRate}
-	ops, validate, err := buildOps(ctx, client, w, &f.calls)
+	wl, err := buildWorkload(ctx, client, w, &f.calls)
 	if err != nil {
 		return exitFor(e, "sweep", err)
 	}
@@ -187,7 +188,6 @@ func sweepMain(ctx context.Context, args []string, e env) int {
 			return exitFor(e, "sweep", usagef("--health-url: %v", err))
 		}
 	}
-	wl := &bench.Workload{Client: client, Ops: ops, Validate: validate, Seed: w.seed}
 	s := &sweeper{ctx: ctx, e: e, f: &f, wl: wl, client: client, total: len(cs) + len(rs)}
 	var points []bench.Point
 	var runErr error
@@ -254,7 +254,7 @@ type sweeper struct {
 	ctx    context.Context
 	e      env
 	f      *sweepFlags
-	wl     *bench.Workload
+	wl     *workload.Workload
 	client *mcp.Client
 	done   int
 	total  int
@@ -271,7 +271,7 @@ func (s *sweeper) measure(c int, rate float64) (bench.Point, error) {
 	s.done++
 	w := &s.f.workload
 	cfg := bench.Config{Concurrency: c, Rate: rate, MaxInFlight: w.maxInFlight, Total: w.total, Duration: w.duration,
-		Warmup: w.warmup, RampUp: w.rampUp, Operations: s.wl.Operations()}
+		Warmup: w.warmup, RampUp: w.rampUp}
 	label := fmt.Sprintf("concurrency %d", c)
 	if rate > 0 {
 		label = fmt.Sprintf("rate %s", fmtNum(rate))
@@ -283,7 +283,7 @@ func (s *sweeper) measure(c int, rate float64) (bench.Point, error) {
 			progress(p)
 		}
 	}
-	p, err := bench.Run(s.ctx, cfg, s.wl.NewWorker)
+	p, err := bench.Run(s.ctx, cfg, s.wl)
 	clearProgress(s.e, progress)
 	if err != nil {
 		return p, err

@@ -1,4 +1,4 @@
-package bench_test
+package workload_test
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 
 	"github.com/mcpbench/mcpbench/bench"
 	"github.com/mcpbench/mcpbench/mcp"
+	"github.com/mcpbench/mcpbench/workload"
 )
 
 // BenchmarkMCPWorker is one MCP worker's request through the engine
@@ -39,10 +40,10 @@ func BenchmarkMCPWorker(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer c.Close(ctx)
-	wl := &bench.Workload{Client: c, Ops: []bench.Op{{Request: mcp.Request{Method: "tools/list"}}}}
+	wl := &workload.Workload{Client: c, Ops: []workload.Op{{Request: mcp.Request{Method: "tools/list"}}}}
 	b.ReportAllocs()
 	b.ResetTimer()
-	p, err := bench.Run(ctx, bench.Config{Concurrency: 1, Total: int64(b.N), Operations: wl.Operations()}, wl.NewWorker)
+	p, err := bench.Run(ctx, bench.Config{Concurrency: 1, Total: int64(b.N)}, wl)
 	if err != nil || p.OK != int64(b.N) {
 		b.Fatalf("ok %d of %d: %v %v", p.OK, b.N, err, p.ErrorExamples)
 	}
