@@ -79,8 +79,8 @@ func readMix(path string) ([]workload.MixEntry, error) {
 // buildWorkload makes the workload the flags describe, listing the
 // server's tools when it needs them.
 func buildWorkload(ctx context.Context, client *mcp.Client, w *workloadFlags, f *callFlags) (*workload.Workload, error) {
-	// Flags that replace others are refused here, once the server has
-	// answered, not by precheck.
+	// Flags that replace others are refused here, after dialling, not by
+	// precheck: a server that is down is reported first, as it always was.
 	switch {
 	case f.mix != "" && (w.tool != "" || w.args != ""):
 		return nil, usagef("--mix replaces --tool and --args")
