@@ -6,9 +6,24 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
-
-	"github.com/mcpbench/mcpbench/mcp"
 )
+
+// The outcome kinds the engine tests' workers report: the engine knows
+// only their numbers and the names a Workload gives them.
+const (
+	kindTimeout Kind = iota + 1
+	kindTransport
+)
+
+// funcWorkload is a Workload made of a function that starts workers, with
+// the kinds above and no named operations.
+type funcWorkload func(context.Context, int) (Worker, error)
+
+func (funcWorkload) Operations() []Operation { return nil }
+func (funcWorkload) Kinds() []string         { return []string{"ok", "timeout", "transport"} }
+func (f funcWorkload) NewWorker(ctx context.Context, id int) (Worker, error) {
+	return f(ctx, id)
+}
 
 // sleepWorker answers after a fixed delay; every failEvery-th request fails
 // with a transport error.
@@ -23,12 +38,12 @@ func (w *sleepWorker) Do(ctx context.Context) Sample {
 	select {
 	case <-time.After(w.delay):
 	case <-ctx.Done():
-		return Sample{Kind: mcp.KindTimeout, Err: ctx.Err()}
+		return Sample{Kind: kindTimeout, Err: ctx.Err()}
 	}
 	if w.failEvery > 0 && n%w.failEvery == 0 {
-		return Sample{Kind: mcp.KindTransport, Err: errors.New("planted"), Sent: 10, Received: 1}
+		return Sample{Kind: kindTransport, Err: errors.New("planted"), Sent: 10, Received: 1}
 	}
-	return Sample{Kind: mcp.OK, Sent: 10, Received: 100}
+	return Sample{Kind: OK, Sent: 10, Received: 100}
 }
 
 func (w *sleepWorker) Close(context.Context) error { return nil }
@@ -36,9 +51,9 @@ func (w *sleepWorker) Close(context.Context) error { return nil }
 func TestClosedLoopCountsExactly(t *testing.T) {
 	var sent atomic.Int64
 	p, err := Run(context.Background(), Config{Concurrency: 4, Total: 200, Warmup: 8},
-		func(context.Context, int) (Worker, error) {
+		funcWorkload(func(context.Context, int) (Worker, error) {
 			return &sleepWorker{delay: time.Millisecond, failEvery: 10, n: &sent}, nil
-		})
+		}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,9 +86,9 @@ func TestInterruptKeepsWhatWasMeasured(t *testing.T) {
 	var sent atomic.Int64
 	time.AfterFunc(150*time.Millisecond, cancel)
 	p, err := Run(ctx, Config{Concurrency: 2, Duration: time.Minute},
-		func(context.Context, int) (Worker, error) {
+		funcWorkload(func(context.Context, int) (Worker, error) {
 			return &sleepWorker{delay: 5 * time.Millisecond, n: &sent}, nil
-		})
+		}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,9 +104,9 @@ func TestInterruptKeepsWhatWasMeasured(t *testing.T) {
 func TestOpenLoopKeepsSchedule(t *testing.T) {
 	var sent atomic.Int64
 	p, err := Run(context.Background(), Config{Rate: 500, Duration: time.Second, MaxInFlight: 8},
-		func(context.Context, int) (Worker, error) {
+		funcWorkload(func(context.Context, int) (Worker, error) {
 			return &sleepWorker{delay: 2 * time.Millisecond, n: &sent}, nil
-		})
+		}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,9 +123,9 @@ func TestOpenLoopChargesWaitingToLatency(t *testing.T) {
 	// each other, so corrected latency grows far above the 20 ms service.
 	var sent atomic.Int64
 	p, err := Run(context.Background(), Config{Rate: 100, Total: 50, MaxInFlight: 1},
-		func(context.Context, int) (Worker, error) {
+		funcWorkload(func(context.Context, int) (Worker, error) {
 			return &sleepWorker{delay: 20 * time.Millisecond, n: &sent}, nil
-		})
+		}))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/mcpbench/mcpbench/mcp"
 	"github.com/mcpbench/mcpbench/target"
 	"github.com/mcpbench/mcpbench/toolschema"
+	"github.com/mcpbench/mcpbench/workload"
 )
 
 // The fault matrix: for every fault the reference server can inject, 2,000
@@ -95,7 +96,7 @@ func warmNetpoll(t *testing.T) {
 // toolWorkload reads tool_000 from a fault-free server (a faulted
 // tools/list would spoil the counts): 8 generated argument sets and its
 // outputSchema validator.
-func toolWorkload(t *testing.T) bench.Workload {
+func toolWorkload(t *testing.T) workload.Workload {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	srv, err := target.Start(ctx, target.Config{Tools: 1})
@@ -141,8 +142,8 @@ func toolWorkload(t *testing.T) bench.Workload {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return bench.Workload{
-			Ops: []bench.Op{{Request: mcp.Request{Method: "tools/call", Tool: def.Name}, ArgSets: args}},
+		return workload.Workload{
+			Ops: []workload.Op{{Request: mcp.Request{Method: "tools/call", Tool: def.Name}, ArgSets: args}},
 			Validate: func(_ string, structured json.RawMessage) error {
 				if v := ov.Validate(structured); v != nil {
 					return v
@@ -152,10 +153,10 @@ func toolWorkload(t *testing.T) bench.Workload {
 		}
 	}
 	t.Fatal("the server has no tool_000")
-	return bench.Workload{}
+	return workload.Workload{}
 }
 
-func runFaultCell(t *testing.T, c faultCell, proto bench.Workload, seed uint64) faultRow {
+func runFaultCell(t *testing.T, c faultCell, proto workload.Workload, seed uint64) faultRow {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	fdsBefore := openFDs(t)
@@ -185,7 +186,7 @@ func runFaultCell(t *testing.T, c faultCell, proto bench.Workload, seed uint64) 
 	wl := proto
 	wl.Client = client
 	before := srv.Health().FaultsInjected[c.kind]
-	p, err := bench.Run(ctx, bench.Config{Concurrency: faultWorkers, Total: faultRequests, Operations: wl.Operations()}, wl.NewWorker)
+	p, err := bench.Run(ctx, bench.Config{Concurrency: faultWorkers, Total: faultRequests}, &wl)
 	injected := srv.Health().FaultsInjected[c.kind] - before
 	client.Close(ctx)
 	srv.Close()

@@ -21,6 +21,7 @@ import (
 	"github.com/mcpbench/mcpbench/bench"
 	"github.com/mcpbench/mcpbench/mcp"
 	"github.com/mcpbench/mcpbench/target"
+	"github.com/mcpbench/mcpbench/workload"
 )
 
 // The interoperability matrix: every transport of three independent MCP
@@ -177,8 +178,8 @@ func TestInteropMatrix(t *testing.T) {
 			defer client.Close(ctx)
 			row := interopRow{cell: c, protocol: client.ProtocolVersion()}
 			for _, op := range []mcp.Request{list, echo} {
-				wl := &bench.Workload{Client: client, Ops: []bench.Op{{Request: op}}}
-				p, err := bench.Run(ctx, bench.Config{Concurrency: 4, Total: 100, Operations: wl.Operations()}, wl.NewWorker)
+				wl := &workload.Workload{Client: client, Ops: []workload.Op{{Request: op}}}
+				p, err := bench.Run(ctx, bench.Config{Concurrency: 4, Total: 100}, wl)
 				if err != nil {
 					t.Fatalf("%s: %v", op.Method, err)
 				}

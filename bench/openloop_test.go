@@ -8,6 +8,7 @@ import (
 	"github.com/mcpbench/mcpbench/bench"
 	"github.com/mcpbench/mcpbench/mcp"
 	"github.com/mcpbench/mcpbench/target"
+	"github.com/mcpbench/mcpbench/workload"
 )
 
 // TestCoordinatedOmission is wrk2's demonstration on an MCP server: the
@@ -27,11 +28,11 @@ func TestCoordinatedOmission(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close(ctx)
-	wl := &bench.Workload{Client: c, Ops: []bench.Op{{Request: list}}}
+	wl := &workload.Workload{Client: c, Ops: []workload.Op{{Request: list}}}
 	var start time.Time
-	cfg := bench.Config{Rate: 100, Duration: 10 * time.Second, MaxInFlight: 1, Operations: wl.Operations(),
+	cfg := bench.Config{Rate: 100, Duration: 10 * time.Second, MaxInFlight: 1,
 		OnMeasure: func() { start = time.Now() }}
-	p, err := bench.Run(ctx, cfg, wl.NewWorker)
+	p, err := bench.Run(ctx, cfg, wl)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,8 +104,8 @@ func TestScheduleAccuracy(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close(ctx)
-	wl := &bench.Workload{Client: c, Ops: []bench.Op{{Request: list}}}
-	p, err := bench.Run(ctx, bench.Config{Rate: 1000, Duration: 5 * time.Second, MaxInFlight: 64, Operations: wl.Operations()}, wl.NewWorker)
+	wl := &workload.Workload{Client: c, Ops: []workload.Op{{Request: list}}}
+	p, err := bench.Run(ctx, bench.Config{Rate: 1000, Duration: 5 * time.Second, MaxInFlight: 64}, wl)
 	if err != nil {
 		t.Fatal(err)
 	}

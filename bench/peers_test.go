@@ -12,6 +12,7 @@ import (
 	"github.com/mcpbench/mcpbench/bench"
 	"github.com/mcpbench/mcpbench/mcp"
 	"github.com/mcpbench/mcpbench/target"
+	"github.com/mcpbench/mcpbench/workload"
 )
 
 // runExact runs n requests of op against url at concurrency c and checks
@@ -28,11 +29,11 @@ func runExact(t *testing.T, url, rev string, op mcp.Request, c int, n int64) ben
 	if rev != "" && client.ProtocolVersion() != rev {
 		t.Fatalf("negotiated %s, want %s", client.ProtocolVersion(), rev)
 	}
-	wl := &bench.Workload{Client: client, Ops: []bench.Op{{Request: op}}}
+	wl := &workload.Workload{Client: client, Ops: []workload.Op{{Request: op}}}
 	var dialsAtStart int64
-	cfg := bench.Config{Concurrency: c, Total: n, Warmup: 5, Operations: wl.Operations(),
+	cfg := bench.Config{Concurrency: c, Total: n, Warmup: 5,
 		OnMeasure: func() { dialsAtStart = client.Dials() }}
-	p, err := bench.Run(ctx, cfg, wl.NewWorker)
+	p, err := bench.Run(ctx, cfg, wl)
 	if err != nil {
 		t.Fatalf("run: %v", err)
 	}

@@ -13,9 +13,9 @@ func TestClosedLoopRampUp(t *testing.T) {
 	var sent atomic.Int64
 	start := time.Now()
 	p, err := Run(context.Background(), Config{Concurrency: 4, Duration: 300 * time.Millisecond, RampUp: 400 * time.Millisecond},
-		func(context.Context, int) (Worker, error) {
+		funcWorkload(func(context.Context, int) (Worker, error) {
 			return &sleepWorker{delay: 5 * time.Millisecond, n: &sent}, nil
-		})
+		}))
 	if err != nil {
 		t.Fatal(err)
 	}

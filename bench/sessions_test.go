@@ -10,6 +10,7 @@ import (
 	"github.com/mcpbench/mcpbench/bench"
 	"github.com/mcpbench/mcpbench/mcp"
 	"github.com/mcpbench/mcpbench/target"
+	"github.com/mcpbench/mcpbench/workload"
 )
 
 // TestPerRequestSessions: --session per-request measures initialize + call
@@ -29,8 +30,8 @@ func TestPerRequestSessions(t *testing.T) {
 		}
 		defer c.Close(ctx)
 		before := srv.Health().RequestsByMethod["initialize"]
-		wl := &bench.Workload{Client: c, Ops: []bench.Op{{Request: echo}}}
-		p, err := bench.Run(ctx, bench.Config{Concurrency: 4, Total: 200, Operations: wl.Operations()}, wl.NewWorker)
+		wl := &workload.Workload{Client: c, Ops: []workload.Op{{Request: echo}}}
+		p, err := bench.Run(ctx, bench.Config{Concurrency: 4, Total: 200}, wl)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -68,8 +69,8 @@ func TestStdioEverythingProcs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wl := &bench.Workload{Client: c, Ops: []bench.Op{{Request: echo}}}
-	p, err := bench.Run(ctx, bench.Config{Concurrency: 16, Total: 800, Operations: wl.Operations()}, wl.NewWorker)
+	wl := &workload.Workload{Client: c, Ops: []workload.Op{{Request: echo}}}
+	p, err := bench.Run(ctx, bench.Config{Concurrency: 16, Total: 800}, wl)
 	c.Close(ctx)
 	if err != nil {
 		t.Fatal(err)

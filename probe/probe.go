@@ -16,6 +16,7 @@ import (
 	"github.com/mcpbench/mcpbench/bench"
 	"github.com/mcpbench/mcpbench/logscan"
 	"github.com/mcpbench/mcpbench/mcp"
+	"github.com/mcpbench/mcpbench/workload"
 )
 
 // Stages, in the order Run goes through them; Progress receives them.
@@ -246,16 +247,15 @@ func runBench(ctx context.Context, c *mcp.Client, cfg Config, spec BenchSpec, na
 	if spec.Total <= 0 {
 		return nil
 	}
-	wl := &bench.Workload{Client: c, Ops: []bench.Op{{Request: mcp.Request{Method: "tools/list"}}}}
+	wl := &workload.Workload{Client: c, Ops: []workload.Op{{Request: mcp.Request{Method: "tools/list"}}}}
 	bc := bench.Config{
 		Concurrency: max(spec.Concurrency, 1),
 		Total:       spec.Total,
-		Operations:  wl.Operations(),
 		Progress:    cfg.BenchProgress,
 	}
 	dials := c.Dials()
 	bc.OnMeasure = func() { dials = c.Dials() }
-	p, err := bench.Run(ctx, bc, wl.NewWorker)
+	p, err := bench.Run(ctx, bc, wl)
 	if err != nil {
 		if b.Errors == nil {
 			b.Errors = map[string]string{}

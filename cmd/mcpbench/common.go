@@ -259,28 +259,6 @@ func (w *workloadFlags) register(fs *pflag.FlagSet, sweep bool) {
 	fs.Uint64Var(&w.seed, "seed", 1, "seed for mixes and generated arguments")
 }
 
-// ops builds the workload's operations from the flags.
-func (w *workloadFlags) ops() ([]bench.Op, error) {
-	switch w.method {
-	case "tools/list", "ping", "server/discover":
-		if w.tool != "" {
-			return nil, usagef("--tool goes with --method tools/call")
-		}
-		return []bench.Op{{Request: mcp.Request{Method: w.method}}}, nil
-	case "tools/call":
-		if w.tool == "" {
-			return nil, usagef("--method tools/call needs --tool NAME")
-		}
-		args, err := readJSONArg("--args", w.args)
-		if err != nil {
-			return nil, err
-		}
-		return []bench.Op{{Request: mcp.Request{Method: "tools/call", Tool: w.tool, Arguments: args}}}, nil
-	default:
-		return nil, usagef("--method must be tools/list, tools/call, ping or server/discover, not %q", w.method)
-	}
-}
-
 // readJSONArg reads a JSON object given inline or as @FILE.
 func readJSONArg(flag, v string) (json.RawMessage, error) {
 	if v == "" {

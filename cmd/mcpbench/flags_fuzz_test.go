@@ -69,7 +69,7 @@ func FuzzFlagValues(f *testing.F) {
 				if err == nil {
 					c, err := rf.benchConfig(fs.Changed("concurrency"))
 					checkFlagErr(t, name, value, err)
-					cfg.pool = poolSize(c)
+					cfg.pool = c.Workers()
 				}
 				checkFlagErr(t, name, value, rf.gate.validate())
 				_, err = rf.target.options(&e, max(cfg.pool, 1))

@@ -78,7 +78,7 @@ func runMain(ctx context.Context, args []string, e env) int {
 	if err := f.calls.precheck(&f.workload); err != nil {
 		return exitFor(e, "run", err)
 	}
-	opts, err := f.target.options(&e, poolSize(cfg))
+	opts, err := f.target.options(&e, cfg.Workers())
 	if err != nil {
 		return exitFor(e, "run", err)
 	}
@@ -111,7 +111,7 @@ func runMain(ctx context.Context, args []string, e env) int {
 		return exitInterrupted // interrupted before --start-at: nothing measured
 	}
 
-	ops, validate, err := buildOps(ctx, client, &f.workload, &f.calls)
+	wl, err := buildWorkload(ctx, client, &f.workload, &f.calls)
 	if err != nil {
 		return exitFor(e, "run", err)
 	}
@@ -121,8 +121,6 @@ func runMain(ctx context.Context, args []string, e env) int {
 			return exitFor(e, "run", usagef("--health-url: %v", err))
 		}
 	}
-	wl := &bench.Workload{Client: client, Ops: ops, Validate: validate, Seed: f.workload.seed}
-	cfg.Operations = wl.Operations()
 	progress := progressPrinter(e, f.output.noProgress)
 	cfg.Progress = progress
 	if f.output.memProfile != "" {
@@ -132,7 +130,7 @@ func runMain(ctx context.Context, args []string, e env) int {
 			}
 		}
 	}
-	point, err := bench.Run(ctx, cfg, wl.NewWorker)
+	point, err := bench.Run(ctx, cfg, wl)
 	clearProgress(e, progress)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -146,7 +144,7 @@ func runMain(ctx context.Context, args []string, e env) int {
 
 	r := &results.RunReport{
 		Header:   header(results.SchemaRun, started, client, opts.URL),
-		Workload: results.Workload{Mode: "closed", Operations: cfg.Operations, Warmup: cfg.Warmup, DurationS: cfg.Duration.Seconds(), Session: sessionLabel(client, opts)},
+		Workload: results.Workload{Mode: "closed", Operations: wl.Operations(), Warmup: cfg.Warmup, DurationS: cfg.Duration.Seconds(), Session: sessionLabel(client, opts)},
 		Point:    point,
 		Shard:    f.shard.report(),
 	}
@@ -206,17 +204,6 @@ func (f *runFlags) benchConfig(concurrencySet bool) (bench.Config, error) {
 		cfg.Duration = 10 * time.Second
 	}
 	return cfg, nil
-}
-
-// poolSize is how many connections the load needs: one per worker.
-func poolSize(cfg bench.Config) int {
-	if cfg.Rate > 0 {
-		if cfg.MaxInFlight > 0 {
-			return cfg.MaxInFlight
-		}
-		return int(min(1000, max(16, math.Ceil(cfg.Rate))))
-	}
-	return cfg.Concurrency
 }
 
 func sessionLabel(c *mcp.Client, o mcp.Options) string {

@@ -9,9 +9,9 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/mcpbench/mcpbench/bench"
 	"github.com/mcpbench/mcpbench/mcp"
 	"github.com/mcpbench/mcpbench/results"
+	"github.com/mcpbench/mcpbench/workload"
 )
 
 // shardSpec is "--shard i/N": this process is shard i (0-based, as a
@@ -209,7 +209,7 @@ func (s *shardFlags) report() *results.Shard {
 
 // sweepWorkload records what a sweep sent, so merge and compare can tell
 // sweeps of different work apart.
-func sweepWorkload(wl *bench.Workload, w *workloadFlags, open bool) *results.Workload {
+func sweepWorkload(wl *workload.Workload, w *workloadFlags, open bool) *results.Workload {
 	mode := "closed"
 	if open {
 		mode = "open"

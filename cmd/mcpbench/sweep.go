@@ -18,6 +18,7 @@ import (
 	"github.com/mcpbench/mcpbench/report"
 	"github.com/mcpbench/mcpbench/results"
 	"github.com/mcpbench/mcpbench/sweep"
+	"github.com/mcpbench/mcpbench/workload"
 )
 
 const sweepUsage = `Usage: mcpbench sweep --url URL (--concurrency-values LIST | --concurrency-range R |
@@ -148,7 +149,7 @@ func sweepMain(ctx context.Context, args []string, e env) int {
 		pool = max(pool, c)
 	}
 	for _, r := range rs {
-		pool = max(pool, poolSize(bench.Config{Rate: r, MaxInFlight: w.maxInFlight}))
+		pool = max(pool, bench.Config{Rate: r, MaxInFlight: w.maxInFlight}.Workers())
 	}
 	opts, err := f.target.options(&e, pool)
 	if err != nil {
@@ -176,7 +177,7 @@ func sweepMain(ctx context.Context, args []string, e env) int {
 	}
 
 	slo := f.gate.gates().SLO
-	ops, validate, err := buildOps(ctx, client, w, &f.calls)
+	wl, err := buildWorkload(ctx, client, w, &f.calls)
 	if err != nil {
 		return exitFor(e, "sweep", err)
 	}
@@ -186,7 +187,6 @@ func sweepMain(ctx context.Context, args []string, e env) int {
 			return exitFor(e, "sweep", usagef("--health-url: %v", err))
 		}
 	}
-	wl := &bench.Workload{Client: client, Ops: ops, Validate: validate, Seed: w.seed}
 	s := &sweeper{e: e, f: &f, wl: wl, client: client}
 	plan := sweep.Plan{Concurrency: cs, Rates: rs, SLO: slo, Refine: f.refine, Cooldown: f.cooldown, Progress: s.next}
 	points, runErr := sweep.Run(ctx, plan, s.measure)
@@ -239,7 +239,7 @@ func (f *sweepFlags) exitCode(r *results.SweepReport) int {
 type sweeper struct {
 	e      env
 	f      *sweepFlags
-	wl     *bench.Workload
+	wl     *workload.Workload
 	client *mcp.Client
 	step   sweep.Step // the point being measured, for the progress line
 }
@@ -250,7 +250,7 @@ func (s *sweeper) next(st sweep.Step) { s.step = st }
 func (s *sweeper) measure(ctx context.Context, l sweep.Level) (bench.Point, error) {
 	w := &s.f.workload
 	cfg := bench.Config{Concurrency: l.Concurrency, Rate: l.Rate, MaxInFlight: w.maxInFlight, Total: w.total, Duration: w.duration,
-		Warmup: w.warmup, RampUp: w.rampUp, Operations: s.wl.Operations()}
+		Warmup: w.warmup, RampUp: w.rampUp}
 	label := fmt.Sprintf("concurrency %d", l.Concurrency)
 	if l.Rate > 0 {
 		label = fmt.Sprintf("rate %s", fmtNum(l.Rate))
@@ -262,7 +262,7 @@ func (s *sweeper) measure(ctx context.Context, l sweep.Level) (bench.Point, erro
 			progress(p)
 		}
 	}
-	p, err := bench.Run(ctx, cfg, s.wl.NewWorker)
+	p, err := bench.Run(ctx, cfg, s.wl)
 	clearProgress(s.e, progress)
 	if err != nil {
 		return p, err

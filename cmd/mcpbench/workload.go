@@ -1,18 +1,15 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
-	"fmt"
 	"os"
 
 	"github.com/spf13/pflag"
 
-	"github.com/mcpbench/mcpbench/bench"
 	"github.com/mcpbench/mcpbench/mcp"
 	"github.com/mcpbench/mcpbench/toolschema"
+	"github.com/mcpbench/mcpbench/workload"
 )
 
 // callFlags shape tools/call traffic: generated arguments, mixes, injected
@@ -36,220 +33,98 @@ func (f *callFlags) register(fs *pflag.FlagSet) {
 // precheck catches bad workload flags before anything is dialled, so a
 // usage error is exit 2 even when the server is down.
 func (f *callFlags) precheck(w *workloadFlags) error {
-	if f.cardinality < 1 {
-		return usagef("--arg-cardinality must be at least 1")
-	}
-	if f.inject != "" {
-		if _, err := readJSONArg("--inject-args", f.inject); err != nil {
-			return err
-		}
-	}
-	switch {
-	case f.mix != "":
-		_, err := readMix(f.mix)
-		return err
-	case f.genArgs:
-		return nil
-	}
-	_, err := w.ops()
+	_, err := f.spec(w)
 	return err
 }
 
-// mixEntry is one line of a --mix file.
-type mixEntry struct {
-	Method  string          `json:"method"`
-	Tool    string          `json:"tool"`
-	Args    json.RawMessage `json:"args"`
-	GenArgs bool            `json:"gen_args"`
-	Weight  float64         `json:"weight"`
+// spec turns the workload flags into a workload.Spec, with every check
+// that needs no server.
+func (f *callFlags) spec(w *workloadFlags) (workload.Spec, error) {
+	s := workload.Spec{Method: w.method, Tool: w.tool, GenArgs: f.genArgs, Cardinality: f.cardinality,
+		Seed: w.seed, Validate: !f.noValidate}
+	if f.cardinality < 1 {
+		return s, usagef("--arg-cardinality must be at least 1")
+	}
+	var err error
+	if s.Inject, err = readJSONArg("--inject-args", f.inject); err != nil {
+		return s, err
+	}
+	switch {
+	case f.mix != "":
+		s.Mix, err = readMix(f.mix)
+	case f.genArgs:
+	default:
+		// --args is read only for tools/call, and only once the method
+		// and tool are known to be right.
+		if err = workloadError(s.Check()); err == nil && s.Method == "tools/call" {
+			s.Args, err = readJSONArg("--args", w.args)
+		}
+	}
+	return s, err
 }
 
-func readMix(path string) ([]mixEntry, error) {
+// readMix reads a --mix file.
+func readMix(path string) ([]workload.MixEntry, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, usagef("--mix: %v", err)
 	}
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
-	var mix []mixEntry
-	if err := dec.Decode(&mix); err != nil {
+	mix, err := workload.ParseMix(b)
+	if err != nil {
 		return nil, usagef("--mix %s: %v", path, err)
-	}
-	if len(mix) == 0 {
-		return nil, usagef("--mix %s: no operations", path)
-	}
-	for i, m := range mix {
-		switch {
-		case m.Weight < 0:
-			return nil, usagef("--mix %s: entry %d has a negative weight", path, i+1)
-		case m.Method == "":
-			return nil, usagef("--mix %s: entry %d has no method", path, i+1)
-		case m.Method == "tools/call" && m.Tool == "":
-			return nil, usagef("--mix %s: entry %d calls no tool", path, i+1)
-		case m.Method != "tools/call" && (m.Tool != "" || m.GenArgs || len(m.Args) > 0):
-			return nil, usagef("--mix %s: entry %d: tool, args and gen_args go with tools/call", path, i+1)
-		}
 	}
 	return mix, nil
 }
 
-// buildOps turns the workload flags into operations, listing the server's
-// tools when arguments are generated or results validated.
-func buildOps(ctx context.Context, client *mcp.Client, w *workloadFlags, cf *callFlags) ([]bench.Op, bench.Validator, error) {
-	if cf.cardinality < 1 {
-		return nil, nil, usagef("--arg-cardinality must be at least 1")
-	}
-	var inject json.RawMessage
-	if cf.inject != "" {
-		var err error
-		if inject, err = readJSONArg("--inject-args", cf.inject); err != nil {
-			return nil, nil, err
-		}
-	}
-	var mix []mixEntry
+// buildWorkload makes the workload the flags describe, listing the
+// server's tools when it needs them.
+func buildWorkload(ctx context.Context, client *mcp.Client, w *workloadFlags, f *callFlags) (*workload.Workload, error) {
+	// Flags that replace others are refused here, after dialling, not by
+	// precheck: a server that is down is reported first, as it always was.
 	switch {
-	case cf.mix != "":
-		if w.tool != "" || w.args != "" {
-			return nil, nil, usagef("--mix replaces --tool and --args")
-		}
-		var err error
-		if mix, err = readMix(cf.mix); err != nil {
-			return nil, nil, err
-		}
-	case cf.genArgs:
-		if w.args != "" {
-			return nil, nil, usagef("--gen-args replaces --args")
-		}
-		mix = []mixEntry{{Method: "tools/call", Tool: w.tool, GenArgs: true}}
-	default:
-		ops, err := w.ops()
-		if err != nil {
-			return nil, nil, err
-		}
-		mix = []mixEntry{{Method: ops[0].Request.Method, Tool: ops[0].Request.Tool, Args: ops[0].Request.Arguments}}
+	case f.mix != "" && (w.tool != "" || w.args != ""):
+		return nil, usagef("--mix replaces --tool and --args")
+	case f.mix == "" && f.genArgs && w.args != "":
+		return nil, usagef("--gen-args replaces --args")
 	}
+	s, err := f.spec(w)
+	if err != nil {
+		return nil, err
+	}
+	wl, err := workload.Build(ctx, client, s)
+	return wl, workloadError(err)
+}
 
-	needList := false
-	for _, m := range mix {
-		if m.Method == "tools/call" && (m.GenArgs || !cf.noValidate) {
-			needList = true
-		}
-	}
-	tools := map[string]toolDef{}
-	var order []string
-	if needList {
-		s, err := client.NewSession(ctx)
-		if err != nil {
-			return nil, nil, unreachableError{fmt.Sprintf("listing tools: %v", err)}
-		}
-		raw, _, err := client.ListTools(ctx, s)
-		_ = s.Close(ctx)
-		if err != nil {
-			return nil, nil, unreachableError{fmt.Sprintf("listing tools: %v", err)}
-		}
-		for _, r := range raw {
-			var t toolDef
-			if json.Unmarshal(r, &t) == nil && t.Name != "" {
-				tools[t.Name] = t
-				order = append(order, t.Name)
-			}
-		}
-	}
-
-	var ops []bench.Op
-	for _, m := range mix {
-		if m.Method != "tools/call" {
-			ops = append(ops, bench.Op{Request: mcp.Request{Method: m.Method}, Weight: m.Weight})
-			continue
-		}
-		names := []string{m.Tool}
-		if m.Tool == "" { // --gen-args over every tool listed
-			names = order
-			if len(names) == 0 {
-				return nil, nil, unreachableError{"the server lists no tools to call"}
-			}
-		}
-		for _, name := range names {
-			op := bench.Op{Request: mcp.Request{Method: "tools/call", Tool: name, Arguments: m.Args}, Weight: m.Weight}
-			if m.GenArgs {
-				t, ok := tools[name]
-				if !ok {
-					return nil, nil, usagef("--gen-args: the server lists no tool %q", name)
-				}
-				g, err := toolschema.NewGenerator(name, t.InputSchema, int64(w.seed))
-				if err != nil {
-					return nil, nil, usagef("%v", err)
-				}
-				sets, err := g.Distinct(cf.cardinality)
-				var ce *toolschema.CardinalityError
-				if errors.As(err, &ce) {
-					return nil, nil, usagef("%v (lower --arg-cardinality to %d)", err, ce.Available)
-				}
-				if err != nil {
-					return nil, nil, usagef("%v", err)
-				}
-				op.ArgSets = sets
-			}
-			if inject != nil {
-				if err := injectInto(&op, inject); err != nil {
-					return nil, nil, err
-				}
-			}
-			ops = append(ops, op)
-		}
-	}
-	if cf.noValidate {
-		return ops, nil, nil
-	}
-	validators := map[string]*toolschema.OutputValidator{}
-	for _, op := range ops {
-		t, ok := tools[op.Request.Tool]
-		if !ok || len(t.OutputSchema) == 0 || validators[t.Name] != nil {
-			continue
-		}
-		v, err := toolschema.CompileOutputSchema(t.OutputSchema)
-		if err != nil {
-			return nil, nil, unreachableError{fmt.Sprintf("tool %q has an outputSchema that does not compile: %v", t.Name, err)}
-		}
-		validators[t.Name] = v
-	}
-	if len(validators) == 0 {
-		return ops, nil, nil
-	}
-	return ops, func(tool string, structured json.RawMessage) error {
-		v := validators[tool]
-		if v == nil {
-			return nil
-		}
-		if viol := v.Validate(structured); viol != nil {
-			return viol
-		}
+// workloadError puts a workload error in the command line's terms: the
+// flag at fault and exit 2 for a workload that cannot be, the unreachable
+// exit for a server whose tools make it impossible.
+func workloadError(err error) error {
+	var (
+		server *workload.ServerError
+		method *workload.MethodError
+		tool   *workload.UnknownToolError
+		inject *workload.InjectError
+		card   *toolschema.CardinalityError
+	)
+	switch {
+	case err == nil:
 		return nil
-	}, nil
-}
-
-type toolDef struct {
-	Name         string          `json:"name"`
-	InputSchema  json.RawMessage `json:"inputSchema"`
-	OutputSchema json.RawMessage `json:"outputSchema"`
-}
-
-func injectInto(op *bench.Op, inject json.RawMessage) error {
-	merge := func(args json.RawMessage) (json.RawMessage, error) {
-		m, err := toolschema.Merge(args, inject)
-		if err != nil {
-			return nil, usagef("--inject-args: %v", err)
-		}
-		return m, nil
+	case errors.As(err, &server):
+		return unreachableError{server.Msg}
+	case errors.As(err, &method):
+		return usagef("--%v", method) // "--method must be ..."
+	case errors.Is(err, workload.ErrToolWithoutCall):
+		return usagef("--tool goes with --method tools/call")
+	case errors.Is(err, workload.ErrCallWithoutTool):
+		return usagef("--method tools/call needs --tool NAME")
+	case errors.As(err, &tool):
+		return usagef("--gen-args: the server lists no tool %q", tool.Tool)
+	case errors.As(err, &inject):
+		return usagef("--inject-args: %v", inject.Err)
+	case errors.As(err, &card):
+		return usagef("%v (lower --arg-cardinality to %d)", err, card.Available)
 	}
-	var err error
-	if op.Request.Arguments, err = merge(op.Request.Arguments); err != nil {
-		return err
-	}
-	for i := range op.ArgSets {
-		if op.ArgSets[i], err = merge(op.ArgSets[i]); err != nil {
-			return err
-		}
-	}
-	return nil
+	// A tool's inputSchema that arguments cannot be generated from, or a
+	// cardinality below 1.
+	return usagef("%v", err)
 }

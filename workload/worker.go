@@ -1,4 +1,4 @@
-package bench
+package workload
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 
+	"github.com/mcpbench/mcpbench/bench"
 	"github.com/mcpbench/mcpbench/mcp"
 )
 
@@ -19,11 +20,7 @@ type Op struct {
 	Weight  float64
 }
 
-// Validator checks a tools/call's structuredContent; a non-nil error makes
-// the request a schema_violation.
-type Validator func(tool string, structured json.RawMessage) error
-
-// Workload is what MCP workers send.
+// Workload is what MCP workers send; it is the engine's bench.Workload.
 type Workload struct {
 	Client   *mcp.Client
 	Ops      []Op
@@ -31,18 +28,37 @@ type Workload struct {
 	Seed     uint64
 }
 
-// Operations names the workload's operations for Config.Operations.
-func (wl *Workload) Operations() []Operation {
-	ops := make([]Operation, len(wl.Ops))
+var _ bench.Workload = (*Workload)(nil)
+
+// An mcp.Kind is reported to the engine as the bench.Kind of the same
+// number, so the conversion costs nothing; this fails to compile if the
+// engine could not count every mcp.Kind.
+var _ [bench.MaxKinds - int(mcp.NumKinds)]struct{}
+
+// kindNames are the mcp.Kinds' names, which reports use as error kinds.
+var kindNames = func() []string {
+	names := make([]string, mcp.NumKinds)
+	for k := range names {
+		names[k] = mcp.Kind(k).String()
+	}
+	return names
+}()
+
+// Kinds names the outcomes the workers report: mcp's error kinds.
+func (wl *Workload) Kinds() []string { return kindNames }
+
+// Operations names the workload's operations.
+func (wl *Workload) Operations() []bench.Operation {
+	ops := make([]bench.Operation, len(wl.Ops))
 	for i, op := range wl.Ops {
-		ops[i] = Operation{Method: op.Request.Method, Tool: op.Request.Tool}
+		ops[i] = bench.Operation{Method: op.Request.Method, Tool: op.Request.Tool}
 	}
 	return ops
 }
 
 // NewWorker opens a session for worker id and prepares every operation on
 // it, so the hot loop only appends ids.
-func (wl *Workload) NewWorker(ctx context.Context, id int) (Worker, error) {
+func (wl *Workload) NewWorker(ctx context.Context, id int) (bench.Worker, error) {
 	if len(wl.Ops) == 0 {
 		return nil, fmt.Errorf("no operation to send")
 	}
@@ -53,24 +69,10 @@ func (wl *Workload) NewWorker(ctx context.Context, id int) (Worker, error) {
 	w := &mcpWorker{wl: wl, s: s, rng: rand.New(rand.NewPCG(wl.Seed, uint64(id)))}
 	total := 0.0
 	for _, op := range wl.Ops {
-		var prepared []*mcp.Prepared
-		if len(op.ArgSets) == 0 {
-			p, err := s.Prepare(op.Request)
-			if err != nil {
-				_ = s.Close(ctx)
-				return nil, err
-			}
-			prepared = append(prepared, p)
-		}
-		for _, args := range op.ArgSets {
-			req := op.Request
-			req.Arguments = args
-			p, err := s.Prepare(req)
-			if err != nil {
-				_ = s.Close(ctx)
-				return nil, err
-			}
-			prepared = append(prepared, p)
+		prepared, err := prepare(s, op)
+		if err != nil {
+			_ = s.Close(ctx)
+			return nil, err
 		}
 		// Workers start at different argument sets so a small pool is
 		// still spread evenly.
@@ -84,6 +86,28 @@ func (wl *Workload) NewWorker(ctx context.Context, id int) (Worker, error) {
 		}
 	}
 	return w, nil
+}
+
+// prepare readies op on s: once, or once per argument set.
+func prepare(s *mcp.Session, op Op) ([]*mcp.Prepared, error) {
+	if len(op.ArgSets) == 0 {
+		p, err := s.Prepare(op.Request)
+		if err != nil {
+			return nil, err
+		}
+		return []*mcp.Prepared{p}, nil
+	}
+	prepared := make([]*mcp.Prepared, 0, len(op.ArgSets))
+	for _, args := range op.ArgSets {
+		req := op.Request
+		req.Arguments = args
+		p, err := s.Prepare(req)
+		if err != nil {
+			return nil, err
+		}
+		prepared = append(prepared, p)
+	}
+	return prepared, nil
 }
 
 type preparedOp struct {
@@ -115,7 +139,7 @@ func (w *mcpWorker) pick() int {
 	return len(w.cum) - 1
 }
 
-func (w *mcpWorker) Do(ctx context.Context) Sample {
+func (w *mcpWorker) Do(ctx context.Context) bench.Sample {
 	i := w.cursorOp
 	if w.cursor == "" {
 		i = w.pick()
@@ -135,7 +159,7 @@ func (w *mcpWorker) Do(ctx context.Context) Sample {
 			r.Kind, r.Err = mcp.KindSchemaViolation, fmt.Errorf("%s: %w", p.Tool(), err)
 		}
 	}
-	return Sample{Kind: r.Kind, Op: i, Sent: r.Sent, Received: r.Received, Err: r.Err, ConnWait: r.ConnWait}
+	return bench.Sample{Kind: bench.Kind(r.Kind), Op: i, Sent: r.Sent, Received: r.Received, Err: r.Err, ConnWait: r.ConnWait}
 }
 
 func (w *mcpWorker) Close(ctx context.Context) error { return w.s.Close(ctx) }

@@ -1,0 +1,177 @@
+package bench
+
+import (
+	"fmt"
+	"time"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+)
+
+// counts are the workers' counters summed.
+type counts struct {
+	kinds                [MaxKinds]int64
+	examples             [MaxKinds]string
+	sent, recv, poolWait int64
+}
+
+// point merges the workers' records into one Point.
+func (r *runner) point(end time.Time, cpu, runWait time.Duration) Point {
+	for _, s := range r.states {
+		s.flush()
+	}
+	hist := NewHistogram()
+	for _, sh := range r.shards {
+		hist.Merge(sh.lat)
+	}
+	c := r.counts()
+	elapsed := end.Sub(r.measureStart)
+	if elapsed <= 0 {
+		elapsed = time.Nanosecond
+	}
+	p := Point{
+		Concurrency:   r.cfg.Concurrency,
+		Total:         r.cfg.Total,
+		Latency:       summarize(hist, &c.kinds, r.kinds),
+		ElapsedS:      elapsed.Seconds(),
+		BytesSent:     c.sent,
+		BytesReceived: c.recv,
+		Hist:          hist,
+	}
+	p.RPS = float64(p.Requests) / elapsed.Seconds()
+	p.ErrorExamples = errorExamples(&c.examples, r.kinds)
+	p.Histogram, _ = EncodeHistogram(hist)
+	p.Client.CPUS = cpu.Seconds()
+	p.Client.PoolWaits = c.poolWait
+	if r.cfg.Rate > 0 {
+		r.openFigures(&p, end)
+	}
+	if r.scheduled > p.Requests {
+		p.Unsent = r.scheduled - p.Requests
+	}
+	p.Client.Saturated, p.Client.SaturationReason = r.saturation(p, cpu, runWait, elapsed)
+	if len(r.ops) > 1 {
+		p.ByOperation = r.byOperation(elapsed)
+	}
+	return p
+}
+
+func (r *runner) counts() counts {
+	var c counts
+	for _, s := range r.states {
+		for k := range c.kinds {
+			c.kinds[k] += s.kinds[k]
+			if c.examples[k] == "" {
+				c.examples[k] = s.examples[k]
+			}
+		}
+		c.sent += s.sent
+		c.recv += s.recv
+		c.poolWait += s.poolWait
+	}
+	return c
+}
+
+// openFigures adds an open loop's own figures to p: the offered and
+// achieved rates, latency from the actual send, and the schedule's lag.
+func (r *runner) openFigures(p *Point, end time.Time) {
+	// Achieved rate: answers per second between the first and the last
+	// answer. Counting from the first send instead would charge one
+	// latency to the rate and read a server that keeps up as behind.
+	if span := end.Sub(r.firstDone()); p.Requests > 1 && span > 0 {
+		p.RPS = float64(p.Requests-1) / span.Seconds()
+	}
+	rt := r.cfg.Rate
+	p.Rate = &rt
+	p.OfferedRPS = rt
+	p.Concurrency = len(r.workers)
+	unc, lag, wake := NewHistogram(), NewHistogram(), NewHistogram()
+	for _, sh := range r.shards {
+		unc.Merge(sh.uncorrected)
+		lag.Merge(sh.lag)
+		wake.Merge(sh.wake)
+	}
+	p.Uncorrected, p.ScheduleLagMS = &Uncorrected{}, &ScheduleLag{}
+	p.Uncorrected.Fill(unc)
+	p.ScheduleLagMS.Fill(lag)
+	r.wakeP99 = time.Duration(wake.ValueAtQuantile(99)) * time.Microsecond
+}
+
+// byOperation is the figures of each operation of a mix.
+func (r *runner) byOperation(elapsed time.Duration) []OperationStats {
+	out := make([]OperationStats, len(r.ops))
+	for i, op := range r.ops {
+		h := NewHistogram()
+		var k [MaxKinds]int64
+		for _, sh := range r.shards {
+			h.Merge(sh.ops[i])
+		}
+		for _, s := range r.states {
+			for j := range k {
+				k[j] += s.opKinds[i][j]
+			}
+		}
+		out[i] = OperationStats{Operation: op, Latency: summarize(h, &k, r.kinds)}
+		out[i].RPS = float64(out[i].Requests) / elapsed.Seconds()
+	}
+	return out
+}
+
+func summarize(h *hdrhistogram.Histogram, kinds *[MaxKinds]int64, names []string) Latency {
+	l := Latency{ErrorsByKind: map[string]int64{}}
+	for k, n := range kinds {
+		l.Requests += n
+		if Kind(k) == OK {
+			l.OK += n
+		} else if n > 0 {
+			l.Errors += n
+			l.ErrorsByKind[kindName(names, k)] = n
+		}
+	}
+	if l.Requests > 0 {
+		l.ErrorRate = float64(l.Errors) / float64(l.Requests)
+	}
+	l.FillPercentiles(h)
+	return l
+}
+
+// FillPercentiles sets the latency fields from h (microseconds), leaving
+// them zero for an empty histogram. Merged reports use it too, so their
+// figures are computed exactly as a single run's are.
+func (l *Latency) FillPercentiles(h *hdrhistogram.Histogram) {
+	if h.TotalCount() == 0 {
+		return
+	}
+	l.MinMS = ms(h.Min())
+	l.MeanMS = h.Mean() / 1000
+	l.P50MS = ms(h.ValueAtQuantile(50))
+	l.P90MS = ms(h.ValueAtQuantile(90))
+	l.P95MS = ms(h.ValueAtQuantile(95))
+	l.P99MS = ms(h.ValueAtQuantile(99))
+	l.P999MS = ms(h.ValueAtQuantile(99.9))
+	l.MaxMS = ms(h.Max())
+}
+
+func errorExamples(ex *[MaxKinds]string, names []string) map[string]string {
+	var m map[string]string
+	for k, s := range ex {
+		if s == "" {
+			continue
+		}
+		if m == nil {
+			m = map[string]string{}
+		}
+		m[kindName(names, k)] = s
+	}
+	return m
+}
+
+// kindName is outcome k's name, or a placeholder for a kind the workload
+// did not name.
+func kindName(names []string, k int) string {
+	if k < len(names) {
+		return names[k]
+	}
+	return fmt.Sprintf("kind(%d)", k)
+}
+
+func ms(us int64) float64 { return float64(us) / 1000 }

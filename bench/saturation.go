@@ -1,0 +1,38 @@
+package bench
+
+import (
+	"fmt"
+	"runtime"
+	"time"
+)
+
+// saturation decides whether the generator, not the server, limited the
+// point. Open loop: it sent late with a worker free, or it fell behind the
+// schedule while short of CPU. Closed loop: it was short of CPU. The
+// thresholds are generous: a false alarm costs trust in the warning.
+func (r *runner) saturation(p Point, cpu, runWait, elapsed time.Duration) (bool, string) {
+	cores := min(runtime.GOMAXPROCS(0), runtime.NumCPU())
+	busy := cpu.Seconds() / (elapsed.Seconds() * float64(cores))
+	waited := runWait.Seconds() / (elapsed.Seconds() * float64(cores))
+	short := ""
+	switch {
+	case busy > 0.9:
+		short = fmt.Sprintf("it used %.0f%% of the %d cores it may use", 100*busy, cores)
+	case waited > 0.2:
+		// Summed over its threads, so it can exceed the run's length.
+		short = fmt.Sprintf("its threads waited %.1f s in all for a CPU during %.1f s on %d cores: the machine is busy", runWait.Seconds(), elapsed.Seconds(), cores)
+	}
+	if r.cfg.Rate <= 0 {
+		if short != "" {
+			return true, "the generator was short of CPU: " + short
+		}
+		return false, ""
+	}
+	if p.Requests > 0 && r.wakeP99 > r.cfg.LagThreshold {
+		return true, fmt.Sprintf("the generator sent requests late by itself (p99 %.1f ms behind schedule with a worker free)", float64(r.wakeP99.Microseconds())/1000)
+	}
+	if short != "" && p.Unsent > r.scheduled/100 {
+		return true, fmt.Sprintf("the generator fell behind its schedule (%d of %d requests never sent) while short of CPU: %s", p.Unsent, r.scheduled, short)
+	}
+	return false, ""
+}

@@ -1,0 +1,113 @@
+package bench
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+)
+
+// This file is the whole of what the engine asks of what it sends: a
+// Workload that names its operations and outcome kinds and starts Workers,
+// each of which sends one request per Do and says how it went in a Sample.
+// Nothing here knows a protocol, so another engine (an event loop, say)
+// could drive the same Workloads.
+
+// Kind is a request's outcome, an index into Workload.Kinds. A small
+// integer, so counting outcomes is an array increment.
+type Kind uint8
+
+// OK is the outcome of a request that succeeded; every other Kind is an
+// error of that kind.
+const OK Kind = 0
+
+// MaxKinds bounds the number of outcome kinds, so each worker counts them
+// in a fixed array rather than a map.
+const MaxKinds = 16
+
+// Sample is one request's outcome as the engine needs it.
+type Sample struct {
+	Kind     Kind
+	Op       int // index into Workload.Operations
+	Sent     int64
+	Received int64
+	Err      error
+	// ConnWait is how long the request waited for a connection; one over
+	// PoolWaitThreshold counts as a pool wait.
+	ConnWait time.Duration
+}
+
+// PoolWaitThreshold is the connection wait that counts as waiting for the
+// pool: a connection handed back a moment late is not a wait worth a line
+// in a report, a dial or a queue behind busy connections is.
+const PoolWaitThreshold = time.Millisecond
+
+// Worker sends one request per Do. A worker is used by one goroutine only.
+type Worker interface {
+	Do(ctx context.Context) Sample
+	Close(ctx context.Context) error
+}
+
+// Workload is what the engine drives.
+type Workload interface {
+	// Operations names the operations a Sample's Op indexes; with more
+	// than one, the Point carries per-operation figures. None reads as
+	// one operation, "request".
+	Operations() []Operation
+	// Kinds names the outcomes a Sample's Kind indexes, OK first; the
+	// names are the keys of a Point's errors_by_kind. At most MaxKinds.
+	Kinds() []string
+	// NewWorker makes worker id; the engine calls it before the clock
+	// starts.
+	NewWorker(ctx context.Context, id int) (Worker, error)
+}
+
+// Operation names one kind of request in a mix.
+type Operation struct {
+	Method string `json:"method"`
+	Tool   string `json:"tool,omitempty"`
+}
+
+// ErrNoWorkers is returned when not one worker could be started.
+var ErrNoWorkers = errors.New("no worker could start")
+
+func startWorkers(ctx context.Context, n int, wl Workload) ([]Worker, error) {
+	workers := make([]Worker, n)
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	// Sessions are opened a few at a time: a thousand simultaneous
+	// handshakes would measure the server's accept queue, not the load.
+	sem := make(chan struct{}, 32)
+	for i := range workers {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			workers[i], errs[i] = wl.NewWorker(ctx, i)
+		}()
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			closeWorkers(workers)
+			return nil, fmt.Errorf("worker %d: %w", i, err)
+		}
+	}
+	return workers, nil
+}
+
+func closeWorkers(ws []Worker) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	var wg sync.WaitGroup
+	for _, w := range ws {
+		if w == nil {
+			continue
+		}
+		wg.Add(1)
+		go func() { defer wg.Done(); _ = w.Close(ctx) }()
+	}
+	wg.Wait()
+}

@@ -1,0 +1,123 @@
+package workload_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcpbench/mcpbench/mcp"
+	"github.com/mcpbench/mcpbench/target"
+	"github.com/mcpbench/mcpbench/workload"
+)
+
+func TestCheck(t *testing.T) {
+	var method *workload.MethodError
+	for _, c := range []struct {
+		name string
+		spec workload.Spec
+		ok   func(error) bool
+	}{
+		{"list", workload.Spec{Method: "tools/list"}, func(err error) bool { return err == nil }},
+		{"call", workload.Spec{Method: "tools/call", Tool: "echo"}, func(err error) bool { return err == nil }},
+		{"tool without call", workload.Spec{Method: "ping", Tool: "echo"}, func(err error) bool { return errors.Is(err, workload.ErrToolWithoutCall) }},
+		{"call without tool", workload.Spec{Method: "tools/call"}, func(err error) bool { return errors.Is(err, workload.ErrCallWithoutTool) }},
+		{"unknown method", workload.Spec{Method: "nope"}, func(err error) bool { return errors.As(err, &method) && method.Method == "nope" }},
+		{"generated, no cardinality", workload.Spec{GenArgs: true}, func(err error) bool { return errors.Is(err, workload.ErrCardinality) }},
+		{"mix replaces the method", workload.Spec{Method: "nope", Mix: []workload.MixEntry{{Method: "ping"}}}, func(err error) bool { return err == nil }},
+		{"mix entry generated, no cardinality", workload.Spec{Mix: []workload.MixEntry{{Method: "tools/call", Tool: "echo", GenArgs: true}}},
+			func(err error) bool { return errors.Is(err, workload.ErrCardinality) }},
+	} {
+		if err := c.spec.Check(); !c.ok(err) {
+			t.Errorf("%s: %v", c.name, err)
+		}
+	}
+}
+
+func TestParseMix(t *testing.T) {
+	for in, want := range map[string]string{
+		`[]`:                                  "no operations",
+		`[{"method":"ping","weight":-1}]`:     "entry 1 has a negative weight",
+		`[{"method":"ping"},{"weight":1}]`:    "entry 2 has no method",
+		`[{"method":"tools/call"}]`:           "entry 1 calls no tool",
+		`[{"method":"ping","gen_args":true}]`: "entry 1: tool, args and gen_args go with tools/call",
+		`[{"method":"ping","bogus":1}]`:       `json: unknown field "bogus"`,
+	} {
+		if _, err := workload.ParseMix([]byte(in)); err == nil || err.Error() != want {
+			t.Errorf("%s: got %v, want %q", in, err, want)
+		}
+	}
+	mix, err := workload.ParseMix([]byte(`[{"method":"tools/call","tool":"echo","args":{"message":"x"},"weight":2},{"method":"ping"}]`))
+	if err != nil || len(mix) != 2 || mix[0].Weight != 2 || string(mix[0].Args) != `{"message":"x"}` {
+		t.Fatalf("%+v %v", mix, err)
+	}
+}
+
+func dial(t *testing.T, cfg target.Config) *mcp.Client {
+	t.Helper()
+	ctx := context.Background()
+	srv, err := target.Start(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	c, err := mcp.Dial(ctx, mcp.Options{URL: srv.MCPURL(), Timeout: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close(ctx) })
+	return c
+}
+
+// TestBuildGeneratesOverEveryTool: generated arguments with no tool named
+// call every listed tool, each with its own distinct argument sets, the
+// injected field merged into each, and answers checked.
+func TestBuildGeneratesOverEveryTool(t *testing.T) {
+	c := dial(t, target.Config{Tools: 2})
+	wl, err := workload.Build(context.Background(), c, workload.Spec{
+		GenArgs: true, Cardinality: 3, Seed: 1, Inject: json.RawMessage(`{"trace":"t1"}`), Validate: true,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, op := range wl.Operations() {
+		names = append(names, op.Tool)
+	}
+	if got := strings.Join(names, ","); got != "echo,fail,tool_000,tool_001" {
+		t.Fatalf("tools %s", got)
+	}
+	for _, op := range wl.Ops {
+		if len(op.ArgSets) != 3 {
+			t.Fatalf("%s: %d argument sets", op.Request.Tool, len(op.ArgSets))
+		}
+		for _, a := range op.ArgSets {
+			if !strings.Contains(string(a), `"trace":"t1"`) {
+				t.Fatalf("%s: %s lacks the injected field", op.Request.Tool, a)
+			}
+		}
+	}
+	if wl.Validate == nil {
+		t.Fatal("no validator for tools with an outputSchema")
+	}
+	if k := wl.Kinds(); len(k) != int(mcp.NumKinds) || k[mcp.KindSchemaViolation] != "schema_violation" {
+		t.Fatalf("kinds %v", k)
+	}
+}
+
+func TestBuildErrors(t *testing.T) {
+	c := dial(t, target.Config{Tools: 1})
+	var unknown *workload.UnknownToolError
+	_, err := workload.Build(context.Background(), c, workload.Spec{GenArgs: true, Tool: "nope", Cardinality: 1})
+	if !errors.As(err, &unknown) || unknown.Tool != "nope" {
+		t.Fatalf("unknown tool: %v", err)
+	}
+	var inject *workload.InjectError
+	_, err = workload.Build(context.Background(), c, workload.Spec{Method: "tools/call", Tool: "echo",
+		Args: json.RawMessage(`[1]`), Inject: json.RawMessage(`{"message":"x"}`)})
+	if !errors.As(err, &inject) {
+		t.Fatalf("inject: %v", err)
+	}
+}
