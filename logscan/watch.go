@@ -149,7 +149,7 @@ func (w *Watch) feed(b []byte, now time.Time) {
 			return
 		}
 		if !w.skipping {
-			if _, ok := ParseStatsLine(w.line); ok {
+			if _, ok := ParseStatsLine(bytes.TrimSuffix(w.line, []byte("\r"))); ok { // CRLF logs too
 				w.arrived(now)
 			}
 		}

@@ -1,6 +1,7 @@
 package logscan
 
 import (
+	"bytes"
 	"context"
 	"os"
 	"path/filepath"
@@ -134,4 +135,28 @@ func TestAutoSettle(t *testing.T) {
 	if got := AutoSettle(0, time.Minute); got != 4*WatchPoll {
 		t.Fatalf("AutoSettle with no interval = %v", got)
 	}
+}
+
+// FuzzWatchFeed checks that a Watch finds the same stats lines however the
+// bytes are cut into reads, as a whole-file split finds them.
+func FuzzWatchFeed(f *testing.F) {
+	f.Add([]byte(requestsLine(1)+"x\n"+requestsLine(2)), uint8(7))
+	f.Add([]byte("no newline at all"), uint8(1))
+	f.Fuzz(func(t *testing.T, data []byte, cut uint8) {
+		want := 0
+		lines := bytes.Split(data, []byte("\n"))
+		for _, l := range lines[:len(lines)-1] { // the last piece is unterminated
+			if _, ok := ParseStatsLine(bytes.TrimSuffix(l, []byte("\r"))); ok && len(l) <= MaxLineBytes {
+				want++
+			}
+		}
+		w := &Watch{}
+		step := int(cut%64) + 1
+		for i := 0; i < len(data); i += step {
+			w.feed(data[i:min(i+step, len(data))], time.Time{})
+		}
+		if w.lines != want {
+			t.Fatalf("fed in steps of %d: %d stats lines, a whole split finds %d", step, w.lines, want)
+		}
+	})
 }
