@@ -94,21 +94,19 @@ var settingFlags = map[harness.Setting]string{
 // flagError puts a harness error in the command line's terms: the flag at
 // fault, and the usage or unreachable class that picks the exit code.
 func flagError(err error) error {
-	var (
-		cfg   *harness.ConfigError
-		unr   *harness.UnreachableError
-		wlErr *harness.WorkloadError
-	)
-	switch {
-	case err == nil:
+	if err == nil {
 		return nil
-	case errors.As(err, &wlErr):
-		return workloadError(wlErr.Err)
-	case errors.As(err, &cfg) && cfg.Setting != "":
+	}
+	if wl, ok := errors.AsType[*harness.WorkloadError](err); ok {
+		return workloadError(wl.Err)
+	}
+	if cfg, ok := errors.AsType[*harness.ConfigError](err); ok {
+		if cfg.Setting == "" {
+			return usagef("%v", err)
+		}
 		return usagef("%s: %v", settingFlags[cfg.Setting], cfg.Err)
-	case errors.As(err, &cfg):
-		return usagef("%v", err)
-	case errors.As(err, &unr):
+	}
+	if unr, ok := errors.AsType[*harness.UnreachableError](err); ok {
 		return unreachableError{unr.Msg}
 	}
 	return err
