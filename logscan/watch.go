@@ -27,6 +27,7 @@ const maxArrivals = 256
 // call Settle while the watch's own goroutine polls.
 type Watch struct {
 	path    string
+	from    Offset
 	started time.Time
 
 	mu       sync.Mutex
@@ -49,7 +50,7 @@ func StartWatch(path string, from Offset, poll time.Duration) *Watch {
 	if poll <= 0 {
 		poll = WatchPoll
 	}
-	w := &Watch{path: path, started: time.Now(), pos: from.Pos, info: from.info,
+	w := &Watch{path: path, from: from, started: time.Now(), pos: from.Pos, info: from.info,
 		stop: make(chan struct{}), done: make(chan struct{})}
 	// A window that begins inside a line starts reading at the next one.
 	w.skipping = from.marked && from.lineStart != from.Pos
@@ -208,6 +209,29 @@ func (w *Watch) interval() time.Duration {
 	}
 	sort.Slice(gaps, func(i, j int) bool { return gaps[i] < gaps[j] })
 	return gaps[len(gaps)/2]
+}
+
+// AutoSettleCap bounds the automatic wait for the tail line; a server
+// whose interval is longer needs an explicit wait.
+const AutoSettleCap = 15 * time.Second
+
+// Close ends a watch when the load has ended (at end): it waits for the
+// stats line that covers the end (wait < 0: AutoSettle of the interval
+// seen, at most AutoSettleCap), scans the window from the watch's Offset,
+// and attaches the coverage to the scan. An interrupted ctx cuts the wait
+// short; the scan is still made.
+func (w *Watch) Close(ctx context.Context, end time.Time, wait time.Duration) (WindowScan, error) {
+	if wait < 0 {
+		wait = AutoSettle(w.Interval(), AutoSettleCap)
+	}
+	cov := w.Settle(ctx, end, wait)
+	scan, err := Scan(w.path, w.from)
+	if err != nil {
+		return scan, err
+	}
+	cov.Finish(scan)
+	scan.Coverage = &cov
+	return scan, nil
 }
 
 // AutoSettle is the default wait for the tail line: the observed interval
