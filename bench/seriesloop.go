@@ -28,16 +28,16 @@ type Interval struct {
 	RPS              float64
 	P50MS, P99MS     float64
 	MaxMS            float64
-	InFlight         int64
 	// Server holds the gauges read at the bucket's end, in the order of
-	// Config.Gauges; NaN where missing (counters as their running total).
+	// Gauges (Config.Gauges' descriptions); NaN where missing, counters as
+	// their running total.
 	Server []float64
+	Gauges []ServerSeries
 }
 
 // liveState is what the series loop has handed to OnInterval so far.
 type liveState struct {
-	next         int   // the next bucket to hand over
-	sent, done   int64 // running totals, for the in-flight figure
+	next         int // the next bucket to hand over
 	cpuStarted   bool
 	cpuMark      time.Duration
 	cpuNext      int // the next bucket to be charged CPU time
@@ -131,12 +131,12 @@ func (r *runner) handOver(upTo int) {
 				iv.Errors += n
 			}
 		}
-		r.live.sent += b.sent
-		r.live.done += iv.Requests
 		iv.Server = b.gauges
 		sr.mu.Unlock()
+		if r.cfg.Gauges != nil {
+			iv.Gauges = r.cfg.Gauges.Gauges()
+		}
 		iv.RPS = float64(iv.Requests) / sr.interval.Seconds()
-		iv.InFlight = r.live.sent - r.live.done
 		r.cfg.OnInterval(iv)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"net/http"
+	neturl "net/url"
 	"strings"
 
 	dto "github.com/prometheus/client_model/go"
@@ -26,6 +27,7 @@ const maxScrape = 16 << 20
 // label sets reads as their sum (all of a process's sessions, say).
 type Prom struct {
 	url    string
+	where  string // url without its password, for messages and reports
 	client *http.Client
 	gauges []Gauge
 }
@@ -38,7 +40,7 @@ func NewProm(ctx context.Context, url string, extra []string, client *http.Clien
 	if client == nil {
 		client = http.DefaultClient
 	}
-	p = &Prom{url: url, client: client}
+	p = &Prom{url: url, where: redacted(url), client: client}
 	fams, err := p.scrape(ctx)
 	if err != nil {
 		return nil, nil, err
@@ -52,7 +54,7 @@ func NewProm(ctx context.Context, url string, extra []string, client *http.Clien
 		f, ok := fams[name]
 		if !ok {
 			if required {
-				return fmt.Errorf("metric %s is not among the %d metrics at %s", name, len(fams), url)
+				return fmt.Errorf("metric %s is not among the %d metrics at %s", name, len(fams), p.where)
 			}
 			absent = append(absent, name)
 			return nil
@@ -94,8 +96,17 @@ func gaugeOf(f *dto.MetricFamily) (Gauge, error) {
 	return g, nil
 }
 
-// Where is the endpoint's URL.
-func (p *Prom) Where() string { return p.url }
+// Where is the endpoint's URL, its password masked.
+func (p *Prom) Where() string { return p.where }
+
+// redacted masks the password of a URL with credentials in it.
+func redacted(raw string) string {
+	u, err := neturl.Parse(raw)
+	if err != nil {
+		return raw
+	}
+	return u.Redacted()
+}
 
 // Gauges are the metrics found by NewProm.
 func (p *Prom) Gauges() []Gauge { return p.gauges }
@@ -128,12 +139,12 @@ func (p *Prom) scrape(ctx context.Context) (map[string]*dto.MetricFamily, error)
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("%s answered %s", p.url, resp.Status)
+		return nil, fmt.Errorf("%s answered %s", p.where, resp.Status)
 	}
 	parser := expfmt.NewTextParser(model.UTF8Validation)
 	fams, err := parser.TextToMetricFamilies(io.LimitReader(resp.Body, maxScrape))
 	if err != nil {
-		return nil, fmt.Errorf("%s: not Prometheus text format: %w", p.url, err)
+		return nil, fmt.Errorf("%s: not Prometheus text format: %w", p.where, err)
 	}
 	return fams, nil
 }

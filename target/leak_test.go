@@ -1,7 +1,9 @@
 package target
 
 import (
+	"fmt"
 	"net/http"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -115,5 +117,29 @@ func TestLeakConfigRefused(t *testing.T) {
 		if _, err := New(cfg); err == nil {
 			t.Errorf("%+v accepted", cfg)
 		}
+	}
+}
+
+// TestLeakIsResident: the kept bytes show in resident memory one for one
+// (the reason they live outside the Go heap).
+func TestLeakIsResident(t *testing.T) {
+	rss := func() int64 {
+		b, err := os.ReadFile("/proc/self/statm")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var size, resident int64
+		fmt.Sscan(string(b), &size, &resident)
+		return resident * int64(os.Getpagesize())
+	}
+	l := &leaks{perRequest: 20_000}
+	defer l.free()
+	before := rss()
+	for range 2000 { // 40 MB
+		l.keep()
+	}
+	grew := rss() - before
+	if l.bytes.Load() != 40_000_000 || grew < 38e6 || grew > 44e6 {
+		t.Errorf("kept %d bytes, resident memory grew %d", l.bytes.Load(), grew)
 	}
 }

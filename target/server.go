@@ -149,6 +149,7 @@ func (s *Server) Close() error {
 	s.closeOnce.Do(func() {
 		close(s.done)
 		s.statsBg.Wait()
+		s.leaks.free()
 	})
 	return nil
 }
