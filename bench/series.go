@@ -159,16 +159,21 @@ func (r *runner) buildSeries(end time.Time) *Series {
 		var answered int64
 		for k, c := range b.kinds {
 			answered += c
-			if Kind(k) != OK && c > 0 && errs[k] == nil {
+			if Kind(k) == OK || c == 0 {
+				continue
+			}
+			if errs[k] == nil {
 				errs[k] = make([]int64, n)
 			}
-			if Kind(k) != OK && c > 0 {
-				errs[k][i] = c
-			}
+			errs[k][i] = c
 		}
 		sent, done = sent+b.sent, done+answered
 		s.InFlight = append(s.InFlight, sent-done)
-		s.RPS = append(s.RPS, float64(answered)/s.BucketS(i))
+		length := iv
+		if i == n-1 {
+			length = s.LastS
+		}
+		s.RPS = append(s.RPS, math.Round(1000*float64(answered)/length)/1000)
 		s.P50MS, s.P95MS = append(s.P50MS, ms(b.p50)), append(s.P95MS, ms(b.p95))
 		s.P99MS, s.MaxMS = append(s.P99MS, ms(b.p99)), append(s.MaxMS, ms(b.max))
 		s.CPUS = append(s.CPUS, b.cpu.Seconds())
