@@ -1,0 +1,116 @@
+package hostile
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// The suite drives the real binary, built once per test run, so that it
+// tests what users run and does not lean on internal APIs.
+var (
+	binary string
+	// token is the bearer token every run carries (MCPBENCH_TOKEN); no
+	// output may hold any part of it.
+	token = "hostileTok" + randomHex(16)
+)
+
+func TestMain(m *testing.M) {
+	if name := os.Getenv("HOSTILE_STDIO"); name != "" {
+		// This binary is also the stdio servers' program.
+		os.Exit(RunStdio(name, StdioEnv{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, PidDir: os.Getenv("HOSTILE_PIDDIR")}))
+	}
+	dir, err := os.MkdirTemp("", "hostile-bin-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	binary = filepath.Join(dir, "mcpbench")
+	build := exec.Command("go", "build", "-o", binary, "github.com/mcpbench/mcpbench/cmd/mcpbench")
+	build.Stdout, build.Stderr = os.Stderr, os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "building mcpbench:", err)
+		os.RemoveAll(dir)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+func randomHex(n int) string {
+	b := make([]byte, n)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+// outcome is what one mcpbench process did.
+type outcome struct {
+	args    []string
+	code    int
+	elapsed time.Duration
+	peakRSS int64 // bytes: the child's maximum resident set
+	stdout  []byte
+	stderr  []byte
+	killed  bool // it outlived its hard limit and was killed
+}
+
+// captureLimit bounds what the suite keeps of a child's stdout and stderr.
+const captureLimit = 16 << 20
+
+// cappedBuffer keeps the first captureLimit bytes and counts the rest.
+type cappedBuffer struct {
+	bytes.Buffer
+	dropped int64
+}
+
+func (c *cappedBuffer) Write(p []byte) (int, error) {
+	n := len(p)
+	if room := max(captureLimit-c.Len(), 0); room < len(p) {
+		c.dropped += int64(len(p) - room)
+		p = p[:room]
+	}
+	c.Buffer.Write(p)
+	return n, nil
+}
+
+// runChild runs mcpbench with args and extra environment, killing it if it
+// is still there after hardLimit.
+func runChild(hardLimit time.Duration, env []string, args ...string) outcome {
+	ctx, cancel := context.WithTimeout(context.Background(), hardLimit)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, binary, args...)
+	cmd.Env = append(append(os.Environ(), "MCPBENCH_TOKEN="+token), env...)
+	var stdout, stderr cappedBuffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	start := time.Now()
+	err := cmd.Run()
+	o := outcome{args: args, elapsed: time.Since(start), stdout: stdout.Bytes(), stderr: stderr.Bytes()}
+	o.code = cmd.ProcessState.ExitCode()
+	o.killed = ctx.Err() != nil
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		o.peakRSS = ru.Maxrss * 1024 // kilobytes on Linux
+	}
+	if err != nil && o.code < 0 && !o.killed {
+		o.stderr = append(o.stderr, []byte(err.Error())...)
+	}
+	return o
+}
+
+// processGone reports whether pid has exited (and been reaped, or is a
+// zombie waiting for init).
+func processGone(pid int) bool {
+	st, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return true
+	}
+	return bytes.Contains(st, []byte("\nState:\tZ"))
+}
