@@ -16,8 +16,15 @@ func checkCase(t *testing.T, r *result) {
 	exp := r.exp
 	checkProcess(t, "run", r.run, r.runBound)
 	checkProcess(t, "sweep", r.sweep, r.swBound)
+	http := r.netRun.args != nil
+	if http {
+		checkProcess(t, "net/http run", r.netRun, r.runBound)
+	}
 	if exp.dialFails {
-		for _, o := range []outcome{r.run, r.sweep} {
+		for _, o := range []outcome{r.run, r.sweep, r.netRun} {
+			if o.args == nil {
+				continue
+			}
 			line := strings.TrimSpace(string(o.stderr))
 			if o.code != 3 || strings.Count(line, "\n") > 0 || !exp.example.MatchString(line) {
 				t.Errorf("%s: exit %d, stderr %q; want exit 3 and one line matching %s", o.args[0], o.code, line, exp.example)
@@ -36,6 +43,12 @@ func checkCase(t *testing.T, r *result) {
 		}
 		checkReports(t, r)
 		checkPoint(t, "run", exp, r.runRep, int64(or(exp.n, runN)))
+		if http {
+			if r.netRun.code != wantCode {
+				t.Errorf("net/http run: exit %d, want %d; stderr %s", r.netRun.code, wantCode, clip(r.netRun.stderr))
+			}
+			checkPoint(t, "net/http run", exp, r.netRep, int64(or(exp.n, runN)))
+		}
 		if len(r.swReps) != len(sweepLevels) {
 			t.Errorf("sweep: %d points, want %d", len(r.swReps), len(sweepLevels))
 		}
@@ -49,7 +62,7 @@ func checkCase(t *testing.T, r *result) {
 		}
 	}
 	places := map[string][]byte{"junit": r.junit}
-	for name, o := range map[string]outcome{"run": r.run, "sweep": r.sweep} {
+	for name, o := range map[string]outcome{"run": r.run, "sweep": r.sweep, "net/http run": r.netRun} {
 		places[name+" stdout"], places[name+" stderr"] = o.stdout, o.stderr
 	}
 	for f, b := range r.files {

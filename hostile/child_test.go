@@ -9,7 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"syscall"
+	"strconv"
 	"testing"
 	"time"
 )
@@ -92,17 +92,43 @@ func runChild(hardLimit time.Duration, env []string, args ...string) outcome {
 	var stdout, stderr cappedBuffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	start := time.Now()
-	err := cmd.Run()
-	o := outcome{args: args, elapsed: time.Since(start), stdout: stdout.Bytes(), stderr: stderr.Bytes()}
+	o := outcome{args: args}
+	if err := cmd.Start(); err != nil {
+		o.code, o.stderr = -1, []byte(err.Error())
+		return o
+	}
+	exited := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(exited) }()
+	o.peakRSS = samplePeak(cmd.Process.Pid, exited)
+	o.elapsed = time.Since(start)
+	o.stdout, o.stderr = stdout.Bytes(), stderr.Bytes()
 	o.code = cmd.ProcessState.ExitCode()
 	o.killed = ctx.Err() != nil
-	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		o.peakRSS = ru.Maxrss * 1024 // kilobytes on Linux
-	}
-	if err != nil && o.code < 0 && !o.killed {
-		o.stderr = append(o.stderr, []byte(err.Error())...)
-	}
 	return o
+}
+
+// samplePeak follows the process's high-water resident set (VmHWM) until
+// it exits. rusage's maxrss cannot serve: a child forked from this test
+// process starts out charged with the test's own resident set. VmHWM only
+// grows, so sampling misses at most what was added in the last interval.
+func samplePeak(pid int, exited <-chan struct{}) int64 {
+	path := fmt.Sprintf("/proc/%d/status", pid)
+	var peak int64
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		if b, err := os.ReadFile(path); err == nil {
+			if _, v, ok := bytes.Cut(b, []byte("\nVmHWM:")); ok {
+				kb, _ := strconv.ParseInt(string(bytes.Fields(v)[0]), 10, 64)
+				peak = max(peak, kb*1024)
+			}
+		}
+		select {
+		case <-exited:
+			return peak
+		case <-tick.C:
+		}
+	}
 }
 
 // processGone reports whether pid has exited (and been reaped, or is a

@@ -26,7 +26,7 @@ const (
 	maxResponse = 1 << 20
 	// rssCeiling is the most memory one mcpbench process may hold at its
 	// peak, whatever the server sends.
-	rssCeiling = 160 << 20
+	rssCeiling = 96 << 20
 	// margin is what a run may take beyond its timeouts: start-up, the
 	// requests' own time, writing reports.
 	margin = 5 * time.Second
@@ -49,6 +49,10 @@ type result struct {
 	sweep    outcome
 	swBound  time.Duration
 	swReps   []pointReport
+	// netRun is the run again on the net/http engine (HTTP cases only):
+	// TLS, proxies and HTTP/2 go that way, the default engine the other.
+	netRun outcome
+	netRep pointReport
 	junit    []byte
 	files    map[string][]byte // report files written, by name
 	pids     []int             // stdio server processes started
@@ -84,7 +88,7 @@ func TestHostile(t *testing.T) {
 	for _, r := range results {
 		t.Run(r.exp.name, func(t *testing.T) { checkCase(t, r) })
 	}
-	if out := os.Getenv("MCPBENCH_HOSTILE_OUT"); out != "" && !t.Failed() {
+	if out := os.Getenv("MCPBENCH_HOSTILE_OUT"); out != "" && (!t.Failed() || os.Getenv("HOSTILE_DEBUG") != "") {
 		writeDoc(t, out, results)
 	}
 }
@@ -131,6 +135,11 @@ func runCase(dir string, exp expect) *result {
 	args := append([]string{"run", "-c", strconv.Itoa(runWorkers), "-n", strconv.Itoa(n),
 		"--json-out", filepath.Join(dir, "run.json"), "--md-out", filepath.Join(dir, "run.md")}, common...)
 	r.run = runChild(r.runBound+30*time.Second, env, append(args, target...)...)
+	if !stdio {
+		net := append([]string{"run", "--engine", "net/http", "-c", strconv.Itoa(runWorkers), "-n", strconv.Itoa(n),
+			"--json-out", filepath.Join(dir, "net.json")}, common...)
+		r.netRun = runChild(r.runBound+30*time.Second, env, append(net, target...)...)
+	}
 
 	rounds := 0
 	for _, c := range sweepLevels {
@@ -141,12 +150,13 @@ func runCase(dir string, exp expect) *result {
 		"--json-out", filepath.Join(dir, "sweep.json"), "--md-out", filepath.Join(dir, "sweep.md"), "--svg-out", filepath.Join(dir, "sweep.svg")}, common...)
 	r.sweep = runChild(r.swBound+30*time.Second, env, append(args, target...)...)
 
-	for _, f := range []string{"run.json", "run.md", "sweep.json", "sweep.md", "sweep.svg"} {
+	for _, f := range []string{"run.json", "run.md", "sweep.json", "sweep.md", "sweep.svg", "net.json"} {
 		if b, err := os.ReadFile(filepath.Join(dir, f)); err == nil {
 			r.files[f] = b
 		}
 	}
 	_ = json.Unmarshal(r.files["run.json"], &r.runRep)
+	_ = json.Unmarshal(r.files["net.json"], &r.netRep)
 	var sw struct {
 		Points []pointReport `json:"points"`
 	}
