@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"strings"
 )
@@ -40,10 +39,10 @@ func (s *Session) readJSON(body io.Reader, id int64, res *Result) (bool, error) 
 		data = s.resp.Bytes()
 	}
 	if err := s.rep.parse(data); err != nil {
-		return false, &Error{Kind: KindTransport, Msg: "malformed JSON answer", Err: err}
+		return false, malformed("answer", data, err)
 	}
 	if !sameID(s.rep.ID, id, s.scratch[:0]) {
-		return false, &Error{Kind: KindTransport, Msg: fmt.Sprintf("answer id %s does not match request id %d", clip(s.rep.ID), id)}
+		return false, idMismatch(s.rep.ID, id)
 	}
 	return true, nil
 }
@@ -80,7 +79,7 @@ func (s *Session) readSSE(body io.Reader, id int64, res *Result) (bool, error) {
 			continue
 		}
 		if err := s.rep.parse(data); err != nil {
-			return false, &Error{Kind: KindTransport, Msg: "malformed JSON in SSE event", Err: err}
+			return false, malformed("SSE event", data, err)
 		}
 		if s.rep.isNotification() {
 			continue // a notification or server request about this call

@@ -108,7 +108,7 @@ func outcome(s *Session, p *Prepared, found bool, err error) Result {
 		res.Kind = KindTransport
 		res.Err = &Error{Kind: KindTransport, Msg: "stream ended without the response"}
 	default:
-		s.classify(p, &res)
+		s.classify(p, &res, "")
 	}
 	return res
 }

@@ -250,6 +250,7 @@ func (s *Session) initialize(ctx context.Context, want string) error {
 	if c.rev != ir.ProtocolVersion {
 		c.rev = ir.ProtocolVersion
 	}
+	s.renewal.started()
 	if c.info.ProtocolVersion != "" {
 		return s.t.notify(ctx, "notifications/initialized")
 	}

@@ -164,9 +164,7 @@ func (t *httpTransport) answer(ctx context.Context, p *Prepared, id int64, res *
 	s := t.s
 	if status == http.StatusNotFound && s.id != "" {
 		res.Received = drain(body)
-		expired := &Error{Kind: KindSessionExpired, Status: status, Msg: "session " + shortID(s.id) + " is gone"}
-		s.renew(ctx)
-		return false, expired
+		return false, s.lost(ctx, status)
 	}
 	if status < 200 || status > 299 {
 		n, rpcErr := s.readErrorBody(body)

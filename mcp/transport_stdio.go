@@ -94,7 +94,7 @@ func (t *stdioTransport) exchange(ctx context.Context, _ *Prepared, body []byte,
 			return false, &Error{Kind: KindTransport, Msg: msgTooLarge}
 		}
 		if err := s.rep.parse(line); err != nil {
-			return false, &Error{Kind: KindTransport, Msg: "malformed JSON answer", Err: err}
+			return false, malformed("answer", line, err)
 		}
 		return true, nil
 	case <-ctx.Done():
