@@ -16,10 +16,14 @@ import (
 type heldBody struct {
 	bytes.Reader
 	b []byte
+	// parsed: the session's reply already holds b, parsed, and its id
+	// was checked.
+	parsed bool
 }
 
 func (h *heldBody) reset(b []byte) {
 	h.b = b
+	h.parsed = false
 	h.Reader.Reset(b)
 }
 
@@ -29,6 +33,9 @@ func (s *Session) readJSON(body io.Reader, id int64, res *Result) (bool, error) 
 	if h, ok := body.(*heldBody); ok {
 		data = h.b // bounded by --max-response-bytes when it was read
 		res.Received = int64(len(data))
+		if h.parsed {
+			return true, nil
+		}
 	} else {
 		s.resp.Reset()
 		n, err := readLimited(&s.resp, body, s.c.maxBody)

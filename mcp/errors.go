@@ -94,8 +94,10 @@ func classifyNetErr(err error) Kind {
 	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, os.ErrDeadlineExceeded) {
 		return KindTimeout
 	}
-	var ne net.Error
-	if errors.As(err, &ne) && ne.Timeout() {
+	// Not only net.Error: fasthttp's time-out has Timeout but not
+	// Temporary.
+	var te interface{ Timeout() bool }
+	if errors.As(err, &te) && te.Timeout() {
 		return KindTimeout
 	}
 	var op *net.OpError

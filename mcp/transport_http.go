@@ -83,7 +83,8 @@ func (t *httpTransport) exchange(ctx context.Context, p *Prepared, body []byte, 
 		return false, &Error{Kind: k, Msg: p.req.Method, Err: err}
 	}
 	defer resp.Body.Close()
-	return t.answer(ctx, p, id, res, resp.StatusCode, resp.Header.Get("Content-Type"), resp.Header.Get("Mcp-Session-Id"), resp.Body)
+	h := headOf(resp)
+	return t.answer(ctx, p, id, res, &h, resp.Body)
 }
 
 // traced returns ctx with the session's connection trace, made once per
@@ -160,16 +161,16 @@ func (t *httpTransport) post(ctx context.Context, u *url.URL, h http.Header, bod
 
 // answer reads a Streamable HTTP answer to id, whichever engine fetched it:
 // session expiry, HTTP errors, and the JSON or SSE body.
-func (t *httpTransport) answer(ctx context.Context, p *Prepared, id int64, res *Result, status int, ct, sid string, body io.Reader) (bool, error) {
+func (t *httpTransport) answer(ctx context.Context, p *Prepared, id int64, res *Result, h *answerHead, body io.Reader) (bool, error) {
 	s := t.s
-	if status == http.StatusNotFound && s.id != "" {
+	if h.status == http.StatusNotFound && s.id != "" {
 		res.Received = drain(body)
-		return false, s.lost(ctx, status)
+		return false, s.lost(ctx, h.status)
 	}
-	if status < 200 || status > 299 {
+	if h.status < 200 || h.status > 299 {
 		n, rpcErr := s.readErrorBody(body)
 		res.Received = n
-		e := &Error{Kind: KindHTTPStatus, Status: status, Msg: fmt.Sprintf("%s: HTTP %d", p.req.Method, status)}
+		e := h.statusError(p.req.Method)
 		if rpcErr != nil {
 			e.Code, e.data = rpcErr.Code, rpcErr.Data
 			e.Msg += ": " + rpcErr.Message
@@ -179,18 +180,22 @@ func (t *httpTransport) answer(ctx context.Context, p *Prepared, id int64, res *
 		}
 		return false, e
 	}
-	if sid != "" && p.req.Method == "initialize" {
-		s.id = sid
+	if h.sessionID != "" && p.req.Method == "initialize" {
+		s.id = h.sessionID
 	}
-	switch {
+	if e := h.refuse(p.req.Method, s.c.maxBody); e != nil {
+		return false, e // not drained: the connection goes
+	}
+	switch ct := h.contentType; {
 	case hasMediaType(ct, "text/event-stream"):
 		found, err := s.readSSE(body, id, res)
 		if !found && err == nil {
 			return t.resumeSSE(ctx, p, id, res)
 		}
-		return found, err
+		return found, h.explainCut(err, res.Received, s.sse.events)
 	case hasMediaType(ct, "application/json"):
-		return s.readJSON(body, id, res)
+		found, err := s.readJSON(body, id, res)
+		return found, h.explainCut(err, res.Received, -1)
 	default:
 		res.Received = drain(body)
 		mt, _, _ := mime.ParseMediaType(ct)
