@@ -1,11 +1,15 @@
 package mcp
 
 import (
+	"errors"
 	"fmt"
+	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
+	"syscall"
 )
 
 // answerHead is what the client reads of an answer's status line and
@@ -101,7 +105,7 @@ func (h *answerHead) describe(body int64, events int) string {
 // a broken connection) what of the answer had come.
 func (h *answerHead) explainCut(err error, body int64, events int) error {
 	e, ok := err.(*Error)
-	if !ok || e.Err == nil || e.Kind != KindTimeout && e.Kind != KindTransport {
+	if !ok || !cutOff(e) {
 		return err
 	}
 	e.Msg += ": " + h.describe(body, events)
@@ -113,4 +117,15 @@ func plural(n int, what string) string {
 		return "1 " + what
 	}
 	return strconv.Itoa(n) + " " + what + "s"
+}
+
+// cutOff says whether e is a body that stopped coming: a time-out, or a
+// connection that broke or ended early (not bytes that were wrong).
+func cutOff(e *Error) bool {
+	if e.Kind == KindTimeout {
+		return true
+	}
+	var ne net.Error
+	return e.Err != nil && (errors.As(e.Err, &ne) || errors.Is(e.Err, io.EOF) ||
+		errors.Is(e.Err, io.ErrUnexpectedEOF) || errors.Is(e.Err, syscall.ECONNRESET))
 }

@@ -214,12 +214,13 @@ func (s *Session) lost(ctx context.Context, status int) *Error {
 		return e
 	}
 	r.strikes++
-	e.Msg = fmt.Sprintf("session %s was lost straight after initialize", shortID(s.id))
+	e.Msg = fmt.Sprintf("session %s was lost straight after initialize, %s running", shortID(s.id), plural(r.strikes, "time"))
 	if r.strikes < maxFreshLosses {
+		e.Msg += fmt.Sprintf(" (at %d, a re-initialize storm, the worker stops renewing)", maxFreshLosses)
 		s.renew(ctx)
 		return e
 	}
-	e.Msg += fmt.Sprintf(", %d times running: a re-initialize storm, so this worker no longer renews its session", r.strikes)
+	e.Msg += ": a re-initialize storm, so this worker no longer renews its session"
 	return e
 }
 

@@ -211,7 +211,10 @@ func (t *directTransport) readUncommon(c *wireConn, a *wireAnswer, p *Prepared, 
 	r := fasthttp.AcquireResponse()
 	defer fasthttp.ReleaseResponse(r)
 	err := r.ReadLimitBody(c.br, t.pool.maxBody)
-	headRead := r.Header.Len() > 0 // a failed head read leaves none
+	// The head was read when it is the one peeked, a final one; after an
+	// interim 100, or a head fasthttp refused, there is only the line.
+	code, _ := atoiDigits(line[min(len(line), 9):min(len(line), 12)])
+	headRead := err == nil || code >= 200 && r.Header.StatusCode() == code
 	if headRead {
 		fillHead(&a.answerHead, &r.Header, p.req.Method == "initialize")
 	}

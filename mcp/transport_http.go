@@ -9,7 +9,10 @@ import (
 	"mime"
 	"net/http"
 	"net/http/httptrace"
+	"net/textproto"
 	"net/url"
+	"strings"
+	"sync/atomic"
 	"time"
 )
 
@@ -38,6 +41,13 @@ type httpTransport struct {
 	traceParent context.Context
 	traceCtx    context.Context
 	getConn     time.Time
+	// What of the current request's answer came, as the trace saw it (on
+	// net/http's goroutines): for saying what the server did.
+	firstByte atomic.Bool
+	interim   atomic.Int32
+	// sent is the body of the POST in flight, for getBody.
+	sent    []byte
+	getBody func() (io.ReadCloser, error)
 }
 
 // bodyReader lets a worker hand the same request body to every request
@@ -77,10 +87,11 @@ func (t *httpTransport) close() {}
 func (t *httpTransport) exchange(ctx context.Context, p *Prepared, body []byte, id int64, res *Result) (bool, error) {
 	ctx, cancel := context.WithTimeout(t.traced(ctx), t.s.c.opts.Timeout)
 	defer cancel()
+	t.firstByte.Store(false)
+	t.interim.Store(0)
 	resp, err := t.post(ctx, t.s.c.url, t.header(p), body)
 	if err != nil {
-		k := classifyNetErr(err)
-		return false, &Error{Kind: k, Msg: p.req.Method, Err: err}
+		return false, t.postError(p, err)
 	}
 	defer resp.Body.Close()
 	h := headOf(resp)
@@ -100,8 +111,13 @@ func (t *httpTransport) traced(ctx context.Context) context.Context {
 	// in ctx by changing it, so a trace must never be attached twice.
 	s := t.s
 	t.trace = &httptrace.ClientTrace{
-		GetConn: func(string) { t.getConn = time.Now() },
-		GotConn: func(httptrace.GotConnInfo) { s.connWait = time.Since(t.getConn) },
+		GetConn:              func(string) { t.getConn = time.Now() },
+		GotConn:              func(httptrace.GotConnInfo) { s.connWait = time.Since(t.getConn) },
+		GotFirstResponseByte: func() { t.firstByte.Store(true) },
+		Got1xxResponse: func(code int, _ textproto.MIMEHeader) error {
+			t.interim.Store(int32(code))
+			return nil
+		},
 	}
 	t.traceParent, t.traceCtx = ctx, httptrace.WithClientTrace(ctx, t.trace)
 	return t.traceCtx
@@ -151,12 +167,43 @@ func (t *httpTransport) buildHeader(p *Prepared) http.Header {
 // body.
 func (t *httpTransport) post(ctx context.Context, u *url.URL, h http.Header, body []byte) (*http.Response, error) {
 	t.body.Reset(body)
+	t.sent = body
+	if t.getBody == nil {
+		// net/http sends a request again on a fresh connection when the
+		// one it chose was closed by the server first; it can only if
+		// it can have the body again.
+		t.getBody = func() (io.ReadCloser, error) {
+			r := &bodyReader{}
+			r.Reset(t.sent)
+			return r, nil
+		}
+	}
 	req := &http.Request{
 		Method: http.MethodPost, URL: u, Host: u.Host, Header: h,
-		Body: &t.body, ContentLength: int64(len(body)),
+		Body: &t.body, GetBody: t.getBody, ContentLength: int64(len(body)),
 		Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
 	}
 	return t.hc.Do(req.WithContext(ctx))
+}
+
+// postError says what became of a POST that got no answer: an answer
+// nobody asked for broke the connection, an interim answer and then
+// nothing, or nothing at all.
+func (t *httpTransport) postError(p *Prepared, err error) *Error {
+	e := &Error{Kind: classifyNetErr(err), Msg: p.req.Method, Err: err}
+	switch msg := err.Error(); {
+	case strings.Contains(msg, "readLoopPeekFailLocked") && strings.HasSuffix(msg, "<nil>)"):
+		// net/http's words for bytes that came on an idle connection.
+		e.Msg += ": the connection broke on an answer nobody asked for (the server answered a request twice, or late)"
+	case e.Kind != KindTimeout:
+	case t.interim.Load() != 0:
+		e.Msg += fmt.Sprintf(": no answer in time, only an interim %d", t.interim.Load())
+	case !t.firstByte.Load():
+		e.Msg += ": no answer in time: not a byte of it came"
+	default:
+		e.Msg += ": no whole status line and headers in time"
+	}
+	return e
 }
 
 // answer reads a Streamable HTTP answer to id, whichever engine fetched it:
