@@ -2,6 +2,10 @@ package hostile
 
 import "regexp"
 
+// maxFreshLosses is how many sessions in a row mcpbench lets a server
+// lose straight after initialize before it stops renewing.
+const maxFreshLosses = 3
+
 // expect is what mcpbench must make of one case.
 type expect struct {
 	name string
@@ -21,6 +25,9 @@ type expect struct {
 	// 3 where a lost session is renewed (initialize, its notification,
 	// the request).
 	perRequest int
+	// maxInits, when set, bounds the sessions the run may open on the
+	// server: a loop of renewals must be cut off.
+	maxInits int64
 	// why the outcome is right, for the doc.
 	why string
 }
@@ -51,7 +58,7 @@ var expectations = []expect{
 	{name: "cursor-repeats", kind: "transport", okToo: true, example: re(`nextCursor.*(repeat|again)`), why: "the first page is fine; the second names the same cursor again, so the listing would never end"},
 	{name: "cursor-grows", kind: "transport", okToo: true, example: re(`nextCursor.*(long|grow|KiB|bytes)`), why: "pages are fine until the cursor passes the bound on its length"},
 	{name: "session-id-churn", why: "a session id is fixed by initialize; ids sent with later answers are ignored"},
-	{name: "reinitialize-storm", kind: "session_expired", example: re(`(?i)storm|straight after|every session`), perRequest: 3, why: "each lost session is renewed until renewals themselves are lost at once; then the worker stops renewing"},
+	{name: "reinitialize-storm", kind: "session_expired", example: re(`(?i)storm|straight after|every session`), perRequest: 3, maxInits: runWorkers*maxFreshLosses + 1, why: "each lost session is renewed until renewals themselves are lost at once; then the worker stops renewing"},
 	{name: "redirect-other-port", kind: "http_status", example: re(`302.*(redirect|Location)|(redirect|Location).*302`), why: "redirects are not followed: a load test measures the URL it was given"},
 	{name: "429-retry-after", kind: "http_status", example: re(`429.*Retry-After`), why: "counted, not obeyed: backing off would hide the server's limit"},
 	{name: "503", kind: "http_status", example: re(`503`), why: "an HTTP error status"},

@@ -56,6 +56,9 @@ func checkCase(t *testing.T, r *result) {
 			checkPoint(t, fmt.Sprintf("sweep point %d", i+1), exp, p, int64(or(exp.sweepN, sweepN)))
 		}
 	}
+	if exp.maxInits > 0 && r.inits > exp.maxInits {
+		t.Errorf("run: %d sessions opened on the server, at most %d allowed: the renewals were not cut off", r.inits, exp.maxInits)
+	}
 	for _, pid := range r.pids {
 		if !processGone(pid) {
 			t.Errorf("stdio server process %d is still running after mcpbench exited", pid)

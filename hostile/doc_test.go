@@ -38,7 +38,23 @@ mcpbench has exited. A sweep point's errors are data, so the sweep exits 0.
 		n := fmt.Sprintf("%d / %d", or(r.exp.n, runN), or(r.exp.sweepN, sweepN))
 		fmt.Fprintf(&b, "| %s | %s | %s | %s / %s | %d MiB | %s / %s | %s | %s | %s |\n",
 			r.exp.name, cell(r.does), n, secs(r.run.elapsed), secs(r.runBound), r.run.peakRSS>>20,
-			secs(r.sweep.elapsed), secs(r.swBound), cell(counted(r)), cell(example(r)), cell(r.exp.why))
+			secs(r.sweep.elapsed), secs(r.swBound), cell(counted(r, r.runRep)), cell(example(r, r.run, r.runRep)), cell(r.exp.why))
+	}
+	fmt.Fprintf(&b, `
+## The same runs on the net/http engine
+
+The table above is the default engine for plain http:// (direct). TLS, proxies and HTTP/2 go through
+net/http, so each HTTP case is run again with `+"`--engine net/http`"+` (the run only, same flags).
+
+| case | time / bound | peak RSS | counted | example |
+| --- | --- | --- | --- | --- |
+`)
+	for _, r := range results {
+		if r.netRun.args == nil {
+			continue
+		}
+		fmt.Fprintf(&b, "| %s | %s / %s | %d MiB | %s | %s |\n", r.exp.name, secs(r.netRun.elapsed), secs(r.runBound),
+			r.netRun.peakRSS>>20, cell(counted(r, r.netRep)), cell(example(r, r.netRun, r.netRep)))
 	}
 	b.WriteString(reportFileSection())
 	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
@@ -46,12 +62,11 @@ mcpbench has exited. A sweep point's errors are data, so the sweep exits 0.
 	}
 }
 
-// counted says where the run's requests went.
-func counted(r *result) string {
+// counted says where a run's requests went.
+func counted(r *result, p pointReport) string {
 	if r.exp.dialFails {
 		return fmt.Sprintf("exit %d before any load", r.run.code)
 	}
-	p := r.runRep
 	var parts []string
 	if p.OK > 0 {
 		parts = append(parts, fmt.Sprintf("ok %d", p.OK))
@@ -64,17 +79,22 @@ func counted(r *result) string {
 	for _, k := range kinds {
 		parts = append(parts, fmt.Sprintf("%s %d", k, p.ErrorsByKind[k]))
 	}
+	if r.exp.maxInits > 0 {
+		parts = append(parts, fmt.Sprintf("(%d sessions opened in all, at most %d allowed)", r.inits, r.exp.maxInits))
+	}
 	return strings.Join(parts, ", ")
 }
 
-func example(r *result) string {
+// example is the first example of the case's kind, or the one line on
+// stderr when the target never got as far as the load.
+func example(r *result, o outcome, p pointReport) string {
 	if r.exp.dialFails {
-		return strings.TrimSpace(string(r.run.stderr))
+		return strings.TrimSpace(string(o.stderr))
 	}
 	if r.exp.kind == "" {
 		return "none"
 	}
-	return r.runRep.ErrorExamples[r.exp.kind]
+	return p.ErrorExamples[r.exp.kind]
 }
 
 func secs(d time.Duration) string { return fmt.Sprintf("%.1f s", d.Seconds()) }

@@ -51,8 +51,10 @@ type result struct {
 	swReps   []pointReport
 	// netRun is the run again on the net/http engine (HTTP cases only):
 	// TLS, proxies and HTTP/2 go that way, the default engine the other.
-	netRun outcome
-	netRep pointReport
+	netRun   outcome
+	netRep   pointReport
+	// inits is how many sessions the run opened on the server.
+	inits    int64
 	junit    []byte
 	files    map[string][]byte // report files written, by name
 	pids     []int             // stdio server processes started
@@ -104,6 +106,7 @@ func runCase(dir string, exp expect) *result {
 	}
 	r.does = c.Does
 	var target, env []string
+	var srv *Server
 	stdio := c.Stdio != nil
 	if stdio {
 		pidDir := filepath.Join(dir, "pids")
@@ -120,8 +123,8 @@ func runCase(dir string, exp expect) *result {
 		env = []string{"HOSTILE_STDIO=" + exp.name, "HOSTILE_PIDDIR=" + pidDir}
 		defer func() { r.pids = readPids(pidDir) }()
 	} else {
-		srv, err := Start(exp.name)
-		if err != nil {
+		var err error
+		if srv, err = Start(exp.name); err != nil {
 			r.setupErr = err
 			return r
 		}
@@ -134,8 +137,13 @@ func runCase(dir string, exp expect) *result {
 	r.runBound = bound(exp, stdio, roundsOf(n, runWorkers))
 	args := append([]string{"run", "-c", strconv.Itoa(runWorkers), "-n", strconv.Itoa(n),
 		"--json-out", filepath.Join(dir, "run.json"), "--md-out", filepath.Join(dir, "run.md")}, common...)
+	var inits int64
+	if srv != nil {
+		inits = srv.Initializes.Load()
+	}
 	r.run = runChild(r.runBound+30*time.Second, env, append(args, target...)...)
-	if !stdio {
+	if srv != nil {
+		r.inits = srv.Initializes.Load() - inits
 		net := append([]string{"run", "--engine", "net/http", "-c", strconv.Itoa(runWorkers), "-n", strconv.Itoa(n),
 			"--json-out", filepath.Join(dir, "net.json")}, common...)
 		r.netRun = runChild(r.runBound+30*time.Second, env, append(net, target...)...)

@@ -70,15 +70,15 @@ func (s *Session) readSSE(body io.Reader, id int64, res *Result) (bool, error) {
 		}
 		if err != nil {
 			if errors.Is(err, errEventTooLarge) {
-				return found, &Error{Kind: KindTransport, Msg: msgTooLarge}
+				return found, &Error{Kind: KindTransport, Msg: msgTooLarge, cut: true}
 			}
 			if found {
 				return true, nil // the answer is in; a broken tail does not undo it
 			}
 			if k := classifyNetErr(err); k == KindTimeout {
-				return false, &Error{Kind: KindTimeout, Msg: "reading SSE stream", Err: err}
+				return false, &Error{Kind: KindTimeout, Msg: "reading SSE stream", Err: err, cut: true}
 			}
-			return false, &Error{Kind: KindTransport, Msg: "SSE stream broke before the response", Err: err}
+			return false, &Error{Kind: KindTransport, Msg: "SSE stream broke before the response", Err: err, cut: true}
 		}
 		// Skip what is not an answer: an empty priming event (2025-11-25
 		// streams send one with just an id, for resumption).
@@ -132,16 +132,16 @@ func readLimited(buf *bytes.Buffer, r io.Reader, limit int) (int64, error) {
 		buf.Write(free[:n])
 		total += int64(n)
 		if buf.Len() > limit {
-			return total, &Error{Kind: KindTransport, Msg: msgTooLarge}
+			return total, &Error{Kind: KindTransport, Msg: msgTooLarge, cut: true}
 		}
 		if err == io.EOF {
 			return total, nil
 		}
 		if err != nil {
 			if classifyNetErr(err) == KindTimeout {
-				return total, &Error{Kind: KindTimeout, Msg: "reading answer", Err: err}
+				return total, &Error{Kind: KindTimeout, Msg: "reading answer", Err: err, cut: true}
 			}
-			return total, &Error{Kind: KindTransport, Msg: "answer cut short", Err: err}
+			return total, &Error{Kind: KindTransport, Msg: "answer cut short", Err: err, cut: true}
 		}
 	}
 }

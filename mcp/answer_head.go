@@ -1,15 +1,11 @@
 package mcp
 
 import (
-	"errors"
 	"fmt"
-	"io"
-	"net"
 	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
-	"syscall"
 )
 
 // answerHead is what the client reads of an answer's status line and
@@ -105,7 +101,7 @@ func (h *answerHead) describe(body int64, events int) string {
 // a broken connection) what of the answer had come.
 func (h *answerHead) explainCut(err error, body int64, events int) error {
 	e, ok := err.(*Error)
-	if !ok || !cutOff(e) {
+	if !ok || !e.cut {
 		return err
 	}
 	e.Msg += ": " + h.describe(body, events)
@@ -117,15 +113,4 @@ func plural(n int, what string) string {
 		return "1 " + what
 	}
 	return strconv.Itoa(n) + " " + what + "s"
-}
-
-// cutOff says whether e is a body that stopped coming: a time-out, or a
-// connection that broke or ended early (not bytes that were wrong).
-func cutOff(e *Error) bool {
-	if e.Kind == KindTimeout {
-		return true
-	}
-	var ne net.Error
-	return e.Err != nil && (errors.As(e.Err, &ne) || errors.Is(e.Err, io.EOF) ||
-		errors.Is(e.Err, io.ErrUnexpectedEOF) || errors.Is(e.Err, syscall.ECONNRESET))
 }

@@ -60,6 +60,11 @@ type Error struct {
 	Msg    string
 	Err    error
 	data   []byte // JSON-RPC error data, for negotiation
+	// cut: an answer's body stopped coming, or overflowed, part-way; the
+	// transport adds what of the answer had come.
+	cut bool
+	// stray: an answer came, but to another request.
+	stray bool
 }
 
 func (e *Error) Error() string {

@@ -31,7 +31,7 @@ func idMismatch(raw []byte, id int64) *Error {
 	default:
 		msg = fmt.Sprintf("answer id %s does not match request id %d", clip(raw), id)
 	}
-	return &Error{Kind: KindTransport, Msg: msg}
+	return &Error{Kind: KindTransport, Msg: msg, stray: true}
 }
 
 // malformed describes an answer the scanner refused.

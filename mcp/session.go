@@ -228,7 +228,9 @@ func (s *Session) lost(ctx context.Context, status int) *Error {
 // one the request was sent with.
 func (s *Session) classify(p *Prepared, res *Result, sent string) {
 	rep := &s.rep
-	s.renewal.answered()
+	if p.req.Method != "initialize" {
+		s.renewal.answered() // the session served a request
+	}
 	if len(rep.Error) > 0 && len(rep.Result) > 0 {
 		res.Kind = KindTransport
 		res.Err = &Error{Kind: KindTransport, Msg: p.req.Method + ": the answer has both a result and an error, which JSON-RPC forbids"}
