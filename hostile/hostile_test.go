@@ -51,8 +51,8 @@ type result struct {
 	swReps   []pointReport
 	// netRun is the run again on the net/http engine (HTTP cases only):
 	// TLS, proxies and HTTP/2 go that way, the default engine the other.
-	netRun   outcome
-	netRep   pointReport
+	netRun outcome
+	netRep pointReport
 	// inits is how many sessions the run opened on the server.
 	inits    int64
 	junit    []byte
