@@ -6,12 +6,15 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"testing"
 	"time"
+
+	"go.uber.org/goleak"
 )
 
 // The suite drives the real binary, built once per test run, so that it
@@ -41,9 +44,45 @@ func TestMain(m *testing.M) {
 		os.RemoveAll(dir)
 		os.Exit(1)
 	}
+	// The runtime opens its poller's descriptors on first use: before
+	// the count, so they are not taken for a leak.
+	if l, err := net.Listen("tcp", "127.0.0.1:0"); err == nil {
+		l.Close()
+	}
+	fds := openFDs()
 	code := m.Run()
 	os.RemoveAll(dir)
+	if code == 0 {
+		code = checkLeaks(fds)
+	}
+	if out := os.Getenv("MCPBENCH_HOSTILE_OUT"); out != "" && code == 0 {
+		if err := writeDoc(out); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			code = 1
+		}
+	}
 	os.Exit(code)
+}
+
+// checkLeaks: when every server has stopped, none of their goroutines or
+// connections may be left in this process.
+func checkLeaks(fdsBefore int) int {
+	if err := goleak.Find(); err != nil {
+		fmt.Fprintln(os.Stderr, "goroutines left after the suite:", err)
+		return 1
+	}
+	for deadline := time.Now().Add(5 * time.Second); openFDs() > fdsBefore; time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			fmt.Fprintf(os.Stderr, "%d file descriptors open before the suite, %d after\n", fdsBefore, openFDs())
+			return 1
+		}
+	}
+	return 0
+}
+
+func openFDs() int {
+	ents, _ := os.ReadDir("/proc/self/fd")
+	return len(ents)
 }
 
 func randomHex(n int) string {

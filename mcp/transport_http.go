@@ -34,7 +34,6 @@ type httpTransport struct {
 	s    *Session
 	hc   *http.Client
 	ids  int64 // the last request id used
-	body bodyReader
 
 	// Connection wait of the current request, timed by an HTTP trace.
 	trace       *httptrace.ClientTrace
@@ -50,8 +49,10 @@ type httpTransport struct {
 	getBody func() (io.ReadCloser, error)
 }
 
-// bodyReader lets a worker hand the same request body to every request
-// without wrapping it anew.
+// bodyReader is a request body net/http can close. Each request has its
+// own: net/http may still hold a request's body after RoundTrip returns,
+// so one reader reset for the next request could be read empty (a
+// request sent again on a fresh connection went out with no body).
 type bodyReader struct{ bytes.Reader }
 
 func (*bodyReader) Close() error { return nil }
@@ -166,7 +167,8 @@ func (t *httpTransport) buildHeader(p *Prepared) http.Header {
 // post sends body to u and returns the response; the caller closes its
 // body.
 func (t *httpTransport) post(ctx context.Context, u *url.URL, h http.Header, body []byte) (*http.Response, error) {
-	t.body.Reset(body)
+	r := &bodyReader{}
+	r.Reset(body)
 	t.sent = body
 	if t.getBody == nil {
 		// net/http sends a request again on a fresh connection when the
@@ -180,7 +182,7 @@ func (t *httpTransport) post(ctx context.Context, u *url.URL, h http.Header, bod
 	}
 	req := &http.Request{
 		Method: http.MethodPost, URL: u, Host: u.Host, Header: h,
-		Body: &t.body, GetBody: t.getBody, ContentLength: int64(len(body)),
+		Body: r, GetBody: t.getBody, ContentLength: int64(len(body)),
 		Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
 	}
 	return t.hc.Do(req.WithContext(ctx))
