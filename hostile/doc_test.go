@@ -24,7 +24,8 @@ so that the case takes seconds, not minutes: the *n* column says so.
 
 The test requires of each run: it ends by itself within its *bound* (the timeout times the
 exchanges it may make, handshakes and session renewals included, plus %s, plus %s for a stdio
-server's shutdown); mcpbench's peak RSS (rusage maxrss) stays under %d MiB; every request is counted,
+server's shutdown); mcpbench's peak RSS (its VmHWM, sampled every 10 ms; a process gone before the first sample shows –)
+stays under %d MiB; every request is counted,
 each failure in the one *kind* named, whose first example must say what the server did; the JSON,
 Markdown and SVG reports are written and the JSON parses; no part of the token appears in stdout,
 stderr, any report or (for the echo cases) compare's JUnit; a stdio server's process is gone when
@@ -36,8 +37,8 @@ mcpbench has exited. A sweep point's errors are data, so the sweep exits 0.
 		margin, stdioShutdown, rssCeiling>>20)
 	for _, r := range results {
 		n := fmt.Sprintf("%d / %d", or(r.exp.n, runN), or(r.exp.sweepN, sweepN))
-		fmt.Fprintf(&b, "| %s | %s | %s | %s / %s | %d MiB | %s / %s | %s | %s | %s |\n",
-			r.exp.name, cell(r.does), n, secs(r.run.elapsed), secs(r.runBound), r.run.peakRSS>>20,
+		fmt.Fprintf(&b, "| %s | %s | %s | %s / %s | %s | %s / %s | %s | %s | %s |\n",
+			r.exp.name, cell(r.does), n, secs(r.run.elapsed), secs(r.runBound), mib(r.run.peakRSS),
 			secs(r.sweep.elapsed), secs(r.swBound), cell(counted(r, r.runRep)), cell(example(r, r.run, r.runRep)), cell(r.exp.why))
 	}
 	fmt.Fprintf(&b, `
@@ -53,8 +54,8 @@ net/http, so each HTTP case is run again with `+"`--engine net/http`"+` (the run
 		if r.netRun.args == nil {
 			continue
 		}
-		fmt.Fprintf(&b, "| %s | %s / %s | %d MiB | %s | %s |\n", r.exp.name, secs(r.netRun.elapsed), secs(r.runBound),
-			r.netRun.peakRSS>>20, cell(counted(r, r.netRep)), cell(example(r, r.netRun, r.netRep)))
+		fmt.Fprintf(&b, "| %s | %s / %s | %s | %s | %s |\n", r.exp.name, secs(r.netRun.elapsed), secs(r.runBound),
+			mib(r.netRun.peakRSS), cell(counted(r, r.netRep)), cell(example(r, r.netRun, r.netRep)))
 	}
 	b.WriteString(reportFileSection())
 	b.WriteString(logSection())
@@ -88,12 +89,23 @@ func counted(r *result, p pointReport) string {
 // stderr when the target never got as far as the load.
 func example(r *result, o outcome, p pointReport) string {
 	if r.exp.dialFails {
-		return strings.TrimSpace(string(o.stderr))
+		// The stdio server is this test binary, wherever go test put it.
+		self, _ := os.Executable()
+		return strings.ReplaceAll(strings.TrimSpace(string(o.stderr)), self, "hostile.test")
 	}
 	if r.exp.kind == "" {
 		return "none"
 	}
 	return p.ErrorExamples[r.exp.kind]
+}
+
+// mib shows a peak resident set; 0 is a process gone before the first
+// sample.
+func mib(b int64) string {
+	if b == 0 {
+		return "–"
+	}
+	return fmt.Sprintf("%d MiB", b>>20)
 }
 
 func secs(d time.Duration) string { return fmt.Sprintf("%.1f s", d.Seconds()) }

@@ -121,6 +121,9 @@ func TestReportFiles(t *testing.T) {
 		r.compare = runChild(fileLimit, nil, "compare", "-q", shards[0], path)
 		r.merge = runChild(fileLimit, nil, "merge", "-q", shards[0], path, "--json-out", filepath.Join(dir, c.name+"-merged.json"))
 		os.Remove(path)
+		for _, o := range []*outcome{&r.compare, &r.merge} {
+			o.stderr = bytes.ReplaceAll(o.stderr, []byte(dir+string(filepath.Separator)), nil)
+		}
 		t.Run(c.name, func(t *testing.T) {
 			checkFileOutcome(t, "compare", c, r.compare)
 			checkFileOutcome(t, "merge", c, r.merge)
@@ -188,9 +191,9 @@ naming the file, or, for a file that is still a well-formed report, a result; wi
 | --- | --- | --- | --- | --- |
 `, fileLimit, rssCeiling>>20)
 	for _, r := range fileRows {
-		fmt.Fprintf(&b, "| %s | %s | exit %d: %s | exit %d: %s | %d / %d MiB |\n", r.c.name, cell(r.c.does),
+		fmt.Fprintf(&b, "| %s | %s | exit %d: %s | exit %d: %s | %s / %s |\n", r.c.name, cell(r.c.does),
 			r.compare.code, cell(string(r.compare.stderr)), r.merge.code, cell(string(r.merge.stderr)),
-			r.compare.peakRSS>>20, r.merge.peakRSS>>20)
+			mib(r.compare.peakRSS), mib(r.merge.peakRSS))
 	}
 	return b.String()
 }

@@ -168,8 +168,8 @@ well, and spares the disk. The rotated logs are read by `+"`run -c 2 -d 2s --log
 | --- | --- | --- | --- | --- | --- | --- | --- |
 `)
 	for _, r := range logRows {
-		fmt.Fprintf(&b, "| %s | %s | %d | %s | %d MiB | %d | %v | %d |\n", r.name, cell(r.does), r.o.code, secs(r.o.elapsed),
-			r.o.peakRSS>>20, r.scan.StatsLines, r.scan.Window.Rotated, r.scan.Delta["requests"])
+		fmt.Fprintf(&b, "| %s | %s | %d | %s | %s | %d | %v | %d |\n", r.name, cell(r.does), r.o.code, secs(r.o.elapsed),
+			mib(r.o.peakRSS), r.scan.StatsLines, r.scan.Window.Rotated, r.scan.Delta["requests"])
 	}
 	return b.String()
 }
