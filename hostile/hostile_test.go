@@ -106,59 +106,90 @@ func runCase(dir string, exp expect) *result {
 		return r
 	}
 	r.does = c.Does
-	var target, env []string
-	var srv *Server
-	stdio := c.Stdio != nil
-	if stdio {
-		pidDir := filepath.Join(dir, "pids")
-		if err := os.Mkdir(pidDir, 0o755); err != nil {
-			r.setupErr = err
-			return r
-		}
-		self, err := os.Executable()
-		if err != nil {
-			r.setupErr = err
-			return r
-		}
-		target = []string{"--transport", "stdio", "--", self}
-		env = []string{"HOSTILE_STDIO=" + exp.name, "HOSTILE_PIDDIR=" + pidDir}
-		defer func() { r.pids = readPids(pidDir) }()
-	} else {
-		var err error
-		if srv, err = Start(exp.name); err != nil {
-			r.setupErr = err
-			return r
-		}
-		defer srv.Close()
-		target = []string{"--url", srv.URL()}
+	t, err := startTarget(dir, c)
+	if err != nil {
+		r.setupErr = err
+		return r
 	}
+	defer t.stop(r)
 	n, sn := or(exp.n, runN), or(exp.sweepN, sweepN)
 	common := []string{"--timeout", requestTimeout.String(), "--max-response-bytes", strconv.Itoa(maxResponse), "--no-progress", "--out-dir", dir}
 
-	r.runBound = bound(exp, stdio, roundsOf(n, runWorkers))
+	r.runBound = bound(exp, t.srv == nil, roundsOf(n, runWorkers))
 	args := append([]string{"run", "-c", strconv.Itoa(runWorkers), "-n", strconv.Itoa(n),
 		"--json-out", filepath.Join(dir, "run.json"), "--md-out", filepath.Join(dir, "run.md")}, common...)
-	var inits int64
-	if srv != nil {
-		inits = srv.Initializes.Load()
-	}
-	r.run = runChild(r.runBound+30*time.Second, env, append(args, target...)...)
-	if srv != nil {
-		r.inits = srv.Initializes.Load() - inits
+	inits := t.inits()
+	r.run = runChild(r.runBound+30*time.Second, t.env, append(args, t.args...)...)
+	r.inits = t.inits() - inits
+	if t.srv != nil {
 		net := append([]string{"run", "--engine", "net/http", "-c", strconv.Itoa(runWorkers), "-n", strconv.Itoa(n),
 			"--json-out", filepath.Join(dir, "net.json")}, common...)
-		r.netRun = runChild(r.runBound+30*time.Second, env, append(net, target...)...)
+		r.netRun = runChild(r.runBound+30*time.Second, t.env, append(net, t.args...)...)
 	}
 
 	rounds := 0
 	for _, c := range sweepLevels {
 		rounds += roundsOf(sn, c) + 3 // each point opens and closes its sessions
 	}
-	r.swBound = bound(exp, stdio, rounds)
+	r.swBound = bound(exp, t.srv == nil, rounds)
 	args = append([]string{"sweep", "--concurrency-values", joinInts(sweepLevels), "-n", strconv.Itoa(sn),
 		"--json-out", filepath.Join(dir, "sweep.json"), "--md-out", filepath.Join(dir, "sweep.md"), "--svg-out", filepath.Join(dir, "sweep.svg")}, common...)
-	r.sweep = runChild(r.swBound+30*time.Second, env, append(args, target...)...)
+	r.sweep = runChild(r.swBound+30*time.Second, t.env, append(args, t.args...)...)
+	readReports(r, dir)
+	return r
+}
 
+// target is what mcpbench is pointed at: an HTTP server of this process,
+// or a stdio server it spawns (this test binary again).
+type target struct {
+	args, env []string
+	srv       *Server
+	pidDir    string
+}
+
+func startTarget(dir string, c *Case) (*target, error) {
+	if c.Stdio == nil {
+		srv, err := Start(c.Name)
+		if err != nil {
+			return nil, err
+		}
+		return &target{args: []string{"--url", srv.URL()}, srv: srv}, nil
+	}
+	pidDir := filepath.Join(dir, "pids")
+	if err := os.Mkdir(pidDir, 0o755); err != nil {
+		return nil, err
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return nil, err
+	}
+	return &target{
+		args:   []string{"--transport", "stdio", "--", self},
+		env:    []string{"HOSTILE_STDIO=" + c.Name, "HOSTILE_PIDDIR=" + pidDir},
+		pidDir: pidDir,
+	}, nil
+}
+
+// inits is how many sessions the server has opened so far.
+func (t *target) inits() int64 {
+	if t.srv == nil {
+		return 0
+	}
+	return t.srv.Initializes.Load()
+}
+
+// stop stops the server, or notes the stdio processes that were started.
+func (t *target) stop(r *result) {
+	if t.srv != nil {
+		t.srv.Close()
+	} else {
+		r.pids = readPids(t.pidDir)
+	}
+}
+
+// readReports reads back what the runs wrote, and for the secret cases
+// has compare write JUnit from the run's report.
+func readReports(r *result, dir string) {
 	for _, f := range []string{"run.json", "run.md", "sweep.json", "sweep.md", "sweep.svg", "net.json"} {
 		if b, err := os.ReadFile(filepath.Join(dir, f)); err == nil {
 			r.files[f] = b
@@ -171,13 +202,12 @@ func runCase(dir string, exp expect) *result {
 	}
 	_ = json.Unmarshal(r.files["sweep.json"], &sw)
 	r.swReps = sw.Points
-	if _, ok := r.files["run.json"]; ok && strings.HasPrefix(exp.name, "echo-token") {
+	if _, ok := r.files["run.json"]; ok && strings.HasPrefix(r.exp.name, "echo-token") {
 		junit := filepath.Join(dir, "compare.xml")
 		cmp := runChild(30*time.Second, nil, "compare", "--junit-out", junit, filepath.Join(dir, "run.json"), filepath.Join(dir, "run.json"))
 		r.junit, _ = os.ReadFile(junit)
 		r.junit = append(append(r.junit, cmp.stdout...), cmp.stderr...)
 	}
-	return r
 }
 
 // bound is how long a run of the given rounds may take: each exchange
