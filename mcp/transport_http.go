@@ -31,9 +31,9 @@ func (l httpLink) close()                      { l.hc.CloseIdleConnections() }
 
 // httpTransport is one session's Streamable HTTP over net/http.
 type httpTransport struct {
-	s    *Session
-	hc   *http.Client
-	ids  int64 // the last request id used
+	s   *Session
+	hc  *http.Client
+	ids int64 // the last request id used
 
 	// Connection wait of the current request, timed by an HTTP trace.
 	trace       *httptrace.ClientTrace
