@@ -24,12 +24,13 @@ so that the case takes seconds, not minutes: the *n* column says so.
 
 The test requires of each run: it ends by itself within its *bound* (the timeout times the
 exchanges it may make, handshakes and session renewals included, plus %s, plus %s for a stdio
-server's shutdown); mcpbench's peak RSS (its VmHWM, sampled every 10 ms; a process gone before the first sample shows –)
-stays under %d MiB; every request is counted,
-each failure in the one *kind* named, whose first example must say what the server did; the JSON,
-Markdown and SVG reports are written and the JSON parses; no part of the token appears in stdout,
-stderr, any report or (for the echo cases) compare's JUnit; a stdio server's process is gone when
-mcpbench has exited. A sweep point's errors are data, so the sweep exits 0.
+server's shutdown); mcpbench's peak RSS (its VmHWM, sampled every 10 ms; – for a process gone
+before the first sample) stays under %d MiB; every request is counted, each failure in the one
+*kind* named, whose first example must say what the server did; the JSON, Markdown and SVG
+reports are written and the JSON parses; no part of the token appears in stdout, stderr, any
+report or (for the echo cases) compare's JUnit; a stdio server's process is gone when mcpbench
+has exited; and, when the suite ends, no goroutine or file descriptor of its servers is left in
+the test process. A sweep point's errors are data, so the sweep exits 0.
 
 | case | what the server does | n | run: time / bound | run: peak RSS | sweep: time / bound | counted | example | why |
 | --- | --- | --- | --- | --- | --- | --- | --- | --- |
