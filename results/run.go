@@ -6,6 +6,7 @@ import (
 	"github.com/mcpbench/mcpbench/bench"
 	"github.com/mcpbench/mcpbench/logscan"
 	"github.com/mcpbench/mcpbench/probe"
+	"github.com/mcpbench/mcpbench/workload"
 )
 
 // Gate is one pass/fail check of a run or probe, as the exit code saw it.
@@ -39,6 +40,9 @@ type Workload struct {
 	Warmup     int64             `json:"warmup"`
 	DurationS  float64           `json:"duration_s,omitempty"`
 	Session    string            `json:"session,omitempty"`
+	// Tools are the tools called, with what their annotations say and,
+	// for generated arguments, how many sets each cycled through.
+	Tools []workload.ToolInfo `json:"tools,omitempty"`
 }
 
 // ReadRunReport reads a run report and decodes its histogram.
