@@ -57,7 +57,11 @@ func WriteRunSummary(w io.Writer, r *results.RunReport) error {
 		if !g.Passed {
 			verdict = "FAILED"
 		}
-		fmt.Fprintf(&b, "gate      %s: %s (%s, limit %s)\n", g.Name, verdict, textfmt.Float(textfmt.Round3(g.Value)), textfmt.Float(g.Limit))
+		note := ""
+		if g.Note != "" {
+			note = "; " + g.Note
+		}
+		fmt.Fprintf(&b, "gate      %s: %s (%s, limit %s%s)\n", g.Name, verdict, textfmt.Float(textfmt.Round3(g.Value)), textfmt.Float(g.Limit), note)
 	}
 	if p.Client.Saturated {
 		fmt.Fprintf(&b, "WARNING   the generator was saturated (%s): these figures describe mcpbench, not the server\n", p.Client.SaturationReason)
@@ -200,6 +204,9 @@ func writeGates(w io.Writer, gates []results.Gate, value, limit func(float64) st
 		v := "pass"
 		if !g.Passed {
 			v = "**FAIL**"
+		}
+		if g.Note != "" {
+			v += " (" + g.Note + ")"
 		}
 		rows = append(rows, []string{g.Name, value(g.Value), limit(g.Limit), v})
 	}

@@ -3,7 +3,9 @@ package results
 import (
 	"errors"
 	"fmt"
+	"slices"
 
+	"github.com/mcpbench/mcpbench/bench"
 	"github.com/mcpbench/mcpbench/sweep"
 )
 
@@ -22,6 +24,12 @@ type Gates struct {
 	// RequireConcurrency fails a sweep whose maximum feasible concurrency
 	// is below it; 0 requires nothing.
 	RequireConcurrency int
+	// ToolErrorsExempt are a run's operations whose arguments were
+	// generated. A tool_error answer to one is the tool turning down
+	// made-up input (a file that does not exist), not the server failing
+	// under load: the error-rate gate leaves those out, and says how
+	// many. The report counts them all the same.
+	ToolErrorsExempt []bench.Operation
 }
 
 // gate checks one figure against its upper limit.
@@ -38,7 +46,7 @@ func (g Gates) Run(r *RunReport) bool {
 		r.Gates = append(r.Gates, gt)
 		failed = failed || (!gt.Passed && counts)
 	}
-	add(gate("error_rate", g.SLO.MaxErrorRate, p.ErrorRate), true)
+	add(g.errorRateGate(r), true)
 	if g.SLO.P95MS > 0 {
 		add(gate("p95_ms", g.SLO.P95MS, p.P95MS), g.FailOnSLO)
 	}
@@ -47,6 +55,32 @@ func (g Gates) Run(r *RunReport) bool {
 	}
 	return failed
 }
+
+// errorRateGate is the run's error rate against the limit, less the
+// exempt tool errors.
+func (g Gates) errorRateGate(r *RunReport) Gate {
+	p := &r.Point
+	exempt := func(op bench.Operation) bool { return slices.Contains(g.ToolErrorsExempt, op) }
+	var left int64
+	if len(p.ByOperation) > 0 {
+		for _, o := range p.ByOperation {
+			if exempt(o.Operation) {
+				left += o.ErrorsByKind[toolErrorKind]
+			}
+		}
+	} else if ops := r.Workload.Operations; len(ops) == 1 && exempt(ops[0]) {
+		left = p.ErrorsByKind[toolErrorKind]
+	}
+	if left == 0 || p.Requests == 0 {
+		return gate("error_rate", g.SLO.MaxErrorRate, p.ErrorRate)
+	}
+	gt := gate("error_rate", g.SLO.MaxErrorRate, float64(p.Errors-left)/float64(p.Requests))
+	gt.Note = fmt.Sprintf("%d tool_error answer(s) to generated arguments not counted", left)
+	return gt
+}
+
+// toolErrorKind is the error kind of a tool's isError answer.
+const toolErrorKind = "tool_error"
 
 // Probe records in r.Gates an error-rate gate for the sequential listings
 // and for each benchmark that ran, and reports whether one failed. A probe

@@ -15,6 +15,8 @@ type Gate struct {
 	Limit  float64 `json:"limit"`
 	Value  float64 `json:"value"`
 	Passed bool    `json:"passed"`
+	// Note says what the value leaves out, if anything.
+	Note string `json:"note,omitempty"`
 }
 
 // RunReport is the JSON of `mcpbench run`: the header, then the point's
