@@ -22,6 +22,10 @@ var (
 	// ErrGlobsUnused: tool globs, but every tool is named, so there is
 	// nothing for them to narrow.
 	ErrGlobsUnused = errors.New("tool globs narrow the tools a workload picks itself, and every tool here is named")
+	// ErrMixReplaces: a tool or arguments beside a mix, which replaces them.
+	ErrMixReplaces = errors.New("a mix replaces the single tool and arguments")
+	// ErrGenArgsReplaces: arguments beside generated ones.
+	ErrGenArgsReplaces = errors.New("generated arguments replace the given ones")
 )
 
 // MethodError is a single operation's method the workload cannot send.

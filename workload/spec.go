@@ -30,7 +30,8 @@ type Spec struct {
 	// GenArgs replaces Args with Cardinality distinct argument sets per
 	// tool, generated from its inputSchema (fewer where the schema admits
 	// fewer); it calls Tool, or the tools Select picks when Tool is "".
-	// Method is tools/call then.
+	// Method is tools/call then. Args given beside it are refused
+	// (ErrGenArgsReplaces): one of the two was a mistake.
 	GenArgs     bool
 	Cardinality int
 	// Select picks the tools of an operation that names none: by default
@@ -38,6 +39,7 @@ type Spec struct {
 	Select Selection
 	// Mix, when set, replaces all of the above: weighted operations.
 	// Cardinality still counts for its entries with generated arguments.
+	// A Tool or Args beside it is refused (ErrMixReplaces).
 	Mix []MixEntry
 	// Seed makes the generated arguments and a mix's choices repeatable.
 	Seed uint64
@@ -70,6 +72,10 @@ func (s Spec) Check() error {
 		return ErrGlobsUnused
 	}
 	switch {
+	case len(s.Mix) > 0 && (s.Tool != "" || len(s.Args) > 0):
+		return ErrMixReplaces
+	case len(s.Mix) == 0 && s.GenArgs && len(s.Args) > 0:
+		return ErrGenArgsReplaces
 	case len(s.Mix) > 0:
 		if err := checkMix(s.Mix); err != nil {
 			return err
