@@ -44,6 +44,9 @@ type Setup struct {
 	// Warn, if set, receives problems that do not stop the command: a log
 	// window that could not be scanned.
 	Warn func(Setting, error)
+	// Announce, if set, receives the tools the workload will call and the
+	// warnings about them once it is built, before any is called.
+	Announce func(tools []workload.ToolInfo, warnings []string)
 }
 
 // session is a prepared target: connected, log marked, start time passed,
@@ -110,6 +113,9 @@ func (ss *session) ready(ctx context.Context) error {
 	var err error
 	if ss.wl, err = workload.Build(ctx, ss.client, s.Workload); err != nil {
 		return &WorkloadError{err}
+	}
+	if s.Announce != nil {
+		s.Announce(ss.wl.Tools(), ss.wl.Warnings())
 	}
 	if s.HealthURL != "" {
 		if ss.health, err = probe.WatchHealth(ctx, s.Options, s.HealthURL); err != nil {

@@ -133,7 +133,10 @@ func toolTraits(t workload.ToolInfo, weight float64) string {
 	if weight > 0 {
 		parts = append(parts, "weight "+textfmt.Float(textfmt.Round3(weight)))
 	}
-	if t.ArgSets > 0 {
+	switch {
+	case t.ArgSets == 1:
+		parts = append(parts, "1 argument set")
+	case t.ArgSets > 1:
 		parts = append(parts, fmt.Sprintf("%d argument sets", t.ArgSets))
 	}
 	if t.CardinalityNote != "" {

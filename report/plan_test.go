@@ -46,7 +46,7 @@ func TestPlanSummary(t *testing.T) {
 		"sends     tools/call read_file, tools/call delete_all\n",
 		`tool      read_file: read-only {"readOnlyHint":true}, 16 argument sets` + "\n",
 		"            {\"path\":\"a\"}\n",
-		"tool      delete_all: destructive no annotations, named, 1 argument sets, inputSchema admits only 1 distinct argument set(s); 16 asked for\n",
+		"tool      delete_all: destructive no annotations, named, 1 argument set, inputSchema admits only 1 distinct argument set(s); 16 asked for\n",
 		"WARNING   tool \"delete_all\" has no annotations",
 	} {
 		if !strings.Contains(got, want) {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/mcpbench/mcpbench/bench"
 	"github.com/mcpbench/mcpbench/sweep"
+	"github.com/mcpbench/mcpbench/workload"
 )
 
 // Gates are the pass/fail rules a run, a probe or a sweep is held to, as
@@ -24,12 +25,13 @@ type Gates struct {
 	// RequireConcurrency fails a sweep whose maximum feasible concurrency
 	// is below it; 0 requires nothing.
 	RequireConcurrency int
-	// ToolErrorsExempt are a run's operations whose arguments were
-	// generated. A tool_error answer to one is the tool turning down
-	// made-up input (a file that does not exist), not the server failing
-	// under load: the error-rate gate leaves those out, and says how
-	// many. The report counts them all the same.
-	ToolErrorsExempt []bench.Operation
+	// CountToolErrors makes the error-rate gate count every tool_error.
+	// Without it, a run leaves out those of the tools it generated
+	// arguments for: there a tool_error is the tool turning down made-up
+	// input (a file that does not exist), not the server failing under
+	// load. The gate says how many it left out; the report counts them
+	// all the same.
+	CountToolErrors bool
 }
 
 // gate checks one figure against its upper limit.
@@ -60,16 +62,20 @@ func (g Gates) Run(r *RunReport) bool {
 // exempt tool errors.
 func (g Gates) errorRateGate(r *RunReport) Gate {
 	p := &r.Point
-	exempt := func(op bench.Operation) bool { return slices.Contains(g.ToolErrorsExempt, op) }
 	var left int64
-	if len(p.ByOperation) > 0 {
-		for _, o := range p.ByOperation {
-			if exempt(o.Operation) {
-				left += o.ErrorsByKind[toolErrorKind]
-			}
+	if !g.CountToolErrors {
+		generated := func(op bench.Operation) bool {
+			return op.Method == "tools/call" && slices.ContainsFunc(r.Workload.Tools, func(t workload.ToolInfo) bool { return t.Name == op.Tool && t.ArgSets > 0 })
 		}
-	} else if ops := r.Workload.Operations; len(ops) == 1 && exempt(ops[0]) {
-		left = p.ErrorsByKind[toolErrorKind]
+		if len(p.ByOperation) > 0 {
+			for _, o := range p.ByOperation {
+				if generated(o.Operation) {
+					left += o.ErrorsByKind[toolErrorKind]
+				}
+			}
+		} else if ops := r.Workload.Operations; len(ops) == 1 && generated(ops[0]) {
+			left = p.ErrorsByKind[toolErrorKind]
+		}
 	}
 	if left == 0 || p.Requests == 0 {
 		return gate("error_rate", g.SLO.MaxErrorRate, p.ErrorRate)

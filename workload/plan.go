@@ -3,8 +3,6 @@ package workload
 import (
 	"encoding/json"
 	"slices"
-
-	"github.com/mcpbench/mcpbench/bench"
 )
 
 // What a workload will call, said before it calls anything: the report's
@@ -19,17 +17,6 @@ func (wl *Workload) Tools() []ToolInfo {
 			continue
 		}
 		out = append(out, *op.Info)
-	}
-	return out
-}
-
-// Generated is the operations whose arguments are generated.
-func (wl *Workload) Generated() []bench.Operation {
-	var out []bench.Operation
-	for _, op := range wl.Ops {
-		if len(op.ArgSets) > 0 {
-			out = append(out, bench.Operation{Method: op.Request.Method, Tool: op.Request.Tool})
-		}
 	}
 	return out
 }

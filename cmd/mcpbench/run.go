@@ -61,6 +61,10 @@ func runMain(ctx context.Context, args []string, e env) int {
 	if err != nil {
 		return exitFor(e, "run", err)
 	}
+	if f.calls.dryRun {
+		plan, err := harness.PlanRun(ctx, cfg)
+		return dryRunExit(e, "run", plan, err, &f.output)
+	}
 	if f.output.cpuProfile != "" {
 		stop, err := startCPUProfile(f.output.cpuProfile)
 		if err != nil {

@@ -112,6 +112,10 @@ func sweepMain(ctx context.Context, args []string, e env) int {
 	if err != nil {
 		return exitFor(e, "sweep", err)
 	}
+	if f.calls.dryRun {
+		plan, err := harness.PlanSweep(ctx, cfg)
+		return dryRunExit(e, "sweep", plan, err, &f.output)
+	}
 	if progress := watch(&cfg.Setup, e, "sweep", f.output.noProgress); progress != nil {
 		cfg.Progress = func(st sweep.Step, p bench.Progress) {
 			fmt.Fprintf(e.stderr, "\r\033[Kpoint %d/%d (%s): ", st.N, st.Total, levelLabel(st.Level))
