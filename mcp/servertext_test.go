@@ -15,13 +15,13 @@ import (
 func TestToolErrorText(t *testing.T) {
 	long := strings.Repeat("é", 3000) // 6000 bytes: over the scan limit
 	for in, want := range map[string]string{
-		`{"content":[{"type":"text","text":"ENOENT: no such file"}],"isError":true}`:                 "ENOENT: no such file",
+		`{"content":[{"type":"text","text":"ENOENT: no such file"}],"isError":true}`:                  "ENOENT: no such file",
 		`{"isError":true,"content":[{"type":"image","data":"AAAA"},{"type":"text","text":"second"}]}`: "second",
-		`{"content":[{"type":"text","text":"tab\there \u00e9"}]}`:                                      "tab\there é",
-		`{"content":[],"isError":true}`:                                                                "",
-		`{"content":"not a list"}`:                                                                     "",
-		`{"isError":true}`:                                                                             "",
-		`{"content":[{"type":"text","text":"` + long + `"}]}`:                                          long[:serverTextScanBytes-2],
+		`{"content":[{"type":"text","text":"tab\there \u00e9"}]}`:                                     "tab\there é",
+		`{"content":[],"isError":true}`:                                                               "",
+		`{"content":"not a list"}`:                                                                    "",
+		`{"isError":true}`:                                                                            "",
+		`{"content":[{"type":"text","text":"` + long + `"}]}`:                                         long[:serverTextScanBytes-2],
 	} {
 		if got := toolErrorText([]byte(in)); got != want {
 			t.Errorf("%.80s: got %.80q, want %.80q", in, got, want)

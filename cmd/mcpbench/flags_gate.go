@@ -43,7 +43,7 @@ func (g *gateFlags) validate() error {
 // them for run and sweep alike.
 func (g *gateFlags) gates() results.Gates {
 	return results.Gates{
-		SLO:       sweep.SLO{P95MS: g.p95SLO, P99MS: g.p99SLO, MaxErrorRate: g.maxErrorRate},
+		SLO:             sweep.SLO{P95MS: g.p95SLO, P99MS: g.p99SLO, MaxErrorRate: g.maxErrorRate},
 		FailOnSLO:       g.failOnSLO,
 		CountToolErrors: g.countToolErr,
 	}
