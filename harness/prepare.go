@@ -7,7 +7,6 @@ package harness
 
 import (
 	"context"
-	"errors"
 	"time"
 
 	"github.com/mcpbench/mcpbench/logscan"
@@ -29,6 +28,9 @@ type Setup struct {
 	// the server log whose stats lines are scanned over it.
 	HealthURL string
 	LogFile   string
+	// LogSettle is how long to wait after the load for the stats line that
+	// covers its end; negative: as long as the lines' interval suggests.
+	LogSettle time.Duration
 	// StartAt, when set, holds the load after connecting until that time,
 	// so that shards line up; the report's start is then the time sending
 	// began.
@@ -55,7 +57,7 @@ type session struct {
 	setup   *Setup
 	client  *mcp.Client
 	started time.Time
-	mark    *logscan.Offset
+	watch   *logscan.Watch // follows the log from its mark
 	wl      *workload.Workload
 	health  *probe.HealthWatch
 }
@@ -66,9 +68,8 @@ type session struct {
 func Dial(ctx context.Context, o mcp.Options) (*mcp.Client, error) {
 	c, err := mcp.Dial(ctx, o)
 	if err != nil {
-		var ce *mcp.ConfigError
-		if errors.As(err, &ce) {
-			return nil, &ConfigError{Err: err}
+		if ce := OptionError(err); ce != nil {
+			return nil, ce
 		}
 		return nil, unreachable(o, err)
 	}
@@ -102,7 +103,7 @@ func (ss *session) ready(ctx context.Context) error {
 		if err != nil {
 			return &ConfigError{Setting: SettingLogFile, Err: err}
 		}
-		ss.mark = &m
+		ss.watch = logscan.StartWatch(s.LogFile, m, 0)
 	}
 	if !s.StartAt.IsZero() {
 		if err := waitUntil(ctx, s.StartAt); err != nil {
@@ -134,7 +135,12 @@ func waitUntil(ctx context.Context, at time.Time) error {
 	return nil
 }
 
-func (ss *session) close() { ss.client.Close(context.Background()) }
+func (ss *session) close() {
+	if ss.watch != nil {
+		ss.watch.Stop()
+	}
+	ss.client.Close(context.Background())
+}
 
 // measured tells the caller a measurement ended.
 func (ss *session) measured() {
@@ -157,8 +163,8 @@ func (ss *session) header(schema string) results.Header {
 // once the load is over; a log that cannot be scanned is a warning.
 func (ss *session) observe(ctx context.Context) (*logscan.WindowScan, *probe.Health) {
 	var scan *logscan.WindowScan
-	if ss.mark != nil {
-		if res, err := logscan.Scan(ss.setup.LogFile, *ss.mark); err == nil {
+	if ss.watch != nil {
+		if res, err := ss.watch.Close(ctx, time.Now(), ss.setup.LogSettle); err == nil {
 			scan = &res
 		} else if ss.setup.Warn != nil {
 			ss.setup.Warn(SettingLogFile, err)

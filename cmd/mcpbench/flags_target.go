@@ -28,6 +28,7 @@ type targetFlags struct {
 	maxResponseBytes int64
 	healthURL        string
 	logFile          string
+	logSettle        settleValue
 	stdioProcs       int
 	engine           string
 	command          []string // the stdio server: the arguments after --
@@ -50,6 +51,8 @@ func (t *targetFlags) register(fs *pflag.FlagSet) {
 	fs.Int64Var(&t.maxResponseBytes, "max-response-bytes", 16<<20, "largest answer accepted; larger ones are transport errors")
 	fs.StringVar(&t.healthURL, "health-url", "", "health endpoint (default /health on the endpoint's origin)")
 	fs.StringVar(&t.logFile, "log-file", "", "server log `FILE` to scan over the measured window")
+	t.logSettle = autoSettle
+	fs.Var(&t.logSettle, "log-settle", "with --log-file: after the load, wait up to this long for the stats line that covers its end (auto: the lines' interval and a half, at most 15s; 0: no wait)")
 }
 
 // options turns the flags into client options.

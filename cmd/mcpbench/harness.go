@@ -1,6 +1,8 @@
 package main
 
 import (
+	"time"
+
 	"github.com/mcpbench/mcpbench/bench"
 	"github.com/mcpbench/mcpbench/harness"
 	"github.com/mcpbench/mcpbench/mcp"
@@ -15,6 +17,7 @@ func (t *targetFlags) setup(opts mcp.Options, spec workload.Spec, s *shardFlags)
 		Workload:  spec,
 		HealthURL: t.healthURL,
 		LogFile:   t.logFile,
+		LogSettle: time.Duration(t.logSettle),
 		StartAt:   s.at,
 		Shard:     s.report(),
 		Version:   buildVersion(),

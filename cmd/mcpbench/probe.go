@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/mcpbench/mcpbench/harness"
 	"github.com/mcpbench/mcpbench/mcp"
 	"github.com/mcpbench/mcpbench/probe"
 	"github.com/mcpbench/mcpbench/report"
@@ -47,7 +48,6 @@ type probeFlags struct {
 	smallC       int
 	largeTotal   int64
 	largeC       int
-	logSettle    time.Duration
 	maxErrorRate float64
 	allowErrors  bool
 }
@@ -60,7 +60,6 @@ func (f *probeFlags) register(fs *pflag.FlagSet) {
 	fs.IntVar(&f.smallC, "bench-small-concurrency", 10, "workers of the small benchmark")
 	fs.Int64Var(&f.largeTotal, "bench-large-total", 1000, "requests of the large concurrent benchmark (0 = skip it)")
 	fs.IntVar(&f.largeC, "bench-large-concurrency", 50, "workers of the large benchmark")
-	fs.DurationVar(&f.logSettle, "log-settle", 0, "with --log-file: wait up to D after the last request for one more stats line, so the window counts every request")
 	fs.Float64Var(&f.maxErrorRate, "max-error-rate", 0, "highest acceptable error rate of each benchmark and of the sequential listings, 0..1")
 	fs.BoolVar(&f.allowErrors, "allow-request-errors", false, "any error rate is acceptable")
 	f.output.registerReports(fs, false)
@@ -77,8 +76,6 @@ func (f *probeFlags) validate() error {
 		return usagef("--bench-small-total and --bench-large-total must not be negative")
 	case f.smallC < 1 || f.largeC < 1:
 		return usagef("--bench-small-concurrency and --bench-large-concurrency must be at least 1")
-	case f.logSettle < 0:
-		return usagef("--log-settle must not be negative")
 	case f.maxErrorRate < 0 || f.maxErrorRate > 1:
 		return usagef("--max-error-rate must be between 0 and 1")
 	}
@@ -115,6 +112,9 @@ func probeMain(ctx context.Context, args []string, e env) int {
 		var se *probe.StageError
 		if errors.As(err, &se) && se.Stage == probe.StageLogMark {
 			return exitFor(e, "probe", usagef("--log-file: %v", se.Err))
+		}
+		if ce := harness.OptionError(err); ce != nil {
+			return exitFor(e, "probe", flagError(ce))
 		}
 		return exitFor(e, "probe", err)
 	}
@@ -159,7 +159,7 @@ func (f *probeFlags) config(fs *pflag.FlagSet, e *env) (probe.Config, error) {
 		Small:             probe.BenchSpec{Concurrency: f.smallC, Total: f.smallTotal},
 		Large:             probe.BenchSpec{Concurrency: f.largeC, Total: f.largeTotal},
 		LogFile:           f.target.logFile,
-		LogSettle:         f.logSettle,
+		LogSettle:         time.Duration(f.target.logSettle),
 	}, nil
 }
 
