@@ -2,7 +2,6 @@ package harness
 
 import (
 	"context"
-	"time"
 
 	"github.com/mcpbench/mcpbench/bench"
 	"github.com/mcpbench/mcpbench/results"
@@ -41,12 +40,8 @@ func loadOf(c bench.Config) results.Load {
 }
 
 func plan(ctx context.Context, s *Setup, command string, load results.Load) (*results.PlanReport, error) {
-	ss := &session{setup: s, started: time.Now()}
-	var err error
-	if ss.client, err = Dial(ctx, s.Options); err != nil {
-		if ctx.Err() != nil {
-			return nil, &InterruptedError{}
-		}
+	ss, err := connect(ctx, s)
+	if err != nil {
 		return nil, err
 	}
 	defer ss.close()

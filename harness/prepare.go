@@ -80,16 +80,25 @@ func Dial(ctx context.Context, o mcp.Options) (*mcp.Client, error) {
 // contract fixes: a server that is down is reported before a workload
 // that cannot be. The caller closes the session.
 func prepare(ctx context.Context, s *Setup) (*session, error) {
+	ss, err := connect(ctx, s)
+	if err != nil {
+		return nil, err
+	}
+	if err := ss.ready(ctx); err != nil {
+		ss.close()
+		return nil, err
+	}
+	return ss, nil
+}
+
+// connect starts a session with the connection made and nothing else.
+func connect(ctx context.Context, s *Setup) (*session, error) {
 	ss := &session{setup: s, started: time.Now()}
 	var err error
 	if ss.client, err = Dial(ctx, s.Options); err != nil {
 		if ctx.Err() != nil {
 			return nil, &InterruptedError{}
 		}
-		return nil, err
-	}
-	if err := ss.ready(ctx); err != nil {
-		ss.close()
 		return nil, err
 	}
 	return ss, nil

@@ -27,9 +27,9 @@ func WritePlanJSON(w io.Writer, r *results.PlanReport) error { return writeInden
 func WritePlanSummary(w io.Writer, r *results.PlanReport) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "dry run   %s: nothing is called\n", r.Command)
-	fmt.Fprintf(&b, "target    %s\n", targetLine(r.Target))
-	fmt.Fprintf(&b, "load      %s\n", LoadLine(r.Plan.Load))
-	fmt.Fprintf(&b, "sends     %s\n", textfmt.OrDash(results.OperationsLine(r.Plan.Operations)))
+	for _, f := range planFacts(r) {
+		fmt.Fprintf(&b, "%-9s %s\n", strings.ToLower(f[0]), f[1])
+	}
 	for _, c := range r.Plan.Calls {
 		fmt.Fprintf(&b, "tool      %s: %s\n", c.Name, toolTraits(c.ToolInfo, c.Weight))
 		for _, args := range c.SampleArgs {
@@ -47,9 +47,9 @@ func WritePlanSummary(w io.Writer, r *results.PlanReport) error {
 func WritePlanMarkdown(w io.Writer, r *results.PlanReport) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# mcpbench %s: plan (dry run, nothing called)\n\n", r.Command)
-	fmt.Fprintf(&b, "- **Target:** %s\n", targetLine(r.Target))
-	fmt.Fprintf(&b, "- **Load:** %s\n", LoadLine(r.Plan.Load))
-	fmt.Fprintf(&b, "- **Sends:** %s\n", textfmt.OrDash(results.OperationsLine(r.Plan.Operations)))
+	for _, f := range planFacts(r) {
+		fmt.Fprintf(&b, "- **%s:** %s\n", f[0], f[1])
+	}
 	for _, warn := range r.Plan.Warnings {
 		fmt.Fprintf(&b, "- **Warning:** %s\n", warn)
 	}
@@ -71,8 +71,17 @@ func WritePlanMarkdown(w io.Writer, r *results.PlanReport) error {
 	return markdownTable(w, []string{"tool", "annotations", "sample arguments"}, rows)
 }
 
-// LoadLine is the load in words: "closed loop, 4 workers, 200 requests".
-func LoadLine(l results.Load) string {
+// planFacts are the plan's headline facts, named, in the order shown.
+func planFacts(r *results.PlanReport) [][2]string {
+	return [][2]string{
+		{"Target", targetLine(r.Target)},
+		{"Load", loadLine(r.Plan.Load)},
+		{"Sends", textfmt.OrDash(results.OperationsLine(r.Plan.Operations))},
+	}
+}
+
+// loadLine is the load in words: "closed loop, 4 workers, 200 requests".
+func loadLine(l results.Load) string {
 	var parts []string
 	switch {
 	case l.Mode == "open":

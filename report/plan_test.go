@@ -69,7 +69,7 @@ func TestLoadLine(t *testing.T) {
 		"open loop at 100, 250.5 requests/s, 500 requests per level":      {Mode: "open", Rates: []float64{100, 250.5}, Total: 500},
 		"open loop at 50 requests/s, 10s, ramp-up 2s":                     {Mode: "open", Rates: []float64{50}, DurationS: 10, RampUpS: 2},
 	} {
-		if got := LoadLine(l); got != want {
+		if got := loadLine(l); got != want {
 			t.Errorf("got %q, want %q", got, want)
 		}
 	}

@@ -49,12 +49,12 @@ func (e *UnknownToolError) Error() string {
 	if len(e.Listed) == 0 {
 		return fmt.Sprintf("the server lists no tool %q, and no tools at all", e.Tool)
 	}
-	return fmt.Sprintf("the server lists no tool %q; it lists (closest first) %s", e.Tool, NameList(e.Listed, shownNames))
+	return fmt.Sprintf("the server lists no tool %q; it lists (closest first) %s", e.Tool, nameList(e.Listed, shownNames))
 }
 
-// NameList joins names with commas, the first n of them, saying how many
+// nameList joins names with commas, the first n of them, saying how many
 // more there are.
-func NameList(names []string, n int) string {
+func nameList(names []string, n int) string {
 	if len(names) <= n {
 		return strings.Join(names, ", ")
 	}
