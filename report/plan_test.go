@@ -107,3 +107,24 @@ func TestRunSummaryErrorsByTool(t *testing.T) {
 		t.Fatalf("an operation without errors got a line:\n%s", got)
 	}
 }
+
+// TestSweepSummaryErrorsByTool: a sweep's summary adds each operation's
+// errors over all points.
+func TestSweepSummaryErrorsByTool(t *testing.T) {
+	read := bench.Operation{Method: "tools/call", Tool: "read_file"}
+	point := func(c int, errs int64) bench.Point {
+		return bench.Point{Concurrency: c, Latency: bench.Latency{Requests: 100, Errors: errs}, ByOperation: []bench.OperationStats{
+			{Operation: read, Latency: bench.Latency{Requests: 50, Errors: errs, ErrorsByKind: map[string]int64{"tool_error": errs}}},
+			{Operation: bench.Operation{Method: "tools/list"}, Latency: bench.Latency{Requests: 50}},
+		}}
+	}
+	r := &results.SweepReport{}
+	r.Points = []bench.Point{point(1, 2), point(2, 5)}
+	var b bytes.Buffer
+	if err := WriteSweepTable(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "  by tools/call read_file 7 of 100 failed: tool_error 7\n") || strings.Contains(b.String(), "by tools/list") {
+		t.Fatalf("%s", b.String())
+	}
+}
