@@ -129,7 +129,7 @@ func workloadError(err error) error {
 	case errors.As(err, &glob):
 		return usagef("--tools/--exclude-tools: bad glob %q", glob.Glob)
 	case errors.As(err, &tool):
-		return usagef("--tool %v", err)
+		return usagef("%v", err) // a --tool or a mix entry: the name says which
 	case errors.As(err, &sel):
 		return usagef("--gen-args: %v: %s", err, selectionHint(sel))
 	case errors.As(err, &inject):

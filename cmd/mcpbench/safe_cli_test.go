@@ -47,7 +47,7 @@ func TestUnknownToolStopsBeforeLoad(t *testing.T) {
 			t.Fatalf("%v: exit %d: %s", args, r.code, r.stderr)
 		}
 		oneCleanLine(t, r)
-		want := `mcpbench run: --tool the server lists no tool "tool_01"; it lists (closest first) tool_001, tool_000, tool_002, `
+		want := `mcpbench run: the server lists no tool "tool_01"; it lists (closest first) tool_001, tool_000, tool_002, `
 		if !strings.HasPrefix(r.stderr, want) || !strings.Contains(r.stderr, "echo") || !strings.Contains(r.stderr, "fail") {
 			t.Fatalf("%v: %s", args, r.stderr)
 		}
