@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -89,7 +90,11 @@ func loadLine(l results.Load) string {
 	case len(l.Concurrency) == 1:
 		parts = append(parts, fmt.Sprintf("closed loop, %d workers", l.Concurrency[0]))
 	default:
-		parts = append(parts, "closed loop at "+strings.Trim(fmt.Sprint(l.Concurrency), "[]")+" workers")
+		levels := make([]string, len(l.Concurrency))
+		for i, c := range l.Concurrency {
+			levels[i] = strconv.Itoa(c)
+		}
+		parts = append(parts, "closed loop at "+strings.Join(levels, ", ")+" workers")
 	}
 	level := ""
 	if len(l.Concurrency)+len(l.Rates) > 1 {

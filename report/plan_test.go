@@ -64,10 +64,10 @@ func TestPlanSummary(t *testing.T) {
 
 func TestLoadLine(t *testing.T) {
 	for want, l := range map[string]results.Load{
-		"closed loop, 4 workers, 200 requests":                            {Mode: "closed", Concurrency: []int{4}, Total: 200},
-		"closed loop at 1 2 4 workers, 2s per level, 10 warm-up requests": {Mode: "closed", Concurrency: []int{1, 2, 4}, DurationS: 2, Warmup: 10},
-		"open loop at 100, 250.5 requests/s, 500 requests per level":      {Mode: "open", Rates: []float64{100, 250.5}, Total: 500},
-		"open loop at 50 requests/s, 10s, ramp-up 2s":                     {Mode: "open", Rates: []float64{50}, DurationS: 10, RampUpS: 2},
+		"closed loop, 4 workers, 200 requests":                              {Mode: "closed", Concurrency: []int{4}, Total: 200},
+		"closed loop at 1, 2, 4 workers, 2s per level, 10 warm-up requests": {Mode: "closed", Concurrency: []int{1, 2, 4}, DurationS: 2, Warmup: 10},
+		"open loop at 100, 250.5 requests/s, 500 requests per level":        {Mode: "open", Rates: []float64{100, 250.5}, Total: 500},
+		"open loop at 50 requests/s, 10s, ramp-up 2s":                       {Mode: "open", Rates: []float64{50}, DurationS: 10, RampUpS: 2},
 	} {
 		if got := loadLine(l); got != want {
 			t.Errorf("got %q, want %q", got, want)
