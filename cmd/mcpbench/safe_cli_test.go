@@ -128,6 +128,7 @@ func TestUnannotatedServerRefused(t *testing.T) {
 			t.Fatalf("%v: exit %d: %s", cmd, r.code, r.stderr)
 		}
 		oneCleanLine(t, r)
+		t.Logf("%v: exit 2: %s", cmd, r.stderr)
 		for _, want := range []string{"none of the server's 2 tools may be called unasked", "2 of them carry no annotations", "--allow-destructive"} {
 			if !strings.Contains(r.stderr, want) {
 				t.Fatalf("%v: %q lacks %q", cmd, r.stderr, want)
