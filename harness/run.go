@@ -42,7 +42,7 @@ func Run(ctx context.Context, cfg RunConfig) (*results.RunReport, error) {
 	r := &results.RunReport{
 		Header: ss.header(results.SchemaRun),
 		Workload: results.Workload{Mode: "closed", Operations: ss.wl.Operations(), Warmup: cfg.Load.Warmup,
-			DurationS: cfg.Load.Duration.Seconds(), Session: sessionLabel(ss.client, cfg.Options)},
+			DurationS: cfg.Load.Duration.Seconds(), Session: sessionLabel(ss.client, cfg.Options), Tools: ss.wl.Tools()},
 		Point: point,
 		Shard: cfg.Shard,
 	}

@@ -51,7 +51,8 @@ func Sweep(ctx context.Context, cfg SweepConfig) (*results.SweepReport, error) {
 		mode = "open"
 	}
 	r.Shard = cfg.Shard
-	r.Workload = &results.Workload{Mode: mode, Operations: ss.wl.Operations(), Warmup: cfg.Point.Warmup, DurationS: cfg.Point.Duration.Seconds()}
+	r.Workload = &results.Workload{Mode: mode, Operations: ss.wl.Operations(), Warmup: cfg.Point.Warmup, DurationS: cfg.Point.Duration.Seconds(),
+		Tools: ss.wl.Tools()}
 	r.LogScan, r.Health = ss.observe(ctx)
 	return r, runErr
 }

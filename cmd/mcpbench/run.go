@@ -21,6 +21,13 @@ and errors. Closed loop with -c (each worker waits for its answer), open loop
 with --rate (requests on a fixed schedule, latency counted from the intended
 send time).
 
+With --gen-args and no --tool, only the tools annotated readOnlyHint: true
+are called (the MCP spec presumes any other tool may write or destroy):
+--allow-writes adds those annotated destructiveHint: false,
+--allow-destructive the rest, --tools and --exclude-tools narrow the set.
+A tool named with --tool is called whatever it says. --dry-run connects,
+lists the tools and prints the plan without calling any.
+
 Flags:
 %s
 Examples:
@@ -28,6 +35,8 @@ Examples:
   mcpbench run --url http://127.0.0.1:3002/mcp --method tools/call --tool echo \
       --args '{"message":"hi"}' --rate 200 -d 30s --json-out run.json
   MCPBENCH_TOKEN=... mcpbench run --url https://mcp.example.internal/mcp -c 4 -d 1m
+  mcpbench run --transport stdio --gen-args --dry-run -c 4 -n 200 \
+      -- npx -y @modelcontextprotocol/server-filesystem /tmp/scratch
   mcpbench run --url http://127.0.0.1:3002/mcp --rate 50 -d 1h --live \
       --server-pid "$(pgrep -f my-mcp-server)" --server-metrics http://127.0.0.1:9090/metrics --fail-on-leak
 `
@@ -64,6 +73,10 @@ func runMain(ctx context.Context, args []string, e env) int {
 	cfg, err := f.config(fs, &e)
 	if err != nil {
 		return exitFor(e, "run", err)
+	}
+	if f.calls.dryRun {
+		plan, err := harness.PlanRun(ctx, cfg)
+		return dryRunExit(e, "run", plan, err, &f.output)
 	}
 	if f.output.cpuProfile != "" {
 		stop, err := startCPUProfile(f.output.cpuProfile)
