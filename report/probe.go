@@ -229,6 +229,13 @@ func probeMarkdownLog(w io.Writer, r *results.ProbeReport) error {
 // probeHealthTable has a row for the snapshot before, the one after, and the
 // change between them.
 func probeHealthTable(w io.Writer, h *probe.Health) error {
+	head, rows := healthRows(h)
+	fmt.Fprintf(w, "`%s`\n\n", h.URL)
+	return markdownTable(w, head, rows)
+}
+
+// healthRows are the Markdown cells of the health table.
+func healthRows(h *probe.Health) (head []string, rows [][]string) {
 	row := func(name string, s probe.HealthSnapshot) []string {
 		status := "–"
 		if s.StatusCode != 0 {
@@ -240,15 +247,14 @@ func probeHealthTable(w io.Writer, h *probe.Health) error {
 		}
 		return r
 	}
-	rows := [][]string{row("before", h.HealthSnapshot)}
+	rows = [][]string{row("before", h.HealthSnapshot)}
 	if h.After != nil {
 		rows = append(rows, row("after", *h.After))
 	}
 	if d := h.Delta; d != nil {
 		rows = append(rows, []string{"change", "", "", "", probeSigned(d.CacheHits), probeSigned(d.CacheMisses), probeOptPct(d.WindowHitRatePct), ""})
 	}
-	fmt.Fprintf(w, "`%s`\n\n", h.URL)
-	return markdownTable(w, []string{"snapshot", "ok", "status", "latency ms", "cache hits", "cache misses", "hit rate", "note"}, rows)
+	return []string{"snapshot", "ok", "status", "latency ms", "cache hits", "cache misses", "hit rate", "note"}, rows
 }
 
 func probeHealthLine(s probe.HealthSnapshot) string {

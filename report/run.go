@@ -127,10 +127,11 @@ func WriteRunMarkdown(w io.Writer, r *results.RunReport) error {
 }
 
 func markdownTable(w io.Writer, head []string, rows [][]string) error {
-	t := tablewriter.NewTable(w,
+	opts := append([]tablewriter.Option{
 		tablewriter.WithRenderer(renderer.NewMarkdown()),
 		tablewriter.WithHeaderAutoFormat(tw.Off),
-	)
+	}, columnAlignment(len(head), rows)...)
+	t := tablewriter.NewTable(w, opts...)
 	t.Header(head)
 	for _, r := range rows {
 		if err := t.Append(r); err != nil {
