@@ -33,10 +33,12 @@ type htmlChart struct {
 	XAxis string  `json:"xAxis"`
 	// Ticks, when set, are where the x axis is labelled (the measured
 	// loads, so they can be read off).
-	Ticks   []jsNum      `json:"ticks,omitempty"`
-	XLabel  string       `json:"xLabel"`
-	YLabel  string       `json:"yLabel"`
-	YLog    bool         `json:"yLog,omitempty"`
+	Ticks  []jsNum `json:"ticks,omitempty"`
+	XLabel string  `json:"xLabel"`
+	YLabel string  `json:"yLabel"`
+	YLog   bool    `json:"yLog,omitempty"`
+	// YFit spans the y axis over the data instead of from zero.
+	YFit    bool         `json:"yFit,omitempty"`
 	Y2Label string       `json:"y2Label,omitempty"`
 	Series  []htmlSeries `json:"series"`
 	HLines  []refMark    `json:"hlines,omitempty"`

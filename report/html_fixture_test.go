@@ -67,6 +67,7 @@ func fixtureRun(t *testing.T, seed uint64, p50 float64) *results.RunReport {
 		o.FillPercentiles(lognormalHist(seed+uint64(i)+1, 15000, p50*(1+float64(i)), p50*2.5*(1+float64(i))))
 		p.ByOperation = append(p.ByOperation, o)
 	}
+	p.Series = fixtureSeries(seed, 60, 1, p.RPS, p50, true)
 	r.Gates = []results.Gate{
 		{Name: "error_rate", Limit: 0.01, Value: p.ErrorRate, Passed: true},
 		{Name: "p99_ms", Limit: 100, Value: p.P99MS, Passed: p.P99MS <= 100},
@@ -98,6 +99,10 @@ func fixtureOpenRun(t *testing.T) *results.RunReport {
 		behind = math.Max(0, behind-2) // 2 ms caught up per request at 500 rps
 	}
 	withHist(p, corrected)
+	p.Series = fixtureSeries(12, 60, 1, rate, 20, false)
+	stall := 40 // a bucket in which nothing was answered
+	p.Series.OK[stall], p.Series.RPS[stall] = 0, 0
+	p.Series.Errors["timeout"][stall] = 0
 	p.Uncorrected, p.ScheduleLagMS = &bench.Uncorrected{}, &bench.ScheduleLag{}
 	p.Uncorrected.Fill(actual)
 	p.ScheduleLagMS.Fill(lag)
@@ -162,4 +167,40 @@ func fixtureMergedRun(t *testing.T) *results.RunReport {
 	r := fixtureRun(t, 5, 20)
 	r.Merged = &results.MergeInfo{Reports: 2, Shards: []results.Shard{{Index: 1, Count: 3}, {Index: 2, Count: 3}}, Missing: []int{3}}
 	return r
+}
+
+// fixtureSeries is n buckets of interval seconds around rps and p50, with
+// an error burst and a latency bump a third of the way in, and (server)
+// the server's memory growing as a leak would, its open files flat.
+func fixtureSeries(seed uint64, n int, interval, rps, p50 float64, server bool) *results.Series {
+	rng := rand.New(rand.NewPCG(seed, 21))
+	s := &results.Series{StartedAt: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC), IntervalS: interval, LastS: interval,
+		Errors: map[string][]int64{"timeout": make([]int64, n)}}
+	rss, fds := make(bench.Column, n), make(bench.Column, n)
+	for i := range n {
+		bump := 1.0
+		if i > n/3 && i < n/3+5 {
+			bump = 2.5
+			s.Errors["timeout"][i] = int64(3 + rng.IntN(5))
+		}
+		got := rps * interval * (0.97 + 0.06*rng.Float64()) / bump
+		ok := int64(got) - s.Errors["timeout"][i]
+		s.Sent = append(s.Sent, int64(got))
+		s.OK = append(s.OK, ok)
+		s.RPS = append(s.RPS, got/interval)
+		m := p50 * bump * (0.95 + 0.1*rng.Float64())
+		s.P50MS, s.P95MS, s.P99MS, s.MaxMS = append(s.P50MS, m), append(s.P95MS, 2.2*m), append(s.P99MS, 3*m), append(s.MaxMS, 6*m)
+		s.InFlight = append(s.InFlight, int64(10+rng.IntN(6)))
+		s.CPUS = append(s.CPUS, 0.18*interval*(0.9+0.2*rng.Float64()))
+		rss[i] = 60<<20 + float64(i)*interval*38e6/3600 + 2e5*rng.NormFloat64()
+		fds[i] = 42
+	}
+	if server {
+		rss[n/2] = math.NaN() // a sample that failed
+		s.Server = []results.ServerSeries{
+			{Name: "rss_bytes", Unit: "bytes", Kind: bench.GaugeLevel, Source: "pid 4242", Values: rss},
+			{Name: "open_fds", Kind: bench.GaugeLevel, Source: "pid 4242", Values: fds},
+		}
+	}
+	return s
 }

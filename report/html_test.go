@@ -30,17 +30,17 @@ func htmlCases(t *testing.T) []htmlCase {
 	sw, rate := fixtureHistSweep(), fixtureHistRateSweep()
 	runCmp, sweepCmp := fixtureRunComparison(t), fixtureSweepComparison()
 	return []htmlCase{
-		{"run", func(b *bytes.Buffer) error { return WriteRunHTML(b, run) }, []string{"spectrum"},
-			[]string{"mcpbench run", "Passed: every gate held", "tools/call search", "timeout", "no answer within 5s", "mcpbench-target 0.1.0", "2025-06-18", "v0.1.0-test", "fasthttp"}},
-		{"run_open", func(b *bytes.Buffer) error { return WriteRunHTML(b, open) }, []string{"spectrum"},
-			[]string{"from intended send", "from actual send", "Open loop: 500 rps offered", "schedule lag p99"}},
+		{"run", func(b *bytes.Buffer) error { return WriteRunHTML(b, run) }, []string{"spectrum", "over-time-throughput", "over-time-latency", "over-time-load", "server-0", "server-1"},
+			[]string{"mcpbench run", "Passed: every gate held", "rss_bytes (pid 4242)", "Server over time", "tools/call search", "timeout", "no answer within 5s", "mcpbench-target 0.1.0", "2025-06-18", "v0.1.0-test", "fasthttp"}},
+		{"run_open", func(b *bytes.Buffer) error { return WriteRunHTML(b, open) }, []string{"spectrum", "over-time-throughput"},
+			[]string{"from intended send", "from actual send", "Open loop: 500 rps offered", "schedule lag p99", "No request was answered between 40 and 41 s"}},
 		{"merge", func(b *bytes.Buffer) error { return WriteRunHTML(b, merged) }, []string{"spectrum"},
 			[]string{"merged from 2 reports", "Shards 3 are missing", "1/3, 2/3"}},
 		{"sweep", func(b *bytes.Buffer) error { return WriteSweepHTML(b, sw) }, []string{"throughput", "latency", "spectrum"},
 			[]string{"Recommended concurrency: 8 (the SLO held up to 12)", "concurrency 8 (recommended)", "knee", "p95 ≤ 50 ms"}},
 		{"sweep_rate", func(b *bytes.Buffer) error { return WriteSweepHTML(b, rate) }, []string{"throughput", "latency", "spectrum"},
 			[]string{"Highest sustainable rate: 298.9 rps", "offered rate (rps)"}},
-		{"compare", func(b *bytes.Buffer) error { return WriteCompareHTML(b, runCmp) }, []string{"spectrum"},
+		{"compare", func(b *bytes.Buffer) error { return WriteCompareHTML(b, runCmp) }, []string{"spectrum", "over-time-throughput", "over-time-latency"},
 			[]string{"mcpbench compare (run)", "regression", "base.json", "new.json", "p95_ms"}},
 		{"compare_sweep", func(b *bytes.Buffer) error { return WriteCompareHTML(b, sweepCmp) }, []string{"throughput", "latency", "spectrum"},
 			[]string{"mcpbench compare (sweep)", "base-sweep.json", "recommended_concurrency"}},
@@ -113,9 +113,9 @@ func checkSelfContained(t *testing.T, page string) {
 	}
 }
 
-// chartData parses the page's chart descriptions and checks each series
-// has one value per x.
-func chartData(t *testing.T, page string) map[string]htmlChart {
+// chartData parses the page's chart descriptions, checks each series has
+// one value per x, and returns each chart's number of x values by id.
+func chartData(t *testing.T, page string) map[string]int {
 	t.Helper()
 	const open = `<script id="mcpbench-data" type="application/json">`
 	i := strings.Index(page, open)
@@ -133,7 +133,7 @@ func chartData(t *testing.T, page string) map[string]htmlChart {
 	if err := json.Unmarshal([]byte(raw), &specs); err != nil {
 		t.Fatalf("chart data is not JSON: %v", err)
 	}
-	out := map[string]htmlChart{}
+	out := map[string]int{}
 	for _, s := range specs {
 		if len(s.X) == 0 {
 			t.Errorf("chart %s has no x values", s.ID)
@@ -150,7 +150,7 @@ func chartData(t *testing.T, page string) map[string]htmlChart {
 				}
 			}
 		}
-		out[s.ID] = htmlChart{ID: s.ID}
+		out[s.ID] = len(s.X)
 	}
 	return out
 }
@@ -239,5 +239,34 @@ func TestHTMLEscapesReportText(t *testing.T) {
 	}
 	if strings.Contains(b.String(), `<script>alert`) || strings.Contains(b.String(), `<b>bold</b>`) {
 		t.Error("text from the report reached the page as markup")
+	}
+}
+
+// A ten-minute run at one-second intervals, with the server sampled, is
+// a page well under 1 MB: the page carries the chart values, not the
+// report's histograms.
+func TestHTMLTenMinuteRunSize(t *testing.T) {
+	r := fixtureRun(t, 1, 20)
+	r.Point.ElapsedS = 600
+	r.Point.Series = fixtureSeries(1, 600, 1, r.Point.RPS, 20, true)
+	fds := r.Point.Series.Server[1]
+	fds.Name = "go_goroutines"
+	r.Point.Series.Server = append(r.Point.Series.Server, fds)
+	var b bytes.Buffer
+	if err := WriteRunHTML(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	charts := chartData(t, b.String())
+	if len(charts) != 7 {
+		t.Errorf("%d charts, want 7 (3 over time, 3 server, spectrum)", len(charts))
+	}
+	for _, id := range []string{"over-time-throughput", "over-time-latency", "server-2"} {
+		if charts[id] != 600 {
+			t.Errorf("chart %s has %d points, want 600", id, charts[id])
+		}
+	}
+	t.Logf("10-minute run: %d bytes of HTML", b.Len())
+	if b.Len() >= 1<<20 {
+		t.Errorf("the page is %d bytes, want under 1 MiB", b.Len())
 	}
 }

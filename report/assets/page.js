@@ -53,7 +53,7 @@
 
   function fmtSeconds(s) {
     if (s == null) return "–";
-    if (s < 120) return fmtNum(s) + " s";
+    if (s < 120) return fmtTick(s) + " s";
     var m = Math.floor(s / 60), r = Math.round(s - 60 * m);
     return m + ":" + (r < 10 ? "0" : "") + r;
   }
@@ -129,10 +129,17 @@
     return { hooks: { draw: draw } };
   }
 
-  function scaleRange(log) {
+  // A y range from zero (or the data's log range), with headroom so a
+  // plateau does not run along the frame; fit spans the data only, for a
+  // gauge whose growth matters more than its size.
+  function scaleRange(log, fit) {
     return function (u, min, max) {
       if (min == null || max == null) return [0, 1];
       if (log) return uPlot.rangeLog(Math.max(min, 1e-3), max, 10, true);
+      if (fit) {
+        var pad = max > min ? 0.1 * (max - min) : Math.abs(max) * 0.05 || 1;
+        return [min - pad, max + pad];
+      }
       if (max === min) max = min + 1;
       return [Math.min(0, min), max + 0.08 * (max - min)];
     };
@@ -183,7 +190,7 @@
       yAxis.filter = keepAll;
     }
     var axes = [xAxis, yAxis];
-    var scales = { x: { time: false }, y: { distr: spec.yLog ? 3 : 1, range: scaleRange(spec.yLog) } };
+    var scales = { x: { time: false }, y: { distr: spec.yLog ? 3 : 1, range: scaleRange(spec.yLog, spec.yFit) } };
     if (logX) scales.x.distr = 3;
     if (logX || spec.xAxis === "seconds") {
       // The axis spans the data exactly: no empty decade after the maximum.
