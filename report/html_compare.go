@@ -177,7 +177,7 @@ func sweepOverlay(base, cur *results.SweepReport) (throughput, latency *htmlChar
 	rps := func(p *bench.Point) float64 { return p.RPS }
 	p50 := func(p *bench.Point) float64 { return p.P50MS }
 	p99 := func(p *bench.Point) float64 { return p.P99MS }
-	ticks := loadTicks(xs, axis)
+	ticks := jsNums(loadTicks(xs, axis))
 	throughput = &htmlChart{ID: "throughput", Title: "Throughput", X: jsNums(xs), XAxis: axis, Ticks: ticks, XLabel: xLabel, YLabel: "throughput (rps)",
 		Series: []htmlSeries{
 			{Label: "base", Color: hexBase, Dash: true, Points: true, Y: at(bl, bp, rps)},

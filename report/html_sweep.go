@@ -236,7 +236,7 @@ func loadCharts(r *results.SweepReport, pts []bench.Point) (throughput, latency 
 		xLabel = "offered rate (rps)"
 	}
 	marks := loadMarks(r, open)
-	ticks := loadTicks(loads, axis)
+	ticks := jsNums(loadTicks(loads, axis))
 	throughput = &htmlChart{ID: "throughput", Title: "Throughput", XAxis: axis, Ticks: ticks, XLabel: xLabel, YLabel: "throughput (rps)", VLines: marks}
 	xs := loads
 	if u := r.USL; u != nil && !open {
