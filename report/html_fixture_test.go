@@ -63,7 +63,7 @@ func fixtureRun(t *testing.T, seed uint64, p50 float64) *results.RunReport {
 	p.Client = bench.ClientStats{PoolMaxConns: 16, CPUS: 11.2, Engine: "fasthttp"}
 	for i, op := range r.Workload.Operations {
 		o := bench.OperationStats{Operation: op, RPS: p.RPS / 2}
-		o.Requests, o.Errors = 15000, int64(40*i+5)
+		o.Requests, o.Errors = 15000, int64(35*i+5)
 		o.FillPercentiles(lognormalHist(seed+uint64(i)+1, 15000, p50*(1+float64(i)), p50*2.5*(1+float64(i))))
 		p.ByOperation = append(p.ByOperation, o)
 	}

@@ -124,28 +124,6 @@ func gateSentence(g results.Gate) string {
 	return fmt.Sprintf("%s %s %s the limit of %s", gateLabel(g.Name), gateFigure(g.Name, g.Value), rel, gateFigure(g.Name, g.Limit))
 }
 
-func gateLabel(name string) string {
-	switch name {
-	case "error_rate":
-		return "error rate"
-	case "p95_ms":
-		return "p95"
-	case "p99_ms":
-		return "p99"
-	}
-	return name
-}
-
-func gateFigure(name string, v float64) string {
-	switch {
-	case strings.HasSuffix(name, "error_rate"):
-		return textfmt.Percent(v)
-	case strings.HasSuffix(name, "_ms"):
-		return fmtMS(v) + " ms"
-	}
-	return textfmt.Float(textfmt.Round3(v))
-}
-
 // gatesTable lists the gates with their verdicts, failed ones highlighted.
 func gatesTable(gates []results.Gate) []htmlTable {
 	if len(gates) == 0 {

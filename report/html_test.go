@@ -11,6 +11,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/mcpbench/mcpbench/results"
 )
 
 var htmlDir = flag.String("html-dir", "", "also write the HTML fixtures into this directory, to look at")
@@ -268,5 +270,17 @@ func TestHTMLTenMinuteRunSize(t *testing.T) {
 	t.Logf("10-minute run: %d bytes of HTML", b.Len())
 	if b.Len() >= 1<<20 {
 		t.Errorf("the page is %d bytes, want under 1 MiB", b.Len())
+	}
+}
+
+// The run's Markdown opens like the sweep's (target, start, mcpbench) and
+// right-aligns every numeric column.
+func TestRunMarkdownGolden(t *testing.T) {
+	for name, r := range map[string]*results.RunReport{"run": fixtureRun(t, 1, 20), "run_open": fixtureOpenRun(t)} {
+		var md bytes.Buffer
+		if err := WriteRunMarkdown(&md, r); err != nil {
+			t.Fatal(err)
+		}
+		golden(t, filepath.Join("testdata", name+".md.golden"), md.Bytes())
 	}
 }

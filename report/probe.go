@@ -81,17 +81,16 @@ func WriteProbeMarkdown(w io.Writer, r *results.ProbeReport) error {
 			return err
 		}
 	}
-	return writeGates(w, r.Gates, textfmt.Percent, textfmt.Percent)
+	return writeGates(w, r.Gates)
 }
 
 func probeMarkdownHead(w io.Writer, r *results.ProbeReport) error {
 	var b strings.Builder
 	b.WriteString("# mcpbench probe\n\n")
 	if r.Interrupted {
-		b.WriteString("> **Interrupted**: the report covers what was measured before the stop.\n\n")
+		b.WriteString("> **Interrupted:** the report covers what was measured before the stop.\n\n")
 	}
-	fmt.Fprintf(&b, "- **Target:** %s\n", targetLine(r.Target))
-	fmt.Fprintf(&b, "- **Started:** %s\n", r.StartedAt.Format("2006-01-02 15:04:05 MST"))
+	headerMarkdown(&b, &r.Header)
 	if si := &r.ServerInfo; si.Negotiation != "" {
 		fmt.Fprintf(&b, "- **Negotiation:** %s\n", si.Negotiation)
 	}
