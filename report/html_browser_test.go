@@ -99,7 +99,7 @@ func pageErrors(dom string) string {
 func TestHTMLInBrowser(t *testing.T) {
 	browser := chromium(t)
 	dir := t.TempDir()
-	for _, c := range htmlCases(t) {
+	for _, c := range append(htmlCases(t), recordedCases(t)...) {
 		t.Run(c.name, func(t *testing.T) {
 			page := renderCase(t, c)
 			checkSelfContained(t, page)

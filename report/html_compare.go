@@ -19,7 +19,7 @@ func comparePage(c *results.Comparison) *htmlPage {
 		Version:  c.MCPBenchVersion,
 		Verdict:  compareVerdict(c),
 	}
-	page.add(htmlSection{ID: "checks", Title: "Checks", Intro: c.Notes, Tables: []htmlTable{checksTable(c)}})
+	page.add(htmlSection{ID: "checks", Title: "Checks", Tables: []htmlTable{checksTable(c)}})
 	base, cur := c.BaseReport, c.NewReport
 	switch {
 	case base.Run != nil && cur.Run != nil:

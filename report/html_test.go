@@ -49,6 +49,38 @@ func htmlCases(t *testing.T) []htmlCase {
 	}
 }
 
+// recordedCases are pages of reports mcpbench wrote against its reference
+// server (testdata/recorded: a closed and an open run, a mix whose error
+// gate failed, two merged shards, a concurrency and a rate sweep), so the
+// pages are tried on real reports, not only on fixtures.
+func recordedCases(t *testing.T) []htmlCase {
+	read := func(name string) results.Report {
+		f, err := os.Open(filepath.Join("testdata", "recorded", name+".json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		r, err := results.ReadReport(f)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		return r
+	}
+	var out []htmlCase
+	for _, name := range []string{"run", "run_open", "run_mix", "merged"} {
+		r := read(name).Run
+		out = append(out, htmlCase{"recorded_" + name, func(b *bytes.Buffer) error { return WriteRunHTML(b, r) }, []string{"spectrum"}, []string{"mcpbench run"}})
+	}
+	for _, name := range []string{"sweep", "sweep_rate"} {
+		r := read(name).Sweep
+		out = append(out, htmlCase{"recorded_" + name, func(b *bytes.Buffer) error { return WriteSweepHTML(b, r) }, []string{"throughput", "latency", "spectrum"}, []string{"mcpbench sweep"}})
+	}
+	base, cur := read("run"), read("run_mix")
+	c := results.CompareRuns(base.Run, cur.Run, results.DefaultLimits())
+	out = append(out, htmlCase{"recorded_compare", func(b *bytes.Buffer) error { return WriteCompareHTML(b, c) }, []string{"spectrum"}, []string{"REGRESSION", "the workloads differ"}})
+	return out
+}
+
 // renderCase renders a case, writes it to -html-dir when asked, and
 // returns the page.
 func renderCase(t *testing.T, c htmlCase) string {
@@ -66,7 +98,7 @@ func renderCase(t *testing.T, c htmlCase) string {
 }
 
 func TestHTMLPages(t *testing.T) {
-	for _, c := range htmlCases(t) {
+	for _, c := range append(htmlCases(t), recordedCases(t)...) {
 		t.Run(c.name, func(t *testing.T) {
 			page := renderCase(t, c)
 			text := html.UnescapeString(page)
@@ -97,6 +129,10 @@ var externalRef = regexp.MustCompile(`(?i)(\b(src|href|action|poster|srcset|data
 // home page, in a comment.
 const uplotBanner = "/*! https://github.com/leeoniya/uPlot (v1.6.32) */"
 
+// targetURL is the address of the reference server the fixtures and the
+// recorded reports measured: text the page shows, not a resource.
+var targetURL = regexp.MustCompile(`http://127\.0\.0\.1:\d+/mcp`)
+
 // checkSelfContained fails when the page refers to anything outside
 // itself: no element or style loads from anywhere, and every http:// or
 // https:// in the file is text the report shows (the target's URL) or the
@@ -107,7 +143,7 @@ func checkSelfContained(t *testing.T, page string) {
 		t.Errorf("the page refers to an outside resource: %q", m)
 	}
 	rest := strings.Replace(page, uplotBanner, "", 1)
-	rest = strings.ReplaceAll(rest, "http://127.0.0.1:3002/mcp", "")
+	rest = targetURL.ReplaceAllString(rest, "")
 	for _, scheme := range []string{"http://", "https://"} {
 		if i := strings.Index(rest, scheme); i >= 0 {
 			t.Errorf("the page names %s outside the report's text: …%s…", scheme, rest[max(0, i-60):min(len(rest), i+60)])
