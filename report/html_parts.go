@@ -121,17 +121,25 @@ func intsText(v []int) string {
 	return intsOrNone(v)
 }
 
-// mergeLines are the verdict's words about a merge or a partial one.
-func mergeLines(m *results.MergeInfo) (lines []string, warn bool) {
+// warn adds a line a reader should heed before trusting the figures,
+// turning a pass into a warning.
+func (v *htmlVerdict) warn(line string) {
+	v.Lines = append(v.Lines, line)
+	if v.Level == levelPass {
+		v.Level = levelWarn
+	}
+}
+
+// addMerge says what a merge put together; missing shards are a warning.
+func (v *htmlVerdict) addMerge(m *results.MergeInfo) {
 	if m == nil {
-		return nil, false
+		return
 	}
-	lines = append(lines, fmt.Sprintf("Merged from %d reports; the histograms are merged exactly.", m.Reports))
+	v.Lines = append(v.Lines, fmt.Sprintf("Merged from %d reports; the histograms are merged exactly.", m.Reports))
 	if len(m.Missing) > 0 {
-		lines = append(lines, "Shards "+intsOrNone(m.Missing)+" are missing: the figures cover only the shards present.")
-		warn = true
+		v.warn("Shards " + intsOrNone(m.Missing) + " are missing: the figures cover only the shards present.")
 	}
-	return append(lines, m.Notes...), warn
+	v.Lines = append(v.Lines, m.Notes...)
 }
 
 // serverSection shows what the server itself reported: its /health before

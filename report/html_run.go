@@ -71,34 +71,21 @@ func runVerdict(r *results.RunReport) htmlVerdict {
 	v.Lines = append(v.Lines, fmt.Sprintf("%d requests in %.1f s at %.1f rps; p50 %s ms, p95 %s ms, p99 %s ms, max %s ms.",
 		p.Requests, p.ElapsedS, p.RPS, fmtMS(p.P50MS), fmtMS(p.P95MS), fmtMS(p.P99MS), fmtMS(p.MaxMS)))
 	v.Lines = append(v.Lines, errorsLine(p))
-	warn := func(line string) {
-		v.Lines = append(v.Lines, line)
-		if v.Level == levelPass {
-			v.Level = levelWarn
-		}
-	}
 	if p.Rate != nil {
 		v.Lines = append(v.Lines, openLoopLine(p))
 		if p.Unsent > 0 {
-			warn(fmt.Sprintf("%d requests due in the window were never sent: the generator fell behind the schedule.", p.Unsent))
+			v.warn(fmt.Sprintf("%d requests due in the window were never sent: the generator fell behind the schedule.", p.Unsent))
 		}
 	}
 	if p.Client.Saturated {
-		warn("The generator was saturated (" + p.Client.SaturationReason + "): these figures describe mcpbench, not the server.")
+		v.warn("The generator was saturated (" + p.Client.SaturationReason + "): these figures describe mcpbench, not the server.")
 	}
 	if p.Interrupted {
-		warn("Interrupted: the figures cover what was measured before the stop.")
+		v.warn("Interrupted: the figures cover what was measured before the stop.")
 	}
-	lines, partial := mergeLines(r.Merged)
-	for _, l := range lines {
-		if partial {
-			warn(l)
-		} else {
-			v.Lines = append(v.Lines, l)
-		}
-	}
+	v.addMerge(r.Merged)
 	for _, l := range runSeriesVerdicts(r) {
-		warn(l)
+		v.warn(l)
 	}
 	return v
 }

@@ -84,12 +84,6 @@ func sweepVerdict(r *results.SweepReport) htmlVerdict {
 	if r.Summary.ErrorTotal > 0 {
 		v.Lines = append(v.Lines, fmt.Sprintf("%d requests failed over the sweep.", r.Summary.ErrorTotal))
 	}
-	warn := func(line string) {
-		v.Lines = append(v.Lines, line)
-		if v.Level == levelPass {
-			v.Level = levelWarn
-		}
-	}
 	var saturated []string
 	for i := range r.Points {
 		if r.Points[i].Client.Saturated {
@@ -97,19 +91,12 @@ func sweepVerdict(r *results.SweepReport) htmlVerdict {
 		}
 	}
 	if len(saturated) > 0 {
-		warn("The generator was saturated at " + strings.Join(saturated, ", ") + ": those points describe mcpbench, not the server.")
+		v.warn("The generator was saturated at " + strings.Join(saturated, ", ") + ": those points describe mcpbench, not the server.")
 	}
 	if r.Interrupted {
-		warn("Interrupted: the analysis covers the points measured before the stop.")
+		v.warn("Interrupted: the analysis covers the points measured before the stop.")
 	}
-	lines, partial := mergeLines(r.Merged)
-	for _, l := range lines {
-		if partial {
-			warn(l)
-		} else {
-			v.Lines = append(v.Lines, l)
-		}
-	}
+	v.addMerge(r.Merged)
 	return v
 }
 

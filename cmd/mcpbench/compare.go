@@ -94,19 +94,7 @@ func compareMain(_ context.Context, args []string, e env) int {
 	}
 	c.Base.Path, c.New.Path = basePath, newPath
 	c.MCPBenchVersion = buildVersion()
-
-	// The Markdown table goes to stdout unless a file or stdout takes it,
-	// or another format already has stdout.
-	md := output{path: mdOut, flag: "--md-out"}
-	if !quiet && mdOut == "" && jsonOut != "-" && junitOut != "-" && htmlOut != "-" {
-		md = output{path: "-"}
-	}
-	outs := map[string]output{
-		report.FormatJSON:     {path: jsonOut, flag: "--json-out"},
-		report.FormatJUnit:    {path: junitOut, flag: "--junit-out"},
-		report.FormatMarkdown: md,
-		report.FormatHTML:     {path: htmlOut, flag: "--html-out"},
-	}
+	outs := compareOutputs(jsonOut, mdOut, junitOut, htmlOut, quiet)
 	if err := writeFormats(report.CompareFormats, c, outs, e); err != nil {
 		return exitFor(e, "compare", usagef("%v", err))
 	}
@@ -117,6 +105,22 @@ func compareMain(_ context.Context, args []string, e env) int {
 		return exitGate
 	}
 	return exitOK
+}
+
+// compareOutputs are compare's destinations. The Markdown table goes to
+// stdout unless a file or stdout takes it, or another format already has
+// stdout.
+func compareOutputs(jsonOut, mdOut, junitOut, htmlOut string, quiet bool) map[string]output {
+	md := output{path: mdOut, flag: "--md-out"}
+	if !quiet && mdOut == "" && jsonOut != "-" && junitOut != "-" && htmlOut != "-" {
+		md = output{path: "-"}
+	}
+	return map[string]output{
+		report.FormatJSON:     {path: jsonOut, flag: "--json-out"},
+		report.FormatJUnit:    {path: junitOut, flag: "--junit-out"},
+		report.FormatMarkdown: md,
+		report.FormatHTML:     {path: htmlOut, flag: "--html-out"},
+	}
 }
 
 // readReportFile reads a run or sweep report; any failure is bad input.
