@@ -22,6 +22,9 @@ type Gates struct {
 	// RequireConcurrency fails a sweep whose maximum feasible concurrency
 	// is below it; 0 requires nothing.
 	RequireConcurrency int
+	// FailOnLeak fails a run whose soak analysis finds a leak (a server
+	// series that grows, significantly and materially).
+	FailOnLeak bool
 }
 
 // gate checks one figure against its upper limit.
@@ -44,6 +47,9 @@ func (g Gates) Run(r *RunReport) bool {
 	}
 	if g.SLO.P99MS > 0 {
 		add(gate("p99_ms", g.SLO.P99MS, p.P99MS), g.FailOnSLO)
+	}
+	if g.FailOnLeak {
+		add(gate("leaks", 0, float64(r.Soak.Leaks())), true)
 	}
 	return failed
 }

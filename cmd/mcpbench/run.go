@@ -38,6 +38,7 @@ type runFlags struct {
 	output   outputFlags
 	gate     gateFlags
 	shard    shardFlags
+	series   seriesFlags
 }
 
 // register adds run's flags to fs.
@@ -46,6 +47,7 @@ func (f *runFlags) register(fs *pflag.FlagSet) {
 	f.workload.register(fs, false)
 	f.calls.register(fs)
 	f.gate.register(fs)
+	f.series.register(fs, true)
 	f.output.register(fs)
 	f.shard.register(fs)
 }
@@ -68,7 +70,8 @@ func runMain(ctx context.Context, args []string, e env) int {
 		}
 		defer stop()
 	}
-	cfg.Load.Progress = watch(&cfg.Setup, e, "run", f.output.noProgress)
+	cfg.Load.Progress = watch(&cfg.Setup, e, "run", f.output.noProgress || f.series.live)
+	f.series.apply(&cfg.Load, &cfg.Setup, e, "run")
 	if f.output.memProfile != "" {
 		cfg.Load.OnDone = func() {
 			if err := writeHeapProfile(f.output.memProfile); err != nil {
@@ -80,7 +83,9 @@ func runMain(ctx context.Context, args []string, e env) int {
 	if err != nil {
 		return harnessExit(e, "run", "request", err)
 	}
-	gateFailed := f.gate.gates().Run(r)
+	gates := f.gate.gates()
+	gates.FailOnLeak = f.series.failOnLeak
+	gateFailed := gates.Run(r)
 	if err := writeRunReports(r, &f.output, e); err != nil {
 		return exitFor(e, "run", usagef("writing report: %v", err))
 	}
@@ -111,6 +116,9 @@ func (f *runFlags) config(fs *pflag.FlagSet, e *env) (harness.RunConfig, error) 
 	if err := f.gate.validate(); err != nil {
 		return harness.RunConfig{}, err
 	}
+	if err := f.series.validate(); err != nil {
+		return harness.RunConfig{}, err
+	}
 	spec, err := f.calls.spec(&f.workload)
 	if err != nil {
 		return harness.RunConfig{}, err
@@ -119,7 +127,7 @@ func (f *runFlags) config(fs *pflag.FlagSet, e *env) (harness.RunConfig, error) 
 	if err != nil {
 		return harness.RunConfig{}, err
 	}
-	return harness.RunConfig{Setup: f.target.setup(opts, spec, &f.shard), Load: load}, nil
+	return harness.RunConfig{Setup: f.target.setup(opts, spec, &f.shard), Load: load, Soak: f.series.soak()}, nil
 }
 
 // benchConfig checks the load flags and turns them into a bench.Config.

@@ -52,6 +52,7 @@ type sweepFlags struct {
 	requireConcurrency int
 	svgOut             string
 	shard              shardFlags
+	series             seriesFlags
 }
 
 func (f *sweepFlags) register(fs *pflag.FlagSet) {
@@ -66,6 +67,7 @@ func (f *sweepFlags) register(fs *pflag.FlagSet) {
 	fs.DurationVar(&f.cooldown, "cooldown", 0, "pause between points")
 	fs.IntVar(&f.requireConcurrency, "require-concurrency", 0, "exit 1 when the maximum feasible concurrency is below N")
 	f.gate.register(fs)
+	f.series.register(fs, false)
 	f.output.register(fs)
 	fs.StringVar(&f.svgOut, "svg-out", "", "write the chart to `FILE`")
 	f.shard.register(fs)
@@ -113,7 +115,8 @@ func sweepMain(ctx context.Context, args []string, e env) int {
 	if err != nil {
 		return exitFor(e, "sweep", err)
 	}
-	if progress := watch(&cfg.Setup, e, "sweep", f.output.noProgress); progress != nil {
+	f.series.apply(&cfg.Point, &cfg.Setup, e, "sweep")
+	if progress := watch(&cfg.Setup, e, "sweep", f.output.noProgress || f.series.live); progress != nil {
 		cfg.Progress = func(st sweep.Step, p bench.Progress) {
 			fmt.Fprintf(e.stderr, "\r\033[Kpoint %d/%d (%s): ", st.N, st.Total, levelLabel(st.Level))
 			progress(p)
@@ -148,6 +151,9 @@ func (f *sweepFlags) config(fs *pflag.FlagSet, e *env) (harness.SweepConfig, err
 		return harness.SweepConfig{}, err
 	}
 	if err := f.perPoint(len(rs) > 0); err != nil {
+		return harness.SweepConfig{}, err
+	}
+	if err := f.series.validate(); err != nil {
 		return harness.SweepConfig{}, err
 	}
 	// Split after the per-point defaults, so the default total is split too.
