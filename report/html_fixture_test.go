@@ -68,6 +68,7 @@ func fixtureRun(t *testing.T, seed uint64, p50 float64) *results.RunReport {
 		p.ByOperation = append(p.ByOperation, o)
 	}
 	p.Series = fixtureSeries(seed, 60, 1, p.RPS, p50, true)
+	r.Soak = results.AnalyzeSoak(p.Series, results.SoakOptions{})
 	r.Gates = []results.Gate{
 		{Name: "error_rate", Limit: 0.01, Value: p.ErrorRate, Passed: true},
 		{Name: "p99_ms", Limit: 100, Value: p.P99MS, Passed: p.P99MS <= 100},
@@ -171,7 +172,8 @@ func fixtureMergedRun(t *testing.T) *results.RunReport {
 
 // fixtureSeries is n buckets of interval seconds around rps and p50, with
 // an error burst and a latency bump a third of the way in, and (server)
-// the server's memory growing as a leak would, its open files flat.
+// the server's memory growing as a leak would (600 MB/h), its open files
+// flat.
 func fixtureSeries(seed uint64, n int, interval, rps, p50 float64, server bool) *results.Series {
 	rng := rand.New(rand.NewPCG(seed, 21))
 	s := &results.Series{StartedAt: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC), IntervalS: interval, LastS: interval,
@@ -192,7 +194,7 @@ func fixtureSeries(seed uint64, n int, interval, rps, p50 float64, server bool) 
 		s.P50MS, s.P95MS, s.P99MS, s.MaxMS = append(s.P50MS, m), append(s.P95MS, 2.2*m), append(s.P99MS, 3*m), append(s.MaxMS, 6*m)
 		s.InFlight = append(s.InFlight, int64(10+rng.IntN(6)))
 		s.CPUS = append(s.CPUS, 0.18*interval*(0.9+0.2*rng.Float64()))
-		rss[i] = 60<<20 + float64(i)*interval*38e6/3600 + 2e5*rng.NormFloat64()
+		rss[i] = 60<<20 + float64(i)*interval*600e6/3600 + 2e5*rng.NormFloat64() // 600 MB/h
 		fds[i] = 42
 	}
 	if server {

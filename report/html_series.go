@@ -24,10 +24,21 @@ func runSeriesSections(r *results.RunReport) []htmlSection {
 	if s == nil || s.Len() == 0 {
 		return nil
 	}
+	lat := latencyOverTime(s)
+	if t := trendFor(r.Soak, "p99_ms"); t != nil {
+		lat.Series = append(lat.Series, trendLine(s, r.Soak, t, 1))
+	}
 	out := []htmlSection{{ID: "over-time", Title: "Over time", Intro: []string{seriesIntro(s)},
-		Charts: []*htmlChart{throughputOverTime(s), latencyOverTime(s), loadOverTime(s)}}}
-	if charts := serverOverTime(s); len(charts) > 0 {
+		Charts: []*htmlChart{throughputOverTime(s), lat, loadOverTime(s)}}}
+	if charts := serverOverTime(s, r.Soak); len(charts) > 0 {
 		out = append(out, htmlSection{ID: "server-over-time", Title: "Server over time", Intro: []string{serverIntro(s)}, Charts: charts})
+	}
+	if r.Soak != nil {
+		sec := htmlSection{ID: "trends", Title: "Trends and leaks", Intro: soakIntro(r.Soak)}
+		if t, ok := soakTable(r.Soak); ok {
+			sec.Tables = append(sec.Tables, t)
+		}
+		out = append(out, sec)
 	}
 	return out
 }
@@ -38,7 +49,7 @@ func runSeriesVerdicts(r *results.RunReport) []string {
 	if s == nil {
 		return nil
 	}
-	var out []string
+	out := soakVerdicts(r.Soak)
 	for i := 0; i < s.Len(); i++ {
 		if s.Requests(i) == 0 && i < s.Len()-1 {
 			out = append(out, fmt.Sprintf("No request was answered between %s and %s s: the server stalled or the generator stopped.", seconds(float64(i)*s.IntervalS), seconds(s.EndS(i))))
@@ -137,8 +148,9 @@ func loadOverTime(s *results.Series) *htmlChart {
 }
 
 // serverOverTime is one chart per sampled server quantity, in readable
-// units: bytes as MiB, counters as their increase per second.
-func serverOverTime(s *results.Series) []*htmlChart {
+// units: bytes as MB, counters as their increase per second, with the
+// soak's trend drawn over a gauge that has one.
+func serverOverTime(s *results.Series, soak *results.Soak) []*htmlChart {
 	var out []*htmlChart
 	for k, ss := range s.Server {
 		if k == maxServerCharts {
@@ -146,7 +158,7 @@ func serverOverTime(s *results.Series) []*htmlChart {
 		}
 		scale, unit := 1.0, ss.Unit
 		if ss.Unit == "bytes" {
-			scale, unit = 1.0/(1<<20), "MiB"
+			scale, unit = 1e-6, "MB" // as the trends table prints bytes
 		}
 		counter := ss.Kind == bench.GaugeCounter
 		if counter {
@@ -165,6 +177,9 @@ func serverOverTime(s *results.Series) []*htmlChart {
 			ys[i] = jsNum(v)
 		}
 		c.Series = []htmlSeries{{Label: ss.Name, Color: hexModel, Y: ys}}
+		if t := trendFor(soak, "server:"+ss.Name); t != nil && !counter {
+			c.Series = append(c.Series, trendLine(s, soak, t, scale))
+		}
 		c.YFit = !counter // a leak is a slope, which a zero-based axis flattens
 		out = append(out, c)
 	}

@@ -33,7 +33,7 @@ func htmlCases(t *testing.T) []htmlCase {
 	runCmp, sweepCmp := fixtureRunComparison(t), fixtureSweepComparison()
 	return []htmlCase{
 		{"run", func(b *bytes.Buffer) error { return WriteRunHTML(b, run) }, []string{"spectrum", "over-time-throughput", "over-time-latency", "over-time-load", "server-0", "server-1"},
-			[]string{"mcpbench run", "Passed: every gate held", "rss_bytes (pid 4242)", "Server over time", "tools/call search", "timeout", "no answer within 5s", "mcpbench-target 0.1.0", "2025-06-18", "v0.1.0-test", "fasthttp"}},
+			[]string{"mcpbench run", "Passed: every gate held", "rss_bytes (pid 4242)", "Server over time", "Trends and leaks", "Server rss_bytes grew", "likely leak", "trend (finding)", "tools/call search", "timeout", "no answer within 5s", "mcpbench-target 0.1.0", "2025-06-18", "v0.1.0-test", "fasthttp"}},
 		{"run_open", func(b *bytes.Buffer) error { return WriteRunHTML(b, open) }, []string{"spectrum", "over-time-throughput"},
 			[]string{"from intended send", "from actual send", "Open loop: 500 rps offered", "schedule lag p99", "No request was answered between 40 and 41 s"}},
 		{"merge", func(b *bytes.Buffer) error { return WriteRunHTML(b, merged) }, []string{"spectrum"},
