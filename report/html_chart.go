@@ -113,6 +113,8 @@ const (
 	hexBase  = "#7f7f7f"
 	hexNew   = "#1f77b4"
 	hexError = "#d62728"
+	hexLight = "#b0b0b0"
+	hexTrend = "#222222"
 )
 
 // spectrumGrid is the percentiles of an HdrHistogram "percentile

@@ -120,6 +120,7 @@ func fixtureHistSweep() *results.SweepReport {
 		p.Hist = h
 		p.Histogram, _ = bench.EncodeHistogram(h)
 		p.Hist = nil // as read back from a file: the renderer decodes
+		p.Series = fixtureSeries(uint64(i), 10, 1, p.RPS, p.P50MS, false)
 	}
 	return r
 }

@@ -66,7 +66,7 @@ func runVerdict(r *results.RunReport) htmlVerdict {
 	case len(r.Gates) > 0:
 		v.Headline = "Passed: every gate held"
 	default:
-		v.Headline = "Measured; no gates were set"
+		v.Headline = "Measured; this report carries no gates"
 	}
 	v.Lines = append(v.Lines, fmt.Sprintf("%d requests in %.1f s at %.1f rps; p50 %s ms, p95 %s ms, p99 %s ms, max %s ms.",
 		p.Requests, p.ElapsedS, p.RPS, fmtMS(p.P50MS), fmtMS(p.P95MS), fmtMS(p.P99MS), fmtMS(p.MaxMS)))
@@ -78,7 +78,7 @@ func runVerdict(r *results.RunReport) htmlVerdict {
 		}
 	}
 	if p.Client.Saturated {
-		v.warn("The generator was saturated (" + p.Client.SaturationReason + "): these figures describe mcpbench, not the server.")
+		v.warn("The generator was saturated: " + p.Client.SaturationReason + ". These figures describe mcpbench, not the server.")
 	}
 	if p.Interrupted {
 		v.warn("Interrupted: the figures cover what was measured before the stop.")
@@ -86,6 +86,9 @@ func runVerdict(r *results.RunReport) htmlVerdict {
 	v.addMerge(r.Merged)
 	for _, l := range runSeriesVerdicts(r) {
 		v.warn(l)
+	}
+	if v.Level == levelWarn && len(failed) == 0 && len(r.Gates) > 0 {
+		v.Headline = "Passed every gate, with warnings"
 	}
 	return v
 }

@@ -60,7 +60,21 @@ func runSeriesVerdicts(r *results.RunReport) []string {
 }
 
 func seriesIntro(s *results.Series) string {
-	return fmt.Sprintf("%d intervals of %s s each; every value is drawn at the end of its interval, and each column adds up to the run's totals.", s.Len(), seconds(s.IntervalS))
+	text := fmt.Sprintf("%d intervals of %s s each; every value is drawn at the end of its interval, and each column adds up to the run's totals.", s.Len(), seconds(s.IntervalS))
+	if n := shown(s); n < s.Len() {
+		text += fmt.Sprintf(" The last interval, cut to %s s by the end of the run, is not drawn: its few answers would make a spike of noise.", seconds(s.LastS))
+	}
+	return text
+}
+
+// shown is how many buckets the charts draw: all but a last one cut to
+// under half an interval (the soak's trends leave it out too).
+func shown(s *results.Series) int {
+	n := s.Len()
+	if n > 1 && s.LastS < s.IntervalS/2 {
+		return n - 1
+	}
+	return n
 }
 
 func serverIntro(s *results.Series) string {
@@ -77,7 +91,7 @@ func seconds(v float64) string {
 
 // seriesTimes are the buckets' ends, seconds from the start.
 func seriesTimes(s *results.Series) []float64 {
-	xs := make([]float64, s.Len())
+	xs := make([]float64, shown(s))
 	for i := range xs {
 		xs[i] = s.EndS(i)
 	}
@@ -87,7 +101,7 @@ func seriesTimes(s *results.Series) []float64 {
 // perBucket maps each bucket to a value; buckets without answers give a
 // gap when answered is set (a percentile of nothing is not zero).
 func perBucket(s *results.Series, answered bool, f func(i int) float64) []jsNum {
-	out := make([]jsNum, s.Len())
+	out := make([]jsNum, shown(s))
 	for i := range out {
 		if answered && s.Requests(i) == 0 {
 			out[i] = gap
@@ -97,6 +111,9 @@ func perBucket(s *results.Series, answered bool, f func(i int) float64) []jsNum 
 	}
 	return out
 }
+
+// rateAt is bucket i's answers per second of its own length.
+func rateAt(s *results.Series, i int) float64 { return float64(s.Requests(i)) / s.BucketS(i) }
 
 // errorsAt is bucket i's errors of every kind.
 func errorsAt(s *results.Series, i int) int64 {
@@ -115,7 +132,7 @@ func throughputOverTime(s *results.Series) *htmlChart {
 	c := timeChart("over-time-throughput", "Throughput and errors", "answers per second", s)
 	c.Y2Label = "errors per second"
 	c.Series = []htmlSeries{
-		{Label: "rps", Color: hexRPS, Y: perBucket(s, false, func(i int) float64 { return s.RPS[i] })},
+		{Label: "rps", Color: hexRPS, Y: perBucket(s, false, func(i int) float64 { return rateAt(s, i) })},
 		{Label: "errors/s", Color: hexError, Bars: true, Right: true, Y: perBucket(s, false, func(i int) float64 {
 			if n := errorsAt(s, i); n > 0 {
 				return float64(n) / s.BucketS(i)
@@ -132,7 +149,7 @@ func latencyOverTime(s *results.Series) *htmlChart {
 		{Label: "p50", Color: hexP50, Y: perBucket(s, true, func(i int) float64 { return s.P50MS[i] })},
 		{Label: "p95", Color: hexP95, Y: perBucket(s, true, func(i int) float64 { return s.P95MS[i] })},
 		{Label: "p99", Color: hexP99, Y: perBucket(s, true, func(i int) float64 { return s.P99MS[i] })},
-		{Label: "max", Color: hexGrey, Dash: true, Y: perBucket(s, true, func(i int) float64 { return s.MaxMS[i] })},
+		{Label: "max", Color: hexLight, Dash: true, Y: perBucket(s, true, func(i int) float64 { return s.MaxMS[i] })},
 	}
 	return c
 }
@@ -165,7 +182,7 @@ func serverOverTime(s *results.Series, soak *results.Soak) []*htmlChart {
 			unit = strings.TrimSpace(unit + " per second")
 		}
 		c := timeChart(fmt.Sprintf("server-%d", k), ss.Name+" ("+ss.Source+")", unitLabel(unit), s)
-		ys := make([]jsNum, s.Len())
+		ys := make([]jsNum, shown(s))
 		for i := range ys {
 			v := math.NaN()
 			if i < len(ss.Values) {
@@ -194,6 +211,60 @@ func unitLabel(unit string) string {
 	return unit
 }
 
+// onGrid puts a series' values, at times, on the chart's x grid xs,
+// gaps where the series has no bucket.
+func onGrid(xs, times []float64, vals []jsNum) []jsNum {
+	at := make(map[float64]int, len(times))
+	for i, t := range times {
+		at[t] = i
+	}
+	out := make([]jsNum, len(xs))
+	for i, x := range xs {
+		out[i] = gap
+		if j, ok := at[x]; ok {
+			out[i] = vals[j]
+		}
+	}
+	return out
+}
+
+// sweepSeriesSection is each level's series, one level at a time with a
+// picker: p50 and p99 latency and the throughput. Nil when the points
+// carry no series.
+func sweepSeriesSection(r *results.SweepReport) *htmlSection {
+	set := map[float64]bool{}
+	var with []int
+	for i := range r.Points {
+		if s := r.Points[i].Series; s != nil && s.Len() > 0 {
+			with = append(with, i)
+			for _, t := range seriesTimes(s) {
+				set[t] = true
+			}
+		}
+	}
+	if len(with) == 0 {
+		return nil
+	}
+	xs := sortedSet(set)
+	c := &htmlChart{ID: "over-time-levels", Title: "One level over time", X: jsNums(xs), XAxis: axisSeconds, XLabel: "time since the level started",
+		YLabel: "latency (ms)", Y2Label: "answers per second",
+		Series: []htmlSeries{{Label: "p50", Color: hexP50}, {Label: "p99", Color: hexP99}, {Label: "rps", Color: hexRPS, Right: true}}}
+	for k, i := range with {
+		s := r.Points[i].Series
+		times := seriesTimes(s)
+		label, chosen := levelChoice(r, i)
+		if chosen {
+			c.Selected = k
+		}
+		c.Choices = append(c.Choices, htmlChoice{Label: label, Y: [][]jsNum{
+			onGrid(xs, times, perBucket(s, true, func(b int) float64 { return s.P50MS[b] })),
+			onGrid(xs, times, perBucket(s, true, func(b int) float64 { return s.P99MS[b] })),
+			onGrid(xs, times, perBucket(s, false, func(b int) float64 { return rateAt(s, b) })),
+		}})
+	}
+	return &htmlSection{ID: "over-time", Title: "Each level over time", Charts: []*htmlChart{c}}
+}
+
 // runSeriesOverlays are the over-time charts of two runs on one time
 // axis: throughput and latency, base dashed.
 func runSeriesOverlays(base, cur *results.RunReport) []htmlSection {
@@ -208,24 +279,12 @@ func runSeriesOverlays(base, cur *results.RunReport) []htmlSection {
 	}
 	xs := sortedSet(set)
 	on := func(s *results.Series, times []float64, answered bool, f func(i int) float64) []jsNum {
-		at := map[float64]int{}
-		for i, t := range times {
-			at[t] = i
-		}
-		vals := perBucket(s, answered, f)
-		out := make([]jsNum, len(xs))
-		for i, x := range xs {
-			out[i] = gap
-			if j, ok := at[x]; ok {
-				out[i] = vals[j]
-			}
-		}
-		return out
+		return onGrid(xs, times, perBucket(s, answered, f))
 	}
 	tp := &htmlChart{ID: "over-time-throughput", Title: "Throughput", X: jsNums(xs), XAxis: axisSeconds, XLabel: "time since start", YLabel: "answers per second",
 		Series: []htmlSeries{
-			{Label: "base rps", Color: hexBase, Dash: true, Y: on(bs, bt, false, func(i int) float64 { return bs.RPS[i] })},
-			{Label: "new rps", Color: hexNew, Y: on(ns, nt, false, func(i int) float64 { return ns.RPS[i] })},
+			{Label: "base rps", Color: hexBase, Dash: true, Y: on(bs, bt, false, func(i int) float64 { return rateAt(bs, i) })},
+			{Label: "new rps", Color: hexNew, Y: on(ns, nt, false, func(i int) float64 { return rateAt(ns, i) })},
 		}}
 	lat := &htmlChart{ID: "over-time-latency", Title: "Latency", X: jsNums(xs), XAxis: axisSeconds, XLabel: "time since start", YLabel: "latency (ms)",
 		Series: []htmlSeries{

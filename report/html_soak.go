@@ -44,7 +44,7 @@ func trendFor(s *results.Soak, name string) *results.Trend {
 // trendLine is a trend drawn over the buckets of its window, in the
 // chart's unit (scale times the series' unit); gaps elsewhere.
 func trendLine(se *results.Series, soak *results.Soak, t *results.Trend, scale float64) htmlSeries {
-	ys := make([]jsNum, se.Len())
+	ys := make([]jsNum, shown(se))
 	x0 := -1.0
 	for i := range ys {
 		ys[i] = gap
@@ -61,7 +61,7 @@ func trendLine(se *results.Series, soak *results.Soak, t *results.Trend, scale f
 	if t.Significant && t.Material {
 		label = "trend (finding)"
 	}
-	return htmlSeries{Label: label, Color: hexGrey, Dash: true, Y: ys}
+	return htmlSeries{Label: label, Color: hexTrend, Dash: true, Y: ys}
 }
 
 // soakTable lists every trend with its slope, fit and whether it counts.

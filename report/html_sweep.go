@@ -32,6 +32,9 @@ func sweepPage(r *results.SweepReport) *htmlPage {
 	if len(r.Points) > 0 {
 		page.add(htmlSection{ID: "spectrum", Title: "Latency by percentile at each level", Charts: []*htmlChart{sweepSpectra(r)}})
 	}
+	if s := sweepSeriesSection(r); s != nil {
+		page.add(*s)
+	}
 	if t, ok := sweepOperations(r); ok {
 		page.add(htmlSection{ID: "operations", Title: "By operation", Tables: []htmlTable{t}})
 	}
@@ -173,16 +176,9 @@ func sweepSpectra(r *results.SweepReport) *htmlChart {
 	if anyOpen {
 		c.Series = []htmlSeries{{Label: "from intended send", Color: hexP99}, {Label: "from actual send", Color: hexRPS, Dash: true}}
 	}
-	rec := r.Recommendation
 	for i := range r.Points {
-		p := &r.Points[i]
-		label := levelText(p)
-		switch {
-		case p.Rate == nil && rec.RecommendedConcurrency != nil && *rec.RecommendedConcurrency == p.Concurrency:
-			label += " (recommended)"
-			c.Selected = i
-		case p.Rate != nil && rec.MaxSustainableRPS != nil && *rec.MaxSustainableRPS == p.RPS:
-			label += " (highest sustained)"
+		label, chosen := levelChoice(r, i)
+		if chosen {
 			c.Selected = i
 		}
 		ys := [][]jsNum{spectrumValues(pairs[i].corrected, xs)}
@@ -192,6 +188,20 @@ func sweepSpectra(r *results.SweepReport) *htmlChart {
 		c.Choices = append(c.Choices, htmlChoice{Label: label, Y: ys})
 	}
 	return c
+}
+
+// levelChoice is point i's label in a picker, and whether it is the one
+// to show first: the recommended concurrency or the highest sustained
+// rate.
+func levelChoice(r *results.SweepReport, i int) (string, bool) {
+	p, rec := &r.Points[i], r.Recommendation
+	switch {
+	case p.Rate == nil && rec.RecommendedConcurrency != nil && *rec.RecommendedConcurrency == p.Concurrency:
+		return levelText(p) + " (recommended)", true
+	case p.Rate != nil && rec.MaxSustainableRPS != nil && *rec.MaxSustainableRPS == p.RPS:
+		return levelText(p) + " (highest sustained)", true
+	}
+	return levelText(p), false
 }
 
 // histPair is a point's two histograms, decoded once.

@@ -33,12 +33,12 @@ func htmlCases(t *testing.T) []htmlCase {
 	runCmp, sweepCmp := fixtureRunComparison(t), fixtureSweepComparison()
 	return []htmlCase{
 		{"run", func(b *bytes.Buffer) error { return WriteRunHTML(b, run) }, []string{"spectrum", "over-time-throughput", "over-time-latency", "over-time-load", "server-0", "server-1"},
-			[]string{"mcpbench run", "Passed: every gate held", "rss_bytes (pid 4242)", "Server over time", "Trends and leaks", "Server rss_bytes grew", "likely leak", "trend (finding)", "tools/call search", "timeout", "no answer within 5s", "mcpbench-target 0.1.0", "2025-06-18", "v0.1.0-test", "fasthttp"}},
+			[]string{"mcpbench run", "Passed every gate, with warnings", "rss_bytes (pid 4242)", "Server over time", "Trends and leaks", "Server rss_bytes grew", "likely leak", "trend (finding)", "tools/call search", "timeout", "no answer within 5s", "mcpbench-target 0.1.0", "2025-06-18", "v0.1.0-test", "fasthttp"}},
 		{"run_open", func(b *bytes.Buffer) error { return WriteRunHTML(b, open) }, []string{"spectrum", "over-time-throughput"},
 			[]string{"from intended send", "from actual send", "Open loop: 500 rps offered", "schedule lag p99", "No request was answered between 40 and 41 s"}},
 		{"merge", func(b *bytes.Buffer) error { return WriteRunHTML(b, merged) }, []string{"spectrum"},
 			[]string{"merged from 2 reports", "Shards 3 are missing", "1/3, 2/3"}},
-		{"sweep", func(b *bytes.Buffer) error { return WriteSweepHTML(b, sw) }, []string{"throughput", "latency", "spectrum"},
+		{"sweep", func(b *bytes.Buffer) error { return WriteSweepHTML(b, sw) }, []string{"throughput", "latency", "spectrum", "over-time-levels"},
 			[]string{"Recommended concurrency: 8 (the SLO held up to 12)", "concurrency 8 (recommended)", "knee", "p95 ≤ 50 ms"}},
 		{"sweep_rate", func(b *bytes.Buffer) error { return WriteSweepHTML(b, rate) }, []string{"throughput", "latency", "spectrum"},
 			[]string{"Highest sustainable rate: 298.9 rps", "offered rate (rps)"}},
@@ -50,9 +50,10 @@ func htmlCases(t *testing.T) []htmlCase {
 }
 
 // recordedCases are pages of reports mcpbench wrote against its reference
-// server (testdata/recorded: a closed and an open run, a mix whose error
-// gate failed, two merged shards, a concurrency and a rate sweep), so the
-// pages are tried on real reports, not only on fixtures.
+// server (testdata/recorded: a closed run of `serve --leak-per-request
+// 20000` sampled with --server-pid and --server-metrics, an open run, a mix
+// whose error gate failed, two merged shards, a concurrency and a rate
+// sweep), so the pages are tried on real reports, not only on fixtures.
 func recordedCases(t *testing.T) []htmlCase {
 	read := func(name string) results.Report {
 		f, err := os.Open(filepath.Join("testdata", "recorded", name+".json"))
@@ -69,15 +70,17 @@ func recordedCases(t *testing.T) []htmlCase {
 	var out []htmlCase
 	for _, name := range []string{"run", "run_open", "run_mix", "merged"} {
 		r := read(name).Run
-		out = append(out, htmlCase{"recorded_" + name, func(b *bytes.Buffer) error { return WriteRunHTML(b, r) }, []string{"spectrum"}, []string{"mcpbench run"}})
+		out = append(out, htmlCase{"recorded_" + name, func(b *bytes.Buffer) error { return WriteRunHTML(b, r) }, []string{"spectrum", "over-time-throughput"}, []string{"mcpbench run"}})
 	}
+	out[0].charts = append(out[0].charts, "server-0", "server-6")
+	out[0].texts = append(out[0].texts, "likely leak", "The last interval, cut to 0.035 s")
 	for _, name := range []string{"sweep", "sweep_rate"} {
 		r := read(name).Sweep
-		out = append(out, htmlCase{"recorded_" + name, func(b *bytes.Buffer) error { return WriteSweepHTML(b, r) }, []string{"throughput", "latency", "spectrum"}, []string{"mcpbench sweep"}})
+		out = append(out, htmlCase{"recorded_" + name, func(b *bytes.Buffer) error { return WriteSweepHTML(b, r) }, []string{"throughput", "latency", "spectrum", "over-time-levels"}, []string{"mcpbench sweep"}})
 	}
 	base, cur := read("run"), read("run_mix")
 	c := results.CompareRuns(base.Run, cur.Run, results.DefaultLimits())
-	out = append(out, htmlCase{"recorded_compare", func(b *bytes.Buffer) error { return WriteCompareHTML(b, c) }, []string{"spectrum"}, []string{"REGRESSION", "the workloads differ"}})
+	out = append(out, htmlCase{"recorded_compare", func(b *bytes.Buffer) error { return WriteCompareHTML(b, c) }, []string{"spectrum", "over-time-throughput"}, []string{"REGRESSION", "the workloads differ"}})
 	return out
 }
 
@@ -130,8 +133,9 @@ var externalRef = regexp.MustCompile(`(?i)(\b(src|href|action|poster|srcset|data
 const uplotBanner = "/*! https://github.com/leeoniya/uPlot (v1.6.32) */"
 
 // targetURL is the address of the reference server the fixtures and the
-// recorded reports measured: text the page shows, not a resource.
-var targetURL = regexp.MustCompile(`http://127\.0\.0\.1:\d+/mcp`)
+// recorded reports measured, and of its metrics: text the page shows, not
+// a resource.
+var targetURL = regexp.MustCompile(`http://127\.0\.0\.1:\d+/(mcp|metrics)`)
 
 // checkSelfContained fails when the page refers to anything outside
 // itself: no element or style loads from anywhere, and every http:// or
