@@ -345,18 +345,11 @@ func withSamples(loads []float64, axis string) []float64 {
 
 // valuesAt puts the points' values on the x grid xs, gaps elsewhere.
 func valuesAt(xs, loads []float64, pts []bench.Point, y func(*bench.Point) float64) []jsNum {
-	at := map[float64]int{}
-	for i, l := range loads {
-		at[l] = i
+	vals := make([]jsNum, len(pts))
+	for i := range pts {
+		vals[i] = jsNum(y(&pts[i]))
 	}
-	out := make([]jsNum, len(xs))
-	for i, x := range xs {
-		out[i] = gap
-		if j, ok := at[x]; ok {
-			out[i] = jsNum(y(&pts[j]))
-		}
-	}
-	return out
+	return onGrid(xs, loads, vals)
 }
 
 // missesSLO marks the points that miss the SLO on the percentile that
