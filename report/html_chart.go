@@ -1,6 +1,8 @@
 package report
 
 import (
+	"fmt"
+	"image/color"
 	"math"
 	"strconv"
 
@@ -43,8 +45,8 @@ type htmlChart struct {
 	HLines  []refMark    `json:"hlines,omitempty"`
 	VLines  []refMark    `json:"vlines,omitempty"`
 	// Choices lets the reader pick what the series show (one sweep point's
-	// spectrum, say): each choice has one value list per series, and the
-	// first choice is drawn first.
+	// spectrum, say): each choice has one value list per series; Selected
+	// is the one drawn first.
 	Choices  []htmlChoice `json:"choices,omitempty"`
 	Selected int          `json:"selected,omitempty"`
 }
@@ -102,20 +104,28 @@ func jsNums(vs []float64) []jsNum {
 }
 
 // Series colours: the SVG chart's palette, so the two read alike.
+var (
+	hexRPS   = hexOf(colRPS)
+	hexP50   = hexOf(colP50)
+	hexP95   = hexOf(colP95)
+	hexP99   = hexOf(colP99)
+	hexGrey  = hexOf(colKnee)
+	hexRec   = hexOf(colRec)
+	hexModel = hexOf(colModel)
+	hexBase  = hexGrey
+	hexNew   = hexRPS
+	hexError = hexP99
+)
+
+// Colours of the page's own: light for a series in the background (max),
+// near black for fitted trends.
 const (
-	hexRPS   = "#1f77b4"
-	hexP50   = "#2ca02c"
-	hexP95   = "#ff7f0e"
-	hexP99   = "#d62728"
-	hexGrey  = "#7f7f7f"
-	hexRec   = "#9467bd"
-	hexModel = "#17becf"
-	hexBase  = "#7f7f7f"
-	hexNew   = "#1f77b4"
-	hexError = "#d62728"
 	hexLight = "#b0b0b0"
 	hexTrend = "#222222"
 )
+
+// hexOf is a colour as CSS writes it.
+func hexOf(c color.RGBA) string { return fmt.Sprintf("#%02x%02x%02x", c.R, c.G, c.B) }
 
 // spectrumGrid is the percentiles of an HdrHistogram "percentile
 // distribution" (as wrk2 and HdrHistogram's plotter draw it) as

@@ -9,6 +9,8 @@ import (
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/mcpbench/mcpbench/bench"
+	"github.com/mcpbench/mcpbench/logscan"
+	"github.com/mcpbench/mcpbench/probe"
 	"github.com/mcpbench/mcpbench/results"
 )
 
@@ -107,6 +109,16 @@ func fixtureOpenRun(t *testing.T) *results.RunReport {
 	p.Uncorrected, p.ScheduleLagMS = &bench.Uncorrected{}, &bench.ScheduleLag{}
 	p.Uncorrected.Fill(actual)
 	p.ScheduleLagMS.Fill(lag)
+	hits, misses, hitRate := int64(900), int64(100), 90.0
+	dh, dm := int64(28000), int64(2000)
+	r.Health = &probe.Health{
+		HealthSnapshot: probe.HealthSnapshot{URL: "http://127.0.0.1:3002/health", OK: true, StatusCode: 200, LatencyMS: 1.4,
+			Cache: &probe.HealthCache{Hits: &hits, Misses: &misses, HitRatePct: &hitRate}},
+		After: &probe.HealthSnapshot{URL: "http://127.0.0.1:3002/health", OK: false, Error: "connection refused"},
+		Delta: &probe.HealthDelta{CacheHits: &dh, CacheMisses: &dm},
+	}
+	r.LogScan = &logscan.WindowScan{Path: "/var/log/mcp.log", StatsLines: 60, Lines: 200, Baseline: "window_start",
+		Delta: logscan.Delta{Requests: 30000, CacheHits: 28000, CacheMisses: 2000}}
 	return r
 }
 

@@ -160,10 +160,7 @@ func serverSection(h *probe.Health, ls *logscan.WindowScan) *htmlSection {
 		s.Tables = append(s.Tables, newTable("Health endpoint "+h.URL, head, rows))
 	}
 	if ls != nil {
-		figs := logscanFigures(ls)
-		pairs := make([][2]string, len(figs))
-		copy(pairs, figs)
-		s.Tables = append(s.Tables, keyValues("Stats log over the measured window", pairs))
+		s.Tables = append(s.Tables, keyValues("Stats log over the measured window", logscanFigures(ls)))
 	}
 	return s
 }

@@ -35,7 +35,8 @@ func htmlCases(t *testing.T) []htmlCase {
 		{"run", func(b *bytes.Buffer) error { return WriteRunHTML(b, run) }, []string{"spectrum", "over-time-throughput", "over-time-latency", "over-time-load", "server-0", "server-1"},
 			[]string{"mcpbench run", "Passed every gate, with warnings", "rss_bytes (pid 4242)", "Server over time", "Trends and leaks", "Server rss_bytes grew", "likely leak", "trend (finding)", "tools/call search", "timeout", "no answer within 5s", "mcpbench-target 0.1.0", "2025-06-18", "v0.1.0-test", "fasthttp"}},
 		{"run_open", func(b *bytes.Buffer) error { return WriteRunHTML(b, open) }, []string{"spectrum", "over-time-throughput"},
-			[]string{"from intended send", "from actual send", "Open loop: 500 rps offered", "schedule lag p99", "No request was answered between 40 and 41 s"}},
+			[]string{"from intended send", "from actual send", "Open loop: 500 rps offered", "schedule lag p99", "No request was answered between 40 and 41 s",
+				"Health endpoint http://127.0.0.1:3002/health", "connection refused", "Stats log over the measured window", "/var/log/mcp.log", "requests=30000"}},
 		{"merge", func(b *bytes.Buffer) error { return WriteRunHTML(b, merged) }, []string{"spectrum"},
 			[]string{"merged from 2 reports", "Shards 3 are missing", "1/3, 2/3"}},
 		{"sweep", func(b *bytes.Buffer) error { return WriteSweepHTML(b, sw) }, []string{"throughput", "latency", "spectrum", "over-time-levels"},
@@ -114,7 +115,7 @@ func TestHTMLPages(t *testing.T) {
 			charts := chartData(t, page)
 			for _, id := range c.charts {
 				if _, ok := charts[id]; !ok {
-					t.Errorf("no chart %q in the page's data (have %v)", id, keysOf(charts))
+					t.Errorf("no chart %q in the page's data (have %v)", id, sortedKeys(charts))
 				}
 				if !strings.Contains(page, `data-chart="`+id+`"`) {
 					t.Errorf("no container for chart %q", id)
@@ -135,7 +136,7 @@ const uplotBanner = "/*! https://github.com/leeoniya/uPlot (v1.6.32) */"
 // targetURL is the address of the reference server the fixtures and the
 // recorded reports measured, and of its metrics: text the page shows, not
 // a resource.
-var targetURL = regexp.MustCompile(`http://127\.0\.0\.1:\d+/(mcp|metrics)`)
+var targetURL = regexp.MustCompile(`http://127\.0\.0\.1:\d+/(mcp|metrics|health)`)
 
 // checkSelfContained fails when the page refers to anything outside
 // itself: no element or style loads from anywhere, and every http:// or
@@ -196,8 +197,6 @@ func chartData(t *testing.T, page string) map[string]int {
 	}
 	return out
 }
-
-func keysOf[V any](m map[string]V) []string { return sortedKeys(m) }
 
 // The page's spectrum is the histogram's own percentiles: p50, p90, p99
 // and the maximum read off the chart data equal the report's figures.
