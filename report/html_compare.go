@@ -9,9 +9,9 @@ import (
 	"github.com/mcpbench/mcpbench/results"
 )
 
-// comparePage lays out the HTML page of a comparison: the verdict and the
-// checks, then, when the comparison carries the two reports, their charts
-// overlaid (base dashed, new solid).
+// comparePage lays out the HTML page of a comparison: the verdict, then,
+// when the comparison carries the two reports, their charts overlaid (base
+// dashed, new solid), then every check.
 func comparePage(c *results.Comparison) *htmlPage {
 	page := &htmlPage{
 		Title:    "mcpbench compare (" + c.Kind + ")",
@@ -19,7 +19,6 @@ func comparePage(c *results.Comparison) *htmlPage {
 		Version:  c.MCPBenchVersion,
 		Verdict:  compareVerdict(c),
 	}
-	page.add(htmlSection{ID: "checks", Title: "Checks", Tables: []htmlTable{checksTable(c)}})
 	base, cur := c.BaseReport, c.NewReport
 	switch {
 	case base.Run != nil && cur.Run != nil:
@@ -34,6 +33,7 @@ func comparePage(c *results.Comparison) *htmlPage {
 			page.add(htmlSection{ID: "spectrum", Title: "Latency by percentile at each level both measured", Charts: []*htmlChart{sp}})
 		}
 	}
+	page.add(htmlSection{ID: "checks", Title: "Checks", Tables: []htmlTable{checksTable(c)}})
 	page.Env = []htmlTable{compareEnv(c)}
 	return page
 }
