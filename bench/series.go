@@ -3,6 +3,7 @@ package bench
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"math"
 	"strconv"
 	"time"
@@ -159,16 +160,21 @@ func (r *runner) buildSeries(end time.Time) *Series {
 		var answered int64
 		for k, c := range b.kinds {
 			answered += c
-			if Kind(k) != OK && c > 0 && errs[k] == nil {
+			if Kind(k) == OK || c == 0 {
+				continue
+			}
+			if errs[k] == nil {
 				errs[k] = make([]int64, n)
 			}
-			if Kind(k) != OK && c > 0 {
-				errs[k][i] = c
-			}
+			errs[k][i] = c
 		}
 		sent, done = sent+b.sent, done+answered
 		s.InFlight = append(s.InFlight, sent-done)
-		s.RPS = append(s.RPS, float64(answered)/s.BucketS(i))
+		length := iv
+		if i == n-1 {
+			length = s.LastS
+		}
+		s.RPS = append(s.RPS, math.Round(1000*float64(answered)/length)/1000)
 		s.P50MS, s.P95MS = append(s.P50MS, ms(b.p50)), append(s.P95MS, ms(b.p95))
 		s.P99MS, s.MaxMS = append(s.P99MS, ms(b.p99)), append(s.MaxMS, ms(b.max))
 		s.CPUS = append(s.CPUS, b.cpu.Seconds())
@@ -214,4 +220,27 @@ func (r *runner) serverColumns(n int) []ServerSeries {
 		out[j] = g
 	}
 	return out
+}
+
+// Check says what is wrong with a series read from a file, if anything:
+// every column one element per bucket, a positive interval.
+func (s *Series) Check() error {
+	n := s.Len()
+	if !(s.IntervalS > 0) || s.LastS < 0 || math.IsNaN(s.LastS) {
+		return fmt.Errorf("series: interval_s %v, last_s %v", s.IntervalS, s.LastS)
+	}
+	lens := map[string]int{"sent": len(s.Sent), "rps": len(s.RPS), "p50_ms": len(s.P50MS), "p95_ms": len(s.P95MS),
+		"p99_ms": len(s.P99MS), "max_ms": len(s.MaxMS), "in_flight": len(s.InFlight), "cpu_s": len(s.CPUS), "histograms": len(s.Histograms)}
+	for kind, col := range s.Errors {
+		lens["errors."+kind] = len(col)
+	}
+	for _, g := range s.Server {
+		lens["server."+g.Name] = len(g.Values)
+	}
+	for name, l := range lens {
+		if l != n {
+			return fmt.Errorf("series: %s has %d buckets, ok has %d", name, l, n)
+		}
+	}
+	return nil
 }

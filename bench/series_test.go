@@ -64,6 +64,11 @@ func checkSeriesSums(t *testing.T, p Point) {
 	if !sameBins(merged, p.Hist) {
 		t.Errorf("the buckets' histograms do not add up to the point's: %d vs %d values", merged.TotalCount(), p.Hist.TotalCount())
 	}
+	for i := range s.Len() {
+		if want := float64(s.Requests(i)) / s.BucketS(i); math.Abs(s.RPS[i]-want) > 0.001 {
+			t.Errorf("bucket %d: rps %v, want %v", i, s.RPS[i], want)
+		}
+	}
 	span := float64(s.Len()-1)*s.IntervalS + s.LastS
 	if math.Abs(span-p.ElapsedS) > 1e-6 {
 		t.Errorf("the buckets span %.6f s, the point %.6f s", span, p.ElapsedS)

@@ -142,8 +142,8 @@ func (r *runner) handOver(upTo int) {
 }
 
 // gaugeLoop reads the gauges as the window opens and at the end of every
-// bucket. A read may take up to an interval; the bucket ends it overran
-// get no reading.
+// bucket. A read may take up to an interval; a bucket whose end it
+// overran by more than half an interval gets no reading.
 func (r *runner) gaugeLoop(quit <-chan struct{}) {
 	sr := r.series
 	ctx, cancel := context.WithCancel(context.Background())
@@ -171,7 +171,13 @@ func (r *runner) gaugeLoop(quit <-chan struct{}) {
 			return
 		}
 		sr.setGauges(k, v)
-		k = max(k+1, sr.index(time.Now()))
+		// Next, the following bucket's end, unless the wake or the read
+		// came so late that it is more than half an interval gone: then
+		// the end of the bucket under way.
+		k++
+		if time.Since(sr.boundary(k)) > sr.interval/2 {
+			k = sr.index(time.Now())
+		}
 	}
 }
 

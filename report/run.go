@@ -52,6 +52,7 @@ func WriteRunSummary(w io.Writer, r *results.RunReport) error {
 		}
 		fmt.Fprintf(&b, "gate      %s: %s (%s, limit %s)\n", g.Name, verdict, textfmt.Float(textfmt.Round3(g.Value)), textfmt.Float(g.Limit))
 	}
+	writeSoakSummary(&b, r.Soak)
 	if p.Client.Saturated {
 		fmt.Fprintf(&b, "WARNING   the generator was saturated (%s): these figures describe mcpbench, not the server\n", p.Client.SaturationReason)
 	}
@@ -114,6 +115,9 @@ func WriteRunMarkdown(w io.Writer, r *results.RunReport) error {
 		}
 	}
 	if err := writeGates(w, r.Gates); err != nil {
+		return err
+	}
+	if err := writeSeriesMarkdown(w, p.Series, r.Soak); err != nil {
 		return err
 	}
 	c := p.Client

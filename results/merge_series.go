@@ -34,6 +34,11 @@ func mergeSeries(ps []bench.Point) (*Series, []string, error) {
 	case len(ss) < len(ps):
 		return nil, []string{noteSeriesMissing}, nil
 	}
+	for j, s := range ss {
+		if err := s.Check(); err != nil {
+			return nil, nil, mismatch("report %d: %v", j+1, err)
+		}
+	}
 	iv := ss[0].IntervalS
 	base := ss[0].StartedAt
 	for _, s := range ss {
@@ -45,9 +50,18 @@ func mergeSeries(ps []bench.Point) (*Series, []string, error) {
 		}
 	}
 	offsets := make([]int, len(ss))
-	n := 0
+	n, total := 0, 0
+	for _, s := range ss {
+		total += s.Len()
+	}
 	for j, s := range ss {
-		offsets[j] = int(math.Round(s.StartedAt.Sub(base).Seconds() / iv))
+		off := math.Round(s.StartedAt.Sub(base).Seconds() / iv)
+		// Reports of one load start within moments of each other; a gap
+		// wider than all their buckets together is not one load.
+		if !(off >= 0 && off <= float64(total)) {
+			return nil, nil, mismatch("report %d started %s after the first: too far apart to line up their series", j+1, s.StartedAt.Sub(base))
+		}
+		offsets[j] = int(off)
 		n = max(n, offsets[j]+s.Len())
 	}
 	out := newSeriesOf(base, iv, n)

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"math"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -128,5 +129,21 @@ func TestMergeSeriesAlignsByTime(t *testing.T) {
 	}
 	if _, notes, _ := mergeSeries([]bench.Point{{Series: a}, {}}); len(notes) != 1 {
 		t.Errorf("a report without a series: notes %v", notes)
+	}
+}
+
+// TestMergeSeriesRefusesBrokenColumns: a report edited by hand (or cut
+// short) is refused with a message, not a panic.
+func TestMergeSeriesRefusesBrokenColumns(t *testing.T) {
+	a := synthSeries(t, 4, steadyLatency)
+	b := synthSeries(t, 4, steadyLatency)
+	b.Sent = b.Sent[:2]
+	if _, _, err := mergeSeries([]bench.Point{{Series: a}, {Series: b}}); !errors.Is(err, ErrMismatch) || !strings.Contains(err.Error(), "sent has 2 buckets") {
+		t.Errorf("short column: %v", err)
+	}
+	c := synthSeries(t, 4, steadyLatency)
+	c.IntervalS = 0
+	if _, _, err := mergeSeries([]bench.Point{{Series: a}, {Series: c}}); !errors.Is(err, ErrMismatch) {
+		t.Errorf("zero interval: %v", err)
 	}
 }

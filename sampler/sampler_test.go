@@ -143,3 +143,22 @@ func TestPromRefuses(t *testing.T) {
 		t.Errorf("garbage: %v", err)
 	}
 }
+
+// TestPromHidesPassword: credentials in the URL reach neither the
+// report's source nor an error message.
+func TestPromHidesPassword(t *testing.T) {
+	body := page
+	srv := promServer(t, &body)
+	withCreds := strings.Replace(srv.URL, "http://", "http://scraper:hunter2@", 1)
+	p, _, err := NewProm(context.Background(), withCreds, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(p.Where(), "hunter2") {
+		t.Errorf("where %q shows the password", p.Where())
+	}
+	_, _, err = NewProm(context.Background(), withCreds, []string{"absent_metric"}, nil)
+	if err == nil || strings.Contains(err.Error(), "hunter2") {
+		t.Errorf("error %v", err)
+	}
+}

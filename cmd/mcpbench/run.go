@@ -28,6 +28,8 @@ Examples:
   mcpbench run --url http://127.0.0.1:3002/mcp --method tools/call --tool echo \
       --args '{"message":"hi"}' --rate 200 -d 30s --json-out run.json --html-out run.html
   MCPBENCH_TOKEN=... mcpbench run --url https://mcp.example.internal/mcp -c 4 -d 1m
+  mcpbench run --url http://127.0.0.1:3002/mcp --rate 50 -d 1h --live \
+      --server-pid "$(pgrep -f my-mcp-server)" --server-metrics http://127.0.0.1:9090/metrics --fail-on-leak
 `
 
 // runFlags are all of run's flags.

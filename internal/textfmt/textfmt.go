@@ -35,8 +35,8 @@ func OrDash(s string) string {
 
 // Amount prints a measured quantity in its unit: bytes scaled to kB, MB
 // or GB (powers of 1000, as memory figures usually read), seconds as
-// "1.25 s", anything else as a plain number with up to three significant
-// digits beyond the integer part.
+// "1.25 s", anything else as a plain number: whole from 1000 up, else
+// with four significant digits.
 func Amount(v float64, unit string) string {
 	switch unit {
 	case "bytes":
@@ -56,8 +56,8 @@ func Amount(v float64, unit string) string {
 	case "seconds":
 		return strconv.FormatFloat(v, 'g', 3, 64) + " s"
 	}
-	if v == float64(int64(v)) {
-		return strconv.FormatInt(int64(v), 10)
+	if v == float64(int64(v)) || v >= 1000 || v <= -1000 {
+		return strconv.FormatFloat(v, 'f', 0, 64)
 	}
 	return strconv.FormatFloat(v, 'g', 4, 64)
 }
