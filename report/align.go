@@ -10,7 +10,7 @@ import (
 // numericCell matches a figure as the reports print one: a signed number
 // with an optional unit, and an optional relative change in brackets
 // ("12.5", "0.2%", "+2.00 ms (+20.0%)", "392.5 rps", "38.0 MB/h").
-var numericCell = regexp.MustCompile(`^[+\-−]?\d[\d,.]*(e[+-]?\d+)? ?((%|ms|rps|s|pp|B|kB|KB|MB|GB|KiB|MiB|GiB)(/h)?)?( \([+\-−]?\d[\d,.]*%\))?$`)
+var numericCell = regexp.MustCompile(`^[+\-−]?\d[\d,.]*(e[+-]?\d+)? ?(%|ms|rps|s|pp|B|kB|KB|MB|GB|KiB|MiB|GiB)?(/h)?( \([+\-−]?\d[\d,.]*%\))?$`)
 
 // blankCell is what a table prints for a missing figure.
 func blankCell(s string) bool {

@@ -192,12 +192,17 @@ func fixtureSeries(seed uint64, n int, interval, rps, p50 float64, server bool) 
 	s := &results.Series{StartedAt: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC), IntervalS: interval, LastS: interval,
 		Errors: map[string][]int64{"timeout": make([]int64, n)}}
 	rss, fds := make(bench.Column, n), make(bench.Column, n)
+	// Two bucket histograms, steady and slow, shared by the buckets of
+	// each kind: enough for the figures drawn from them to be real.
+	steady, _ := bench.EncodeHistogram(lognormalHist(seed, 200, p50, 2.2*p50))
+	slow, _ := bench.EncodeHistogram(lognormalHist(seed+1, 200, 2.5*p50, 5.5*p50))
 	for i := range n {
-		bump := 1.0
+		bump, hist := 1.0, steady
 		if i > n/3 && i < n/3+5 {
-			bump = 2.5
+			bump, hist = 2.5, slow
 			s.Errors["timeout"][i] = int64(3 + rng.IntN(5))
 		}
+		s.Histograms = append(s.Histograms, hist)
 		got := rps * interval * (0.97 + 0.06*rng.Float64()) / bump
 		ok := int64(got) - s.Errors["timeout"][i]
 		s.Sent = append(s.Sent, int64(got))

@@ -323,3 +323,17 @@ func TestRunMarkdownGolden(t *testing.T) {
 		golden(t, filepath.Join("testdata", name+".md.golden"), md.Bytes())
 	}
 }
+
+// Figures in every unit the reports print are right-aligned; words, marks
+// and mixed text are not, and blanks do not decide.
+func TestNumericColumns(t *testing.T) {
+	rows := [][]string{
+		{"12", "0.15%", "+2.00 ms (+20.0%)", "593.6 MB/h", "-128.5/h", "tools/call echo", "✓", "–"},
+		{"1,000", "–", "-3.5 (-7.0%)", "0/h", "none", "timeout", "✗", "n/a"},
+	}
+	got := numericColumns(8, rows)
+	want := []bool{true, true, true, true, true, false, false, false}
+	if !slices.Equal(got, want) {
+		t.Errorf("numericColumns = %v, want %v", got, want)
+	}
+}
