@@ -9,6 +9,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/mcpbench/mcpbench/bench"
 	"github.com/mcpbench/mcpbench/logscan"
 	"github.com/mcpbench/mcpbench/mcp"
 	"github.com/mcpbench/mcpbench/probe"
@@ -35,6 +36,9 @@ type Setup struct {
 	// so that shards line up; the report's start is then the time sending
 	// began.
 	StartAt time.Time
+	// Sampling names what to read from the server once an interval; its
+	// readings become the series' server columns.
+	Sampling Sampling
 	// Shard goes into the report as it is; nil when not sharded.
 	Shard *results.Shard
 	// Version is the mcpbench version the report names.
@@ -60,6 +64,7 @@ type session struct {
 	watch   *logscan.Watch // follows the log from its mark
 	wl      *workload.Workload
 	health  *probe.HealthWatch
+	gauges  bench.GaugeSource // nil without sampling
 }
 
 // Dial connects to the target and types its failure: a *ConfigError for
@@ -114,13 +119,16 @@ func (ss *session) ready(ctx context.Context) error {
 		}
 		ss.watch = logscan.StartWatch(s.LogFile, m, 0)
 	}
+	var err error
+	if ss.gauges, err = openSampling(ctx, s.Sampling, s.Warn); err != nil {
+		return err
+	}
 	if !s.StartAt.IsZero() {
 		if err := waitUntil(ctx, s.StartAt); err != nil {
 			return &InterruptedError{} // nothing measured yet
 		}
 		ss.started = time.Now()
 	}
-	var err error
 	if ss.wl, err = workload.Build(ctx, ss.client, s.Workload); err != nil {
 		return &WorkloadError{err}
 	}
