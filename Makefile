@@ -48,7 +48,8 @@ FUZZ_TARGETS := \
 	./mcp/:FuzzSSEReader ./mcp/:FuzzClassify ./mcp/:FuzzMembers ./mcp/:FuzzParseMemo ./mcp/:FuzzWireAnswer \
 	./report/:FuzzReadReports ./logscan/:FuzzParseStatsLine ./logscan/:FuzzWatchFeed \
 	./sweep/:FuzzParseRange ./cmd/mcpbench/:FuzzParseShard ./cmd/mcpbench/:FuzzFlagValues \
-	./toolschema/:FuzzGenerate ./toolschema/:FuzzDecode
+	./toolschema/:FuzzGenerate ./toolschema/:FuzzDecode \
+	./mcp/:FuzzLineReader ./workload/:FuzzParseMix
 
 fuzz:
 	@set -e; for t in $(FUZZ_TARGETS); do \
