@@ -25,9 +25,6 @@ type Gates struct {
 	// RequireConcurrency fails a sweep whose maximum feasible concurrency
 	// is below it; 0 requires nothing.
 	RequireConcurrency int
-	// FailOnLeak fails a run whose soak analysis finds a leak (a server
-	// series that grows, significantly and materially).
-	FailOnLeak bool
 	// CountToolErrors makes the error-rate gate count every tool_error.
 	// Without it, a run leaves out those of the tools it generated
 	// arguments for: there a tool_error is the tool turning down made-up
@@ -35,6 +32,9 @@ type Gates struct {
 	// load. The gate says how many it left out; the report counts them
 	// all the same.
 	CountToolErrors bool
+	// FailOnLeak fails a run whose soak analysis finds a leak (a server
+	// series that grows, significantly and materially).
+	FailOnLeak bool
 }
 
 // gate checks one figure against its upper limit.

@@ -33,7 +33,7 @@ Flags:
 Examples:
   mcpbench run --url http://127.0.0.1:3002/mcp -c 10 -n 500
   mcpbench run --url http://127.0.0.1:3002/mcp --method tools/call --tool echo \
-      --args '{"message":"hi"}' --rate 200 -d 30s --json-out run.json
+      --args '{"message":"hi"}' --rate 200 -d 30s --json-out run.json --html-out run.html
   MCPBENCH_TOKEN=... mcpbench run --url https://mcp.example.internal/mcp -c 4 -d 1m
   mcpbench run --transport stdio --gen-args --dry-run -c 4 -n 200 \
       -- npx -y @modelcontextprotocol/server-filesystem /tmp/scratch

@@ -25,7 +25,8 @@ const sweepUsage = `Usage: mcpbench sweep --url URL (--concurrency-values LIST |
 Measure a series of load points, then estimate the knee (where more
 concurrency stops buying throughput), fit the Universal Scalability Law, and
 recommend the concurrency (or rate) that meets the p95/p99 targets. Every
-point shares one connection pool sized for the largest one.
+point shares one connection pool sized for the largest one. Without report
+paths, JSON, Markdown, SVG and HTML reports are written under --out-dir.
 
 Tools are chosen as in run: with --gen-args, only read-only ones unless
 --allow-writes or --allow-destructive says otherwise; --dry-run prints the
@@ -266,9 +267,9 @@ func defaultSweepBase(rawURL string) string {
 
 func (f *sweepFlags) writeReports(r *results.SweepReport, e env) error {
 	o := &f.output
-	if o.jsonOut == "" && o.mdOut == "" && f.svgOut == "" {
+	if o.jsonOut == "" && o.mdOut == "" && f.svgOut == "" && o.htmlOut == "" {
 		base := filepath.Join(o.outDir, defaultSweepBase(r.Target.URL))
-		o.jsonOut, o.mdOut, f.svgOut = base+".json", base+".md", base+".svg"
+		o.jsonOut, o.mdOut, f.svgOut, o.htmlOut = base+".json", base+".md", base+".svg", base+".html"
 	}
 	outs := o.outputs(e, false)
 	outs[report.FormatSVG] = output{path: f.svgOut}
@@ -276,7 +277,7 @@ func (f *sweepFlags) writeReports(r *results.SweepReport, e env) error {
 		return err
 	}
 	out := o.summaryOut(e)
-	for _, p := range slices.DeleteFunc([]string{o.jsonOut, o.mdOut, f.svgOut}, func(s string) bool { return s == "" || s == "-" }) {
+	for _, p := range slices.DeleteFunc([]string{o.jsonOut, o.mdOut, f.svgOut, o.htmlOut}, func(s string) bool { return s == "" || s == "-" }) {
 		fmt.Fprintf(out, "wrote %s\n", p)
 	}
 	return nil
