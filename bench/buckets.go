@@ -39,10 +39,11 @@ type seriesRec struct {
 	mu      sync.Mutex
 	buckets []*bucketRec
 	spare   []*hdrhistogram.Histogram // reset, for the next buckets
+	enc     *histEncoder
 }
 
 func newSeriesRec(start time.Time, interval, expected time.Duration) *seriesRec {
-	s := &seriesRec{start: start, interval: interval}
+	s := &seriesRec{start: start, interval: interval, enc: newHistEncoder()}
 	if expected > 0 {
 		s.buckets = make([]*bucketRec, 0, int(expected/interval)+2)
 	}
@@ -118,7 +119,7 @@ func (s *seriesRec) compact(upTo int) {
 		}
 		h := b.hist
 		b.p50, b.p95, b.p99, b.max = h.ValueAtQuantile(50), h.ValueAtQuantile(95), h.ValueAtQuantile(99), h.Max()
-		b.enc, _ = EncodeHistogram(h)
+		b.enc = s.enc.encode(h)
 		h.Reset()
 		b.hist = nil
 		s.spare = append(s.spare, h)
