@@ -108,7 +108,9 @@ func startEach[T closer](ctx context.Context, n int, newOne func(context.Context
 }
 
 // closer is what startEach makes: a Worker or a User.
-type closer interface{ Close(ctx context.Context) error }
+type closer interface {
+	Close(ctx context.Context) error
+}
 
 func closeWorkers[T closer](ws []T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
