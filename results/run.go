@@ -39,6 +39,12 @@ type Workload struct {
 	Warmup     int64             `json:"warmup"`
 	DurationS  float64           `json:"duration_s,omitempty"`
 	Session    string            `json:"session,omitempty"`
+	// Scenario is the scenario file a session run ran (its base name);
+	// Operations are then its steps.
+	Scenario string `json:"scenario,omitempty"`
+	// NewConnectionPerSession: each session ran on connections of its
+	// own.
+	NewConnectionPerSession bool `json:"new_connection_per_session,omitempty"`
 }
 
 // ReadRunReport reads a run report and decodes its histogram.
