@@ -158,8 +158,12 @@ func (sr *sessionRunner) openSessions() {
 			sr.session(i, c.i >= skip, c)
 		}
 	})
-	// The runner's count is of sessions here, not of requests.
+	// The runner's count is of sessions here, not of requests; a bound
+	// on sessions makes fewer due.
 	sr.due, sr.scheduled = sr.scheduled, 0
+	if sr.cfg.Total > 0 {
+		sr.due = min(sr.due, sr.cfg.Total)
+	}
 }
 
 // session runs one session on user i and files it if it is measured.

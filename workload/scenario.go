@@ -118,6 +118,27 @@ type Expect struct {
 	Equals map[string]any `yaml:"equals"`
 }
 
+// Width is the most requests a session of f has in flight at once (its
+// largest parallel block): the connections each session needs.
+func (f *ScenarioFile) Width() int {
+	var width func([]Step) int
+	width = func(steps []Step) int {
+		w := 1
+		for _, s := range steps {
+			w = max(w, len(s.Parallel))
+			if s.Repeat != nil {
+				w = max(w, width(s.Repeat.Steps))
+			}
+		}
+		return w
+	}
+	w := 1
+	for _, sc := range f.Scenarios {
+		w = max(w, width(sc.Steps))
+	}
+	return w
+}
+
 // ReadScenarioFile reads and checks a scenario file and the data files its
 // steps name (relative to its own directory).
 func ReadScenarioFile(path string) (*ScenarioFile, error) {
