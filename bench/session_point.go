@@ -10,27 +10,10 @@ import (
 // Point around them holds the step figures (its requests are the steps,
 // ByOperation has one entry per step).
 type SessionStats struct {
-	// Started counts measured sessions begun, Completed those that ran
-	// to their end (an interrupt cuts the others short), Failed the
-	// completed ones with at least one step in error.
-	Started   int64 `json:"started"`
-	Completed int64 `json:"completed"`
-	Failed    int64 `json:"failed"`
-	// PerSecond is completed sessions per second of the measured window.
-	PerSecond float64 `json:"per_second"`
-	// Steps and ThinkS are the completed sessions' step count and think
-	// time in all; MeanSteps and MeanThinkMS are per session.
-	Steps       int64   `json:"steps"`
-	ThinkS      float64 `json:"think_s"`
-	MeanSteps   float64 `json:"mean_steps"`
-	MeanThinkMS float64 `json:"mean_think_ms"`
-	// Duration is a session's wall time, think time included; in an open
-	// loop it runs from the session's intended start, so a session that
-	// waited for a free user carries the wait (coordinated omission).
-	// Active leaves the think time out: the time spent waiting on the
-	// server.
-	Duration SessionTimes `json:"duration_ms"`
-	Active   SessionTimes `json:"active_ms"`
+	// Started counts measured sessions begun; the figures below count
+	// those that ran to their end (an interrupt cuts the others short).
+	Started int64 `json:"started"`
+	SessionFigures
 	// Open loop only: duration from the actual start, how late sessions
 	// started against the schedule, and how many due in the window were
 	// never started.
@@ -43,16 +26,40 @@ type SessionStats struct {
 
 // ScenarioStats are the session figures of one scenario.
 type ScenarioStats struct {
-	Scenario    string       `json:"scenario"`
-	Completed   int64        `json:"completed"`
-	Failed      int64        `json:"failed"`
-	PerSecond   float64      `json:"per_second"`
-	Steps       int64        `json:"steps"`
-	ThinkS      float64      `json:"think_s"`
-	MeanSteps   float64      `json:"mean_steps"`
-	MeanThinkMS float64      `json:"mean_think_ms"`
-	Duration    SessionTimes `json:"duration_ms"`
-	Active      SessionTimes `json:"active_ms"`
+	Scenario string `json:"scenario"`
+	SessionFigures
+}
+
+// SessionFigures describe completed sessions, of one scenario or all.
+type SessionFigures struct {
+	// Completed sessions ran to their end; Failed ones had at least one
+	// step in error.
+	Completed int64 `json:"completed"`
+	Failed    int64 `json:"failed"`
+	// PerSecond is completed sessions per second of the measured window.
+	PerSecond float64 `json:"per_second"`
+	// Steps and ThinkS are the step count and think time in all;
+	// MeanSteps and MeanThinkMS are per session.
+	Steps       int64   `json:"steps"`
+	ThinkS      float64 `json:"think_s"`
+	MeanSteps   float64 `json:"mean_steps"`
+	MeanThinkMS float64 `json:"mean_think_ms"`
+	// Duration is a session's wall time, think time included; in an open
+	// loop it runs from the session's intended start, so a session that
+	// waited for a free user carries the wait (coordinated omission).
+	// Active leaves the think time out: the time spent waiting on the
+	// server.
+	Duration SessionTimes `json:"duration_ms"`
+	Active   SessionTimes `json:"active_ms"`
+}
+
+// Add sums o's counts (not its durations or means) into f; merged
+// reports use it too.
+func (f *SessionFigures) Add(o *SessionFigures) {
+	f.Completed += o.Completed
+	f.Failed += o.Failed
+	f.Steps += o.Steps
+	f.ThinkS += o.ThinkS
 }
 
 // SessionTimes summarise a session duration histogram, in milliseconds,
@@ -83,14 +90,8 @@ func (t *SessionTimes) Fill(h *hdrhistogram.Histogram) {
 
 // Means sets the per-session means and the rate from the totals, over a
 // window of elapsedS seconds. Merged reports use it too.
-func (s *ScenarioStats) Means(elapsedS float64) {
-	s.MeanSteps, s.MeanThinkMS, s.PerSecond = means(s.Completed, s.Steps, s.ThinkS, elapsedS)
-}
-
-// Means sets the per-session means and the rate from the totals, over a
-// window of elapsedS seconds.
-func (s *SessionStats) Means(elapsedS float64) {
-	s.MeanSteps, s.MeanThinkMS, s.PerSecond = means(s.Completed, s.Steps, s.ThinkS, elapsedS)
+func (f *SessionFigures) Means(elapsedS float64) {
+	f.MeanSteps, f.MeanThinkMS, f.PerSecond = means(f.Completed, f.Steps, f.ThinkS, elapsedS)
 }
 
 func means(completed, steps int64, thinkS, elapsedS float64) (meanSteps, meanThinkMS, perSecond float64) {
@@ -132,10 +133,7 @@ func (sr *sessionRunner) fill(p *Point, elapsed time.Duration) {
 		sc.Means(elapsed.Seconds())
 		all.Merge(sr.duration[k])
 		allActive.Merge(sr.active[k])
-		s.Completed += sc.Completed
-		s.Failed += sc.Failed
-		s.Steps += sc.Steps
-		s.ThinkS += sc.ThinkS
+		s.Add(&sc.SessionFigures)
 	}
 	for _, u := range sr.seen {
 		s.Started += u.started

@@ -29,10 +29,7 @@ func mergeSessions(ps []bench.Point, spanS float64) (out *bench.SessionStats, ex
 			return nil, false, mismatch("report %d has %d scenarios, report 1 has %d", i+1, len(s.ByScenario), len(out.ByScenario))
 		}
 		out.Started += s.Started
-		out.Completed += s.Completed
-		out.Failed += s.Failed
-		out.Steps += s.Steps
-		out.ThinkS += s.ThinkS
+		out.Add(&s.SessionFigures)
 		out.Unstarted += s.Unstarted
 		m.all.add(&s.Duration, &s.Active)
 		for k := range s.ByScenario {
@@ -41,10 +38,7 @@ func mergeSessions(ps []bench.Point, spanS float64) (out *bench.SessionStats, ex
 				return nil, false, mismatch("report %d: scenario %d is %q, report 1 has %q", i+1, k+1, sc.Scenario, into.Scenario)
 			}
 			into.Scenario = sc.Scenario
-			into.Completed += sc.Completed
-			into.Failed += sc.Failed
-			into.Steps += sc.Steps
-			into.ThinkS += sc.ThinkS
+			into.Add(&sc.SessionFigures)
 			m.scenarios[k].add(&sc.Duration, &sc.Active)
 		}
 	}

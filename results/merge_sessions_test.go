@@ -47,12 +47,11 @@ func sessionShards(t *testing.T, vals []int64, k int) []*RunReport {
 			o.Histogram, _ = bench.EncodeHistogram(h)
 			p.ByOperation = append(p.ByOperation, o)
 		}
-		sc := bench.ScenarioStats{Scenario: "agent", Completed: n, Steps: 2 * n, ThinkS: float64(n)}
+		sc := bench.ScenarioStats{Scenario: "agent", SessionFigures: bench.SessionFigures{Completed: n, Steps: 2 * n, ThinkS: float64(n)}}
 		sc.Duration.Fill(dur)
 		sc.Active.Fill(act)
 		sc.Means(1)
-		p.Sessions = &bench.SessionStats{Started: n, Completed: n, Steps: 2 * n, ThinkS: float64(n), Duration: sc.Duration, Active: sc.Active, ByScenario: []bench.ScenarioStats{sc}}
-		p.Sessions.Means(1)
+		p.Sessions = &bench.SessionStats{Started: n, SessionFigures: sc.SessionFigures, ByScenario: []bench.ScenarioStats{sc}}
 		rs[i] = &RunReport{
 			Header:   Header{Schema: SchemaRun, StartedAt: start, Target: Target{URL: "http://10.0.0.1:3002/mcp"}},
 			Workload: Workload{Mode: "closed", Operations: sessionSteps, Scenario: "agent.yaml"},
