@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/mcpbench/mcpbench/mcp"
@@ -14,7 +15,12 @@ type Setting string
 const (
 	SettingLogFile   Setting = "log file"
 	SettingHealthURL Setting = "health URL"
+	SettingCACert    Setting = "CA certificates"
+	SettingEngine    Setting = "HTTP engine"
 )
+
+// optionSettings name the client options mcp reports errors about.
+var optionSettings = map[string]Setting{"CACert": SettingCACert, "Engine": SettingEngine}
 
 // ConfigError is a configuration that cannot work: the command line's
 // exit 2. Setting is the value at fault, "" when Err says it all (a
@@ -32,6 +38,17 @@ func (e *ConfigError) Error() string {
 }
 
 func (e *ConfigError) Unwrap() error { return e.Err }
+
+// OptionError returns err as a *ConfigError naming its setting when it
+// holds an option mcp refused, else nil: for callers that dial through mcp
+// themselves (the probe).
+func OptionError(err error) *ConfigError {
+	ce, ok := errors.AsType[*mcp.ConfigError](err)
+	if !ok {
+		return nil
+	}
+	return &ConfigError{Setting: optionSettings[ce.Option], Err: ce}
+}
 
 // UnreachableError is a target that could not be reached or did not speak
 // MCP: the command line's exit 3. Msg starts with the redacted URL.

@@ -7,7 +7,6 @@ package harness
 
 import (
 	"context"
-	"errors"
 	"time"
 
 	"github.com/mcpbench/mcpbench/bench"
@@ -71,9 +70,8 @@ type session struct {
 func Dial(ctx context.Context, o mcp.Options) (*mcp.Client, error) {
 	c, err := mcp.Dial(ctx, o)
 	if err != nil {
-		var ce *mcp.ConfigError
-		if errors.As(err, &ce) {
-			return nil, &ConfigError{Err: err}
+		if ce := OptionError(err); ce != nil {
+			return nil, ce
 		}
 		return nil, unreachable(o, err)
 	}

@@ -39,6 +39,12 @@ type Watch struct {
 	first    time.Time   // arrival of the first stats line
 	recent   []time.Time // arrivals of the last stats lines, oldest first
 	lines    int         // stats lines seen
+	// cut is the file offset the watch had read to when the load ended:
+	// a stats line ending past it was written after the load. Poll times
+	// are too coarse for that: a line written just before the end may be
+	// read just after it. -1: not cut yet.
+	cut  int64
+	tail bool // a stats line was written after the cut
 
 	stop chan struct{}
 	done chan struct{}
@@ -50,7 +56,7 @@ func StartWatch(path string, from Offset, poll time.Duration) *Watch {
 	if poll <= 0 {
 		poll = WatchPoll
 	}
-	w := &Watch{path: path, from: from, started: time.Now(), pos: from.Pos, info: from.info,
+	w := &Watch{path: path, from: from, started: time.Now(), cut: -1, pos: from.Pos, info: from.info,
 		stop: make(chan struct{}), done: make(chan struct{})}
 	// A window that begins inside a line starts reading at the next one.
 	w.skipping = from.marked && from.lineStart != from.Pos
@@ -116,7 +122,12 @@ func (w *Watch) pollReplacement(now time.Time) {
 }
 
 // restart follows a new file from its first byte.
-func (w *Watch) restart() { w.pos, w.line, w.skipping = 0, w.line[:0], false }
+func (w *Watch) restart() {
+	w.pos, w.line, w.skipping = 0, w.line[:0], false
+	if w.cut >= 0 {
+		w.cut = 0 // a file begun after the load: all of it is later
+	}
+}
 
 // readToEnd reads the open file from pos to its end.
 func (w *Watch) readToEnd(now time.Time) {
@@ -124,15 +135,16 @@ func (w *Watch) readToEnd(now time.Time) {
 	for {
 		n, err := w.f.ReadAt(buf[:], w.pos)
 		w.pos += int64(n)
-		w.feed(buf[:n], now)
+		w.feed(buf[:n], w.pos-int64(n), now)
 		if err != nil || n == 0 {
 			return
 		}
 	}
 }
 
-// feed splits b into lines, noting a stats line's arrival at now.
-func (w *Watch) feed(b []byte, now time.Time) {
+// feed splits b, which begins at file offset at, into lines, noting a
+// stats line's arrival at now.
+func (w *Watch) feed(b []byte, at int64, now time.Time) {
 	for len(b) > 0 {
 		i := bytes.IndexByte(b, '\n')
 		part := b
@@ -151,15 +163,18 @@ func (w *Watch) feed(b []byte, now time.Time) {
 		}
 		if !w.skipping {
 			if _, ok := ParseStatsLine(bytes.TrimSuffix(w.line, []byte("\r"))); ok { // CRLF logs too
-				w.arrived(now)
+				w.arrived(now, at+int64(i))
 			}
 		}
 		w.line, w.skipping = w.line[:0], false
-		b = b[i+1:]
+		b, at = b[i+1:], at+int64(i)+1
 	}
 }
 
-func (w *Watch) arrived(t time.Time) {
+func (w *Watch) arrived(t time.Time, end int64) {
+	if w.cut >= 0 && end >= w.cut {
+		w.tail = true
+	}
 	if w.lines == 0 {
 		w.first = t
 	}
@@ -248,7 +263,11 @@ func AutoSettle(interval, limit time.Duration) time.Duration {
 // passed, or ctx is done; then it stops the watch and says what it saw.
 func (w *Watch) Settle(ctx context.Context, end time.Time, wait time.Duration) Coverage {
 	deadline := time.Now().Add(wait)
-	for !w.tailSeen(end) && time.Now().Before(deadline) {
+	w.poll()
+	w.mu.Lock()
+	w.cut = w.pos
+	w.mu.Unlock()
+	for !w.tailSeen() && time.Now().Before(deadline) {
 		t := time.NewTimer(min(WatchPoll, time.Until(deadline)))
 		select {
 		case <-ctx.Done():
@@ -263,10 +282,10 @@ func (w *Watch) Settle(ctx context.Context, end time.Time, wait time.Duration) C
 	return w.coverage(end, time.Since(end))
 }
 
-func (w *Watch) tailSeen(end time.Time) bool {
+func (w *Watch) tailSeen() bool {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	return len(w.recent) > 0 && w.recent[len(w.recent)-1].After(end)
+	return w.tail
 }
 
 // Coverage says how much of a measured window the stats lines cover.
@@ -299,7 +318,7 @@ func (w *Watch) coverage(end time.Time, settled time.Duration) Coverage {
 		SettledS: settled.Seconds(), started: w.started, end: end}
 	if w.lines > 0 {
 		c.first, c.last = w.first, w.recent[len(w.recent)-1]
-		c.TailSeen = c.last.After(end)
+		c.TailSeen = w.tail
 	}
 	return c
 }
@@ -315,7 +334,7 @@ func (c *Coverage) Finish(scan WindowScan) {
 		from = c.first
 	}
 	to := c.end
-	if !c.TailSeen {
+	if !c.TailSeen && c.last.Before(c.end) {
 		to = c.last // zero when no line came: nothing covered after the baseline
 	}
 	if to.After(from) {

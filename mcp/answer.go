@@ -64,7 +64,7 @@ func (s *Session) readSSE(body io.Reader, id int64, res *Result) (bool, error) {
 		}
 		if err != nil {
 			if errors.Is(err, errEventTooLarge) {
-				return found, &Error{Kind: KindTransport, Msg: "answer larger than --max-response-bytes"}
+				return found, &Error{Kind: KindTransport, Msg: msgTooLarge}
 			}
 			if found {
 				return true, nil // the answer is in; a broken tail does not undo it
@@ -126,7 +126,7 @@ func readLimited(buf *bytes.Buffer, r io.Reader, limit int) (int64, error) {
 		buf.Write(free[:n])
 		total += int64(n)
 		if buf.Len() > limit {
-			return total, &Error{Kind: KindTransport, Msg: "answer larger than --max-response-bytes"}
+			return total, &Error{Kind: KindTransport, Msg: msgTooLarge}
 		}
 		if err == io.EOF {
 			return total, nil

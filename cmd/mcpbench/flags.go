@@ -89,6 +89,8 @@ func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 var settingFlags = map[harness.Setting]string{
 	harness.SettingLogFile:   "--log-file",
 	harness.SettingHealthURL: "--health-url",
+	harness.SettingCACert:    "--cacert",
+	harness.SettingEngine:    "--engine",
 }
 
 // flagError puts a harness error in the command line's terms: the flag at

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/mcpbench/mcpbench/harness"
 	"github.com/mcpbench/mcpbench/mcp"
 	"github.com/mcpbench/mcpbench/probe"
 	"github.com/mcpbench/mcpbench/report"
@@ -107,6 +108,9 @@ func probeMain(ctx context.Context, args []string, e env) int {
 		var se *probe.StageError
 		if errors.As(err, &se) && se.Stage == probe.StageLogMark {
 			return exitFor(e, "probe", usagef("--log-file: %v", se.Err))
+		}
+		if ce := harness.OptionError(err); ce != nil {
+			return exitFor(e, "probe", flagError(ce))
 		}
 		return exitFor(e, "probe", err)
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/url"
 	"path/filepath"
@@ -110,6 +111,9 @@ func (f *sweepFlags) levels() ([]int, []float64, error) {
 		rs, err = sweep.ParseRateValues(f.rateValues)
 	default:
 		rs, err = sweep.ParseRateRange(f.rateRange)
+	}
+	if le, ok := errors.AsType[*sweep.LevelsError](err); ok {
+		return nil, nil, usagef("%s%s", "--"+strings.ReplaceAll(le.Of, " ", "-"), le.Detail)
 	}
 	if err != nil {
 		return nil, nil, usagef("%v", err)
