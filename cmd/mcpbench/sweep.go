@@ -85,10 +85,10 @@ func (f *sweepFlags) levels() ([]int, []float64, error) {
 			return nil, nil, usagef("--scenario sweeps users: give --users-values, e.g. 1,2,4,8")
 		}
 		cs, err := sweep.ParseConcurrencyValues(f.scenario.usersValues)
-		if err != nil {
-			return nil, nil, usagef("--users-values: %v", err)
+		if le, ok := errors.AsType[*sweep.LevelsError](err); ok {
+			return nil, nil, usagef("--users-values%s", le.Detail)
 		}
-		return cs, nil, nil
+		return cs, nil, err
 	}
 	given := 0
 	for _, v := range []string{f.concurrencyValues, f.concurrencyRange, f.rateValues, f.rateRange} {
