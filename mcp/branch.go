@@ -27,9 +27,22 @@ func (s *Session) Branch() (*Session, error) {
 	case *legacyTransport:
 		return nil, ErrNoBranch
 	case *stdioTransport:
+		// Ids are the process's, unique on it already.
 		b.t = &stdioTransport{s: b, proc: t.proc}
-	default:
-		b.t = s.c.link.attach(b)
+		return b, nil
+	}
+	b.t = s.c.link.attach(b)
+	// Requests in flight on one session must not share an id: each
+	// branch numbers its own from a block of 2^32 apart from the
+	// session's and the other branches'. Ids stay below 2^53, which a
+	// server that reads numbers as doubles still tells apart.
+	s.branches = s.branches%(1<<20) + 1
+	start := s.branches << 32
+	switch t := b.t.(type) {
+	case *httpTransport:
+		t.ids = start
+	case *directTransport:
+		t.ids = start
 	}
 	return b, nil
 }

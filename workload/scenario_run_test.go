@@ -192,3 +192,40 @@ func TestScenarioNewConnectionPerSession(t *testing.T) {
 		t.Fatalf("%d dials for 10 sessions on connections of their own", d)
 	}
 }
+
+// TestScenarioParallelBranches: a parallel block's three calls reach the
+// server on their session at once, each with its own arguments (one read
+// from an earlier result, one from a data row), however many users run.
+func TestScenarioParallelBranches(t *testing.T) {
+	o := observe(t, target.Config{ServiceTime: 20 * time.Millisecond})
+	c := o.dial(t, 12)
+	wl := build(t, c, `
+scenarios:
+  - name: fan
+    steps:
+      - name: seed
+        call: {tool: echo, args: {message: seeded}}
+      - think: {uniform: [1ms, 3ms]}
+      - parallel:
+          - name: carried
+            call: {tool: echo, from: {message: seed.structuredContent.message}}
+          - name: row
+            call: {tool: echo, data: {file: rows.csv, order: random}}
+          - name: plain
+            call: {tool: echo, args: {message: plain}}
+`, map[string]string{"rows.csv": "message\nr1\nr2\n"}, false)
+	p, err := bench.RunSessions(context.Background(), bench.Config{Concurrency: 4, Total: 20}, wl)
+	if err != nil || p.Errors != 0 || p.Sessions.Completed != 20 {
+		t.Fatalf("%+v %v %v", p.Sessions, p.ErrorExamples, err)
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.peak != 3 {
+		t.Fatalf("at most %d requests of one session at the server at once, want 3", o.peak)
+	}
+	for _, c := range o.calls {
+		if m := c.args["message"]; m != "seeded" && m != "r1" && m != "r2" && m != "plain" {
+			t.Fatalf("call with %v", c.args)
+		}
+	}
+}
