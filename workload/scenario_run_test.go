@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -227,5 +228,39 @@ scenarios:
 		if m := c.args["message"]; m != "seeded" && m != "r1" && m != "r2" && m != "plain" {
 			t.Fatalf("call with %v", c.args)
 		}
+	}
+}
+
+// TestScenarioModernOpensWithDiscover: on 2026-07-28 a session opens with
+// server/discover, timed as the step "discover", and sends no DELETE.
+func TestScenarioModernOpensWithDiscover(t *testing.T) {
+	srv, err := target.Start(context.Background(), target.Config{FixedResponse: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	ctx := context.Background()
+	c, err := mcp.Dial(ctx, mcp.Options{URL: srv.MCPURL(), PoolSize: 2, Timeout: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close(ctx)
+	if !mcp.IsModern(c.ProtocolVersion()) {
+		t.Fatalf("negotiated %s", c.ProtocolVersion())
+	}
+	wl := build(t, c, `scenarios: [{name: m, steps: [list, {parallel: [{call: {tool: echo, args: {message: a}}}, ping]}]}]`, nil, false)
+	p, err := bench.RunSessions(ctx, bench.Config{Concurrency: 2, Total: 10}, wl)
+	if err != nil || p.Errors != 0 {
+		t.Fatalf("%v %v", p.ErrorExamples, err)
+	}
+	var steps []string
+	for _, o := range p.ByOperation {
+		steps = append(steps, o.Step)
+		if o.Requests != 10 {
+			t.Errorf("step %s: %d requests", o.Step, o.Requests)
+		}
+	}
+	if got := strings.Join(steps, ","); got != "discover,tools/list,tools/call echo,ping" {
+		t.Fatalf("steps %s", got)
 	}
 }
