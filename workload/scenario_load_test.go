@@ -76,7 +76,14 @@ func TestScenarioClosedUsers(t *testing.T) {
 	for _, name := range []string{"list", "first", "second", "third", "left", "right"} {
 		st := step(t, p, name)
 		t.Logf("step %-6s %d requests, p50 %.2f ms, p99 %.2f ms", name, st.Requests, st.P50MS, st.P99MS)
-		if math.Abs(st.P50MS-ms(serviceTime)) > 2 {
+		switch {
+		case math.Abs(st.P50MS-ms(serviceTime)) <= 2:
+		case p.Client.Saturated:
+			// A machine too busy to run the generator on time says so
+			// in the point: its latencies are then its own, not the
+			// server's.
+			t.Logf("step %s: p50 %.2f ms, not held to %.0f ± 2: %s", name, st.P50MS, ms(serviceTime), p.Client.SaturationReason)
+		default:
 			t.Errorf("step %s: p50 %.2f ms, want %.0f ± 2", name, st.P50MS, ms(serviceTime))
 		}
 	}
