@@ -5,7 +5,9 @@
 //
 // Files: engine.go runs a level (Config, Run); closed.go and open.go are
 // the two drivers; measure.go records what workers see; assemble.go and
-// saturation.go turn the records into a Point (point.go).
+// saturation.go turn the records into a Point (point.go). session.go,
+// session_run.go and session_point.go run a level whose unit of work is
+// a whole session (RunSessions).
 package bench
 
 import (
