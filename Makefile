@@ -4,7 +4,7 @@ VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 COMMIT  ?= $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
 LDFLAGS := -X main.version=$(VERSION) -X main.commit=$(COMMIT)
 
-.PHONY: build demo test test-race vet bench bench-scale fuzz clean peers interop-doc faults-doc
+.PHONY: build demo test test-race vet bench bench-scale fuzz clean peers interop-doc faults-doc hostile-doc
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o mcpbench ./cmd/mcpbench
@@ -30,6 +30,11 @@ interop-doc: peers
 # Regenerates docs/faults.md from a run of the fault matrix.
 faults-doc:
 	MCPBENCH_FAULTS_OUT=$(CURDIR)/docs/faults.md $(GO) test -count=1 -run TestFaultMatrix ./bench/
+
+# Regenerates docs/hostile.md from a run of the hostile-server suite (the
+# whole hostile package: servers, report files, logs).
+hostile-doc:
+	MCPBENCH_HOSTILE_OUT=$(CURDIR)/docs/hostile.md $(GO) test -count=1 ./hostile/
 
 # Every fuzz target for FUZZTIME each, one at a time (go test -fuzz takes
 # one target per run). make fuzz FUZZTIME=30s for a quick pass.

@@ -51,15 +51,20 @@ func OptionError(err error) *ConfigError {
 }
 
 // UnreachableError is a target that could not be reached or did not speak
-// MCP: the command line's exit 3. Msg starts with the redacted URL.
+// MCP: the command line's exit 3. Msg starts with the redacted URL (or
+// the stdio server's command).
 type UnreachableError struct{ Msg string }
 
 func (e *UnreachableError) Error() string { return e.Msg }
 
-// unreachable names the target (its URL without credentials) and what
-// went wrong with it.
+// unreachable names the target (its URL without credentials, or the
+// stdio server's command) and what went wrong with it.
 func unreachable(o mcp.Options, err error) *UnreachableError {
-	return &UnreachableError{fmt.Sprintf("%s: %v", mcp.Redact(o.URL), err)}
+	target := mcp.Redact(o.URL)
+	if o.Transport == mcp.TransportStdio && len(o.Command) > 0 {
+		target = "stdio server " + o.Command[0]
+	}
+	return &UnreachableError{fmt.Sprintf("%s: %v", target, err)}
 }
 
 // InterruptedError is a context ended before anything was measured.

@@ -60,6 +60,11 @@ type Error struct {
 	Msg    string
 	Err    error
 	data   []byte // JSON-RPC error data, for negotiation
+	// cut: an answer's body stopped coming, or overflowed, part-way; the
+	// transport adds what of the answer had come.
+	cut bool
+	// stray: an answer came, but to another request.
+	stray bool
 }
 
 func (e *Error) Error() string {
@@ -94,8 +99,10 @@ func classifyNetErr(err error) Kind {
 	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, os.ErrDeadlineExceeded) {
 		return KindTimeout
 	}
-	var ne net.Error
-	if errors.As(err, &ne) && ne.Timeout() {
+	// Not only net.Error: fasthttp's time-out has Timeout but not
+	// Temporary.
+	var te interface{ Timeout() bool }
+	if errors.As(err, &te) && te.Timeout() {
 		return KindTimeout
 	}
 	var op *net.OpError

@@ -226,6 +226,11 @@ func (s *Session) initialize(ctx context.Context, want string) error {
 		return err
 	}
 	res, err := s.exchange(ctx, p, "")
+	for try := 0; try < 2 && isStray(err); try++ {
+		// An answer to another request came first, on a connection the
+		// server had answered on twice; the transport dropped that one.
+		res, err = s.exchange(ctx, p, "")
+	}
 	if err != nil {
 		if KindOf(err) == KindHTTPStatus || KindOf(err) == KindTransport || KindOf(err) == KindJSONRPC || KindOf(err) == KindSessionExpired {
 			return &notMCPError{err}
@@ -250,9 +255,16 @@ func (s *Session) initialize(ctx context.Context, want string) error {
 	if c.rev != ir.ProtocolVersion {
 		c.rev = ir.ProtocolVersion
 	}
+	s.renewal.started()
 	if c.info.ProtocolVersion != "" {
 		return s.t.notify(ctx, "notifications/initialized")
 	}
 	c.info = ServerInfo{Name: ir.ServerInfo.Name, Version: ir.ServerInfo.Version, ProtocolVersion: c.rev, Transport: string(TransportHTTP), Capabilities: ir.Capabilities, Instructions: ir.Instructions}
 	return s.t.notify(ctx, "notifications/initialized")
+}
+
+// isStray reports whether err is an answer to another request.
+func isStray(err error) bool {
+	var e *Error
+	return errors.As(err, &e) && e.stray
 }

@@ -123,6 +123,10 @@ func readReportFile(path string) (results.Report, error) {
 		return results.Report{}, usagef("%v", err)
 	}
 	defer f.Close()
+	// A file too large is refused from its size, before any of it is read.
+	if st, err := f.Stat(); err == nil && st.Mode().IsRegular() && st.Size() > results.MaxReportBytes {
+		return results.Report{}, usagef("%s: %d MiB, larger than the %d MiB of any mcpbench report", path, st.Size()>>20, results.MaxReportBytes>>20)
+	}
 	r, err := results.ReadReport(f)
 	if err != nil {
 		return results.Report{}, usagef("%s: %v", path, err)
