@@ -50,6 +50,9 @@ type Setup struct {
 	// Warn, if set, receives problems that do not stop the command: a log
 	// window that could not be scanned.
 	Warn func(Setting, error)
+	// Announce, if set, receives the tools the workload will call and the
+	// warnings about them once it is built, before any is called.
+	Announce func(tools []workload.ToolInfo, warnings []string)
 }
 
 // session is a prepared target: connected, log marked, start time passed,
@@ -82,16 +85,25 @@ func Dial(ctx context.Context, o mcp.Options) (*mcp.Client, error) {
 // contract fixes: a server that is down is reported before a workload
 // that cannot be. The caller closes the session.
 func prepare(ctx context.Context, s *Setup) (*session, error) {
+	ss, err := connect(ctx, s)
+	if err != nil {
+		return nil, err
+	}
+	if err := ss.ready(ctx); err != nil {
+		ss.close()
+		return nil, err
+	}
+	return ss, nil
+}
+
+// connect starts a session with the connection made and nothing else.
+func connect(ctx context.Context, s *Setup) (*session, error) {
 	ss := &session{setup: s, started: time.Now()}
 	var err error
 	if ss.client, err = Dial(ctx, s.Options); err != nil {
 		if ctx.Err() != nil {
 			return nil, &InterruptedError{}
 		}
-		return nil, err
-	}
-	if err := ss.ready(ctx); err != nil {
-		ss.close()
 		return nil, err
 	}
 	return ss, nil
@@ -121,6 +133,9 @@ func (ss *session) ready(ctx context.Context) error {
 	}
 	if err != nil {
 		return &WorkloadError{err}
+	}
+	if s.Announce != nil {
+		s.Announce(ss.tools(), ss.warnings())
 	}
 	if s.HealthURL != "" {
 		if ss.health, err = probe.WatchHealth(ctx, s.Options, s.HealthURL); err != nil {
@@ -211,5 +226,22 @@ func (ss *session) workload(mode string, cfg bench.Config) *results.Workload {
 	} else {
 		w.Operations = ss.wl.Operations()
 	}
+	w.Tools = ss.tools()
 	return w
+}
+
+// tools are the tools the workload calls, with their annotations.
+func (ss *session) tools() []workload.ToolInfo {
+	if ss.scen != nil {
+		return ss.scen.Tools()
+	}
+	return ss.wl.Tools()
+}
+
+// warnings are the lines to print about those tools before the load.
+func (ss *session) warnings() []string {
+	if ss.scen != nil {
+		return ss.scen.Warnings()
+	}
+	return ss.wl.Warnings()
 }

@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/http"
 	"os"
 	"syscall"
 )
@@ -121,6 +122,34 @@ func classifyNetErr(err error) Kind {
 
 func wrapNet(err error, msg string) *Error {
 	return &Error{Kind: classifyNetErr(err), Msg: msg, Err: err}
+}
+
+// AuthError is a server that refused the client's credentials, or asked
+// for some: HTTP 401 or 403 while negotiating. It is not a server that
+// does not speak MCP, and the fix is the caller's: send credentials.
+type AuthError struct {
+	Status int
+	Err    error // the classified answer
+}
+
+func (e *AuthError) Error() string {
+	what := "refused the credentials sent"
+	if e.Status == http.StatusUnauthorized {
+		what = "wants credentials (none sent, or not accepted)"
+	}
+	return fmt.Sprintf("HTTP %d %s: the server %s", e.Status, http.StatusText(e.Status), what)
+}
+
+func (e *AuthError) Unwrap() error { return e.Err }
+
+// authFailure returns err as an *AuthError when it is an answer of HTTP
+// 401 or 403, and nil otherwise.
+func authFailure(err error) error {
+	var e *Error
+	if errors.As(err, &e) && (e.Status == http.StatusUnauthorized || e.Status == http.StatusForbidden) {
+		return &AuthError{Status: e.Status, Err: err}
+	}
+	return nil
 }
 
 // ConfigError is a problem with the options, not with the server: the

@@ -67,6 +67,14 @@ func (p *Prepared) Method() string { return p.req.Method }
 // Tool returns the prepared request's tool name, if any.
 func (p *Prepared) Tool() string { return p.req.Tool }
 
+// label names the request in an error: its method, and its tool if any.
+func (p *Prepared) label() string {
+	if p.req.Tool != "" {
+		return p.req.Method + " " + p.req.Tool
+	}
+	return p.req.Method
+}
+
 // ClientInfo names this client to servers.
 type ClientInfo struct {
 	Name    string `json:"name"`

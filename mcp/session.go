@@ -243,7 +243,7 @@ func (s *Session) classify(p *Prepared, res *Result, sent string) {
 		var e rpcError
 		_ = json.Unmarshal(rep.Error, &e)
 		res.Kind = KindJSONRPC
-		res.Err = &Error{Kind: KindJSONRPC, Code: e.Code, Msg: fmt.Sprintf("%s: %s (code %d)", p.req.Method, e.Message, e.Code), data: bytes.Clone(e.Data)}
+		res.Err = &Error{Kind: KindJSONRPC, Code: e.Code, Msg: fmt.Sprintf("%s: %s (code %d)", p.label(), s.c.serverText(e.Message), e.Code), data: bytes.Clone(e.Data)}
 		return
 	}
 	if len(rep.Result) == 0 || rep.Result[0] != '{' {
@@ -268,11 +268,20 @@ func (s *Session) classify(p *Prepared, res *Result, sent string) {
 	case "tools/call":
 		if string(isError) == "true" {
 			res.Kind = KindToolError
-			res.Err = &Error{Kind: KindToolError, Msg: p.req.Tool + ": isError true"}
+			res.Err = &Error{Kind: KindToolError, Msg: p.req.Tool + ": " + s.toolErrorMessage(rep.Result)}
 			return
 		}
 		res.Structured = nonNull(structured)
 	}
+}
+
+// toolErrorMessage is what a tool said when it failed, or "isError true"
+// when it said nothing in text.
+func (s *Session) toolErrorMessage(result []byte) string {
+	if text := s.c.serverText(toolErrorText(result)); text != "" {
+		return text
+	}
+	return "isError true"
 }
 
 // Close ends the session: DELETE for stateful revisions, as the spec asks.

@@ -222,7 +222,7 @@ func (t *httpTransport) answer(ctx context.Context, p *Prepared, id int64, res *
 		e := h.statusError(p.req.Method)
 		if rpcErr != nil {
 			e.Code, e.data = rpcErr.Code, rpcErr.Data
-			e.Msg += ": " + rpcErr.Message
+			e.Msg += ": " + s.c.serverText(rpcErr.Message)
 			// Modern servers send JSON-RPC errors with a 4xx status that
 			// mirrors them; the error object is the server's answer.
 			e.Kind = KindJSONRPC

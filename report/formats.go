@@ -42,6 +42,11 @@ var (
 		{FormatMarkdown, WriteProbeMarkdown},
 		{FormatSummary, WriteProbeSummary},
 	}
+	PlanFormats = []Format[*results.PlanReport]{
+		{FormatJSON, WritePlanJSON},
+		{FormatMarkdown, WritePlanMarkdown},
+		{FormatSummary, WritePlanSummary},
+	}
 	CompareFormats = []Format[*results.Comparison]{
 		{FormatJSON, WriteCompareJSON},
 		{FormatJUnit, WriteCompareJUnit},

@@ -13,6 +13,7 @@ import (
 	"github.com/mcpbench/mcpbench/bench"
 	"github.com/mcpbench/mcpbench/internal/textfmt"
 	"github.com/mcpbench/mcpbench/results"
+	"github.com/mcpbench/mcpbench/workload"
 )
 
 // WriteRunJSON writes r as indented JSON.
@@ -51,12 +52,22 @@ func WriteRunSummary(w io.Writer, r *results.RunReport) error {
 		ex := p.ErrorExamples[k]
 		fmt.Fprintf(&b, "  %-16s %d  e.g. %s\n", k, p.ErrorsByKind[k], ex)
 	}
+	writeOperationErrors(&b, p.ByOperation)
+	for _, t := range r.Workload.Tools {
+		if t.CardinalityNote != "" {
+			fmt.Fprintf(&b, "note      %s: %s\n", t.Name, t.CardinalityNote)
+		}
+	}
 	for _, g := range r.Gates {
 		verdict := "passed"
 		if !g.Passed {
 			verdict = "FAILED"
 		}
-		fmt.Fprintf(&b, "gate      %s: %s (%s, limit %s)\n", g.Name, verdict, textfmt.Float(textfmt.Round3(g.Value)), textfmt.Float(g.Limit))
+		note := ""
+		if g.Note != "" {
+			note = "; " + g.Note
+		}
+		fmt.Fprintf(&b, "gate      %s: %s (%s, limit %s%s)\n", g.Name, verdict, textfmt.Float(textfmt.Round3(g.Value)), textfmt.Float(g.Limit), note)
 	}
 	if p.Client.Saturated {
 		fmt.Fprintf(&b, "WARNING   the generator was saturated (%s): these figures describe mcpbench, not the server\n", p.Client.SaturationReason)
@@ -66,6 +77,21 @@ func WriteRunSummary(w io.Writer, r *results.RunReport) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// writeOperationErrors adds a line for each operation of a mix that had
+// errors, with its count of each kind: which tool fails, and how.
+func writeOperationErrors(b *strings.Builder, ops []bench.OperationStats) {
+	for _, o := range ops {
+		if o.Errors == 0 {
+			continue
+		}
+		var kinds []string
+		for _, k := range sortedKeys(o.ErrorsByKind) {
+			kinds = append(kinds, fmt.Sprintf("%s %d", k, o.ErrorsByKind[k]))
+		}
+		fmt.Fprintf(b, "  by %-13s %d of %d failed: %s\n", results.OperationName(o.Operation), o.Errors, o.Requests, strings.Join(kinds, ", "))
+	}
 }
 
 // WriteRunMarkdown writes the Markdown report of a run.
@@ -126,6 +152,9 @@ func WriteRunMarkdown(w io.Writer, r *results.RunReport) error {
 // gates, and the generator.
 func writeRunTail(w io.Writer, r *results.RunReport) error {
 	p := &r.Point
+	if err := writeToolsTable(w, r.Workload.Tools); err != nil {
+		return err
+	}
 	if len(p.ErrorsByKind) > 0 {
 		io.WriteString(w, "\n## Errors\n\n")
 		var rows [][]string
@@ -146,6 +175,20 @@ func writeRunTail(w io.Writer, r *results.RunReport) error {
 	}
 	io.WriteString(w, "\n")
 	return nil
+}
+
+// writeToolsTable lists the tools a run called with what their
+// annotations say (nothing when it called none).
+func writeToolsTable(w io.Writer, tools []workload.ToolInfo) error {
+	if len(tools) == 0 {
+		return nil
+	}
+	io.WriteString(w, "\n## Tools called\n\n")
+	var rows [][]string
+	for _, t := range tools {
+		rows = append(rows, []string{t.Name, toolTraits(t, 0)})
+	}
+	return markdownTable(w, []string{"tool", "annotations"}, rows)
 }
 
 func markdownTable(w io.Writer, head []string, rows [][]string) error {
@@ -183,6 +226,9 @@ func writeGates(w io.Writer, gates []results.Gate, value, limit func(float64) st
 		v := "pass"
 		if !g.Passed {
 			v = "**FAIL**"
+		}
+		if g.Note != "" {
+			v += " (" + g.Note + ")"
 		}
 		rows = append(rows, []string{g.Name, value(g.Value), limit(g.Limit), v})
 	}

@@ -109,10 +109,34 @@ func WriteSweepTable(w io.Writer, r *results.SweepReport) error {
 		b.WriteString(strings.ReplaceAll(l, "**", "") + "\n")
 	}
 	fmt.Fprintf(&b, "reason: %s\n", r.Recommendation.Reason)
+	if ops := sweepOperationTotals(r.Points); len(ops) > 0 {
+		writeOperationErrors(&b, ops)
+	}
 	if _, err := io.WriteString(w, b.String()); err != nil {
 		return fmt.Errorf("sweep table: %w", err)
 	}
 	return nil
+}
+
+// sweepOperationTotals adds up each operation's requests and errors over
+// the points, for the summary's errors by tool.
+func sweepOperationTotals(points []bench.Point) []bench.OperationStats {
+	var out []bench.OperationStats
+	for _, p := range points {
+		for _, o := range p.ByOperation {
+			i := slices.IndexFunc(out, func(t bench.OperationStats) bool { return t.Operation == o.Operation })
+			if i < 0 {
+				out = append(out, bench.OperationStats{Operation: o.Operation, Latency: bench.Latency{ErrorsByKind: map[string]int64{}}})
+				i = len(out) - 1
+			}
+			out[i].Requests += o.Requests
+			out[i].Errors += o.Errors
+			for k, n := range o.ErrorsByKind {
+				out[i].ErrorsByKind[k] += n
+			}
+		}
+	}
+	return out
 }
 
 // writePointsTable renders one row per point. The load columns follow the

@@ -174,7 +174,9 @@ func (p *planner) request(plan *scenarioPlan, sc *Scenario, s *Step, st *stepPla
 }
 
 // call sets a call step's requests: its literal arguments, or the sets
-// generated for each tool it may call, with the literal ones on top.
+// generated for each tool it may call, with the literal ones on top. The
+// tools are found as for a mix entry: the one named (naming is consent),
+// which the server must list, or those the selection allows.
 func (p *planner) call(cs *CallStep, st *stepPlan) error {
 	var args json.RawMessage
 	if len(cs.Args) > 0 {
@@ -183,23 +185,27 @@ func (p *planner) call(cs *CallStep, st *stepPlan) error {
 			return fmt.Errorf("args: %w", err)
 		}
 	}
-	if !cs.GenArgs {
-		st.variants = []mcp.Request{{Method: "tools/call", Tool: cs.Tool, Arguments: args}}
-		return nil
-	}
-	tools, err := selectTools(p.cat, cs.Tool)
+	tools, err := p.cat.toolsFor(MixEntry{Method: "tools/call", Tool: cs.Tool}, p.spec.Select)
 	if err != nil {
 		return err
+	}
+	if !cs.GenArgs {
+		p.wl.noteTool(p.cat.info(cs.Tool, true))
+		st.variants = []mcp.Request{{Method: "tools/call", Tool: cs.Tool, Arguments: args}}
+		return nil
 	}
 	n := cs.Cardinality
 	if n == 0 {
 		n = max(p.spec.Cardinality, 1)
 	}
 	for _, tool := range tools {
-		sets, err := p.cat.generate(tool, p.spec.Seed, n)
+		sets, note, err := p.cat.generate(tool, p.spec.Seed, n)
 		if err != nil {
 			return err
 		}
+		info := p.cat.info(tool, cs.Tool != "")
+		info.ArgSets, info.CardinalityNote = len(sets), note
+		p.wl.noteTool(info)
 		st.toolStart = append(st.toolStart, len(st.variants))
 		for _, set := range sets {
 			if args != nil {
@@ -211,18 +217,6 @@ func (p *planner) call(cs *CallStep, st *stepPlan) error {
 		}
 	}
 	return nil
-}
-
-// selectTools is the tools a call step may call: the one it names (naming
-// is consent), or those the workload's selection picks for generated
-// arguments, as on the command line.
-func selectTools(cat catalog, tool string) ([]string, error) {
-	if tool != "" {
-		if _, ok := cat.byName[tool]; !ok {
-			return nil, &UnknownToolError{Tool: tool}
-		}
-	}
-	return cat.toolsFor(MixEntry{Method: "tools/call", Tool: tool})
 }
 
 // variant picks the request a call sends this time: a random tool of

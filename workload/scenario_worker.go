@@ -23,6 +23,9 @@ type ScenarioSpec struct {
 	// NewConnectionPerSession opens each session on connections of its
 	// own, closed when it ends (connection churn).
 	NewConnectionPerSession bool
+	// Select is which tools a call that names none may pick, as for
+	// generated arguments on the command line.
+	Select Selection
 }
 
 // KindExpectFailed is the outcome of a step whose answer did not meet its
@@ -48,19 +51,23 @@ type ScenarioWorkload struct {
 	cum       []float64 // cumulative scenario weights
 	seed      uint64
 	fresh     bool
+	tools     []ToolInfo // what the scenarios call, for the report
 }
 
 var _ bench.SessionWorkload = (*ScenarioWorkload)(nil)
 
 // BuildScenarios makes the session workload spec describes on client. It
-// lists the server's tools (on a session of its own) when a step
-// generates arguments.
+// lists the server's tools (on a session of its own) when a step calls
+// one, and calls none.
 func BuildScenarios(ctx context.Context, client *mcp.Client, mode mcp.SessionMode, spec ScenarioSpec) (*ScenarioWorkload, error) {
 	if mode != "" && mode != mcp.SessionPerWorker {
 		return nil, ErrSessionMode
 	}
 	if spec.File == nil || len(spec.File.Scenarios) == 0 {
 		return nil, errors.New("no scenarios")
+	}
+	if err := spec.Select.check(); err != nil {
+		return nil, err
 	}
 	wl := &ScenarioWorkload{Client: client, seed: spec.Seed, fresh: spec.NewConnectionPerSession}
 	p := &planner{wl: wl, spec: spec, opIndex: map[[2]string]int{}}
@@ -75,7 +82,7 @@ func BuildScenarios(ctx context.Context, client *mcp.Client, mode mcp.SessionMod
 	if spec.NewConnectionPerSession && stdio {
 		return nil, errors.New("the stdio transport has no connections to open anew for each session")
 	}
-	if usesGenArgs(spec.File) {
+	if callsTools(spec.File) {
 		var err error
 		if p.cat, err = listTools(ctx, client); err != nil {
 			return nil, err
@@ -102,13 +109,13 @@ func BuildScenarios(ctx context.Context, client *mcp.Client, mode mcp.SessionMod
 	return wl, nil
 }
 
-// usesGenArgs tells whether any call generates its arguments.
-func usesGenArgs(f *ScenarioFile) bool {
+// callsTools tells whether any step calls a tool.
+func callsTools(f *ScenarioFile) bool {
 	var walk func([]Step) bool
 	walk = func(steps []Step) bool {
 		for _, s := range steps {
 			switch {
-			case s.Call != nil && s.Call.GenArgs,
+			case s.Call != nil,
 				walk(s.Parallel),
 				s.Repeat != nil && walk(s.Repeat.Steps):
 				return true
@@ -138,6 +145,28 @@ func (wl *ScenarioWorkload) Scenarios() []string {
 		names[i] = sc.name
 	}
 	return names
+}
+
+// Tools is each tool the scenarios call, once, in the order first met.
+func (wl *ScenarioWorkload) Tools() []ToolInfo { return slices.Clone(wl.tools) }
+
+// Warnings are the lines to print before the load, as for Workload: one
+// for each named tool that may destroy data.
+func (wl *ScenarioWorkload) Warnings() []string { return warnings(wl.tools) }
+
+// noteTool adds t to the tools called, once; a tool met again with
+// generated arguments keeps the larger set.
+func (wl *ScenarioWorkload) noteTool(t ToolInfo) {
+	for i := range wl.tools {
+		if wl.tools[i].Name == t.Name {
+			wl.tools[i].Named = wl.tools[i].Named || t.Named
+			if t.ArgSets > wl.tools[i].ArgSets {
+				wl.tools[i].ArgSets, wl.tools[i].CardinalityNote = t.ArgSets, t.CardinalityNote
+			}
+			return
+		}
+	}
+	wl.tools = append(wl.tools, t)
 }
 
 // Width is the most requests a session has in flight at once: the

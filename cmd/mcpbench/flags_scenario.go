@@ -60,6 +60,8 @@ func (f *scenarioFlags) check(fs *pflag.FlagSet, session string) error {
 		}
 	}
 	switch {
+	case fs.Lookup("dry-run") != nil && fs.Changed("dry-run"):
+		return usagef("--dry-run does not plan scenario files yet")
 	case session != string(mcp.SessionPerWorker):
 		return usagef("--scenario runs each session on an MCP session of its own: --session must be per-worker")
 	case f.users < 0 || f.maxSessions < 0:
@@ -81,7 +83,8 @@ func (f *scenarioFlags) spec(w *workloadFlags, c *callFlags) (*workload.Scenario
 	if c.cardinality < 1 {
 		return nil, usagef("--arg-cardinality must be at least 1")
 	}
-	return &workload.ScenarioSpec{File: file, Seed: w.seed, Cardinality: c.cardinality, NewConnectionPerSession: f.newConnection}, nil
+	return &workload.ScenarioSpec{File: file, Seed: w.seed, Cardinality: c.cardinality, NewConnectionPerSession: f.newConnection,
+		Select: c.selection()}, nil
 }
 
 // runLoad is run's load in sessions: the users or session rate, split

@@ -24,6 +24,13 @@ send time). With --scenario, whole sessions of a scenario file are the unit
 of work (initialize, tool calls with think time, DELETE): --users N runs N
 users back to back, --session-rate R starts R new sessions a second.
 
+With --gen-args and no --tool, only the tools annotated readOnlyHint: true
+are called (the MCP spec presumes any other tool may write or destroy):
+--allow-writes adds those annotated destructiveHint: false,
+--allow-destructive the rest, --tools and --exclude-tools narrow the set.
+A tool named with --tool is called whatever it says. --dry-run connects,
+lists the tools and prints the plan without calling any.
+
 Flags:
 %s
 Examples:
@@ -31,6 +38,8 @@ Examples:
   mcpbench run --url http://127.0.0.1:3002/mcp --method tools/call --tool echo \
       --args '{"message":"hi"}' --rate 200 -d 30s --json-out run.json
   MCPBENCH_TOKEN=... mcpbench run --url https://mcp.example.internal/mcp -c 4 -d 1m
+  mcpbench run --transport stdio --gen-args --dry-run -c 4 -n 200 \
+      -- npx -y @modelcontextprotocol/server-filesystem /tmp/scratch
   mcpbench run --url http://127.0.0.1:3002/mcp --scenario docs/examples/coding-agent.yaml \
       --users 8 --ramp-up 10s -d 1m
 `
@@ -67,6 +76,10 @@ func runMain(ctx context.Context, args []string, e env) int {
 	cfg, err := f.config(fs, &e)
 	if err != nil {
 		return exitFor(e, "run", err)
+	}
+	if f.calls.dryRun {
+		plan, err := harness.PlanRun(ctx, cfg)
+		return dryRunExit(e, "run", plan, err, &f.output)
 	}
 	if f.output.cpuProfile != "" {
 		stop, err := startCPUProfile(f.output.cpuProfile)

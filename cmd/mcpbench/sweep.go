@@ -29,6 +29,10 @@ concurrency stops buying throughput), fit the Universal Scalability Law, and
 recommend the concurrency (or rate) that meets the p95/p99 targets. Every
 point shares one connection pool sized for the largest one.
 
+Tools are chosen as in run: with --gen-args, only read-only ones unless
+--allow-writes or --allow-destructive says otherwise; --dry-run prints the
+plan (tools, sample arguments, levels) and calls nothing.
+
 Flags:
 %s
 Examples:
@@ -37,6 +41,8 @@ Examples:
   mcpbench sweep --url http://127.0.0.1:3002/mcp --concurrency-range 1:64:x2 --refine \
       --p99-slo-ms 100 --require-concurrency 16
   mcpbench sweep --url http://127.0.0.1:3002/mcp --rate-range 100:600:+100 -d 10s --p99-slo-ms 100
+  mcpbench sweep --url http://127.0.0.1:3002/mcp --gen-args --tools 'search_*' \
+      --concurrency-values 1,4,16 --dry-run
   mcpbench sweep --url http://127.0.0.1:3002/mcp --scenario docs/examples/coding-agent.yaml \
       --users-values 1,4,16,64 -d 30s --p95-slo-ms 200
 `
@@ -131,6 +137,10 @@ func sweepMain(ctx context.Context, args []string, e env) int {
 	cfg, err := f.config(fs, &e)
 	if err != nil {
 		return exitFor(e, "sweep", err)
+	}
+	if f.calls.dryRun {
+		plan, err := harness.PlanSweep(ctx, cfg)
+		return dryRunExit(e, "sweep", plan, err, &f.output)
 	}
 	if progress := watch(&cfg.Setup, e, "sweep", f.output.noProgress); progress != nil {
 		cfg.Progress = func(st sweep.Step, p bench.Progress) {
