@@ -91,18 +91,32 @@ func (c *checker) steps(steps []Step, inParallel bool) error {
 	return nil
 }
 
-// locatedError is an error that already says which scenario and step.
-type locatedError struct{ error }
+// StepError is what is wrong with one step of a scenario, with where it
+// is: the scenario, the step's name or number, and its line. It unwraps
+// to the cause (an *UnknownToolError, a *SelectionError, ...).
+type StepError struct {
+	Scenario string
+	Step     string // `step "search" (line 12)` or `step 3 (line 9)`
+	Err      error
+}
 
-// located says where err is: step i of its list (the innermost step,
-// when steps are nested).
-func (c *checker) located(s *Step, i int, err error) error {
-	var done locatedError
+func (e *StepError) Error() string {
+	return fmt.Sprintf("scenario %q, %s: %v", e.Scenario, e.Step, e.Err)
+}
+
+func (e *StepError) Unwrap() error { return e.Err }
+
+// located says where err is: step i of a scenario's list (the innermost
+// step, when steps are nested).
+func located(scenario string, s *Step, i int, err error) error {
+	var done *StepError
 	if errors.As(err, &done) {
 		return err
 	}
-	return locatedError{fmt.Errorf("scenario %q, %s: %w", c.scenario, s.where(i), err)}
+	return &StepError{Scenario: scenario, Step: s.where(i), Err: err}
 }
+
+func (c *checker) located(s *Step, i int, err error) error { return located(c.scenario, s, i, err) }
 
 // where names step i for a message: by the name it was given, else by
 // its place.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -262,5 +263,47 @@ func TestScenarioModernOpensWithDiscover(t *testing.T) {
 	}
 	if got := strings.Join(steps, ","); got != "discover,tools/list,tools/call echo,ping" {
 		t.Fatalf("steps %s", got)
+	}
+}
+
+// TestScenarioSelectsToolsByAnnotations: a call that names no tool picks
+// only the tools the selection allows (the read-only ones by default); a
+// named destructive tool is consent, with a warning; an unlisted name is
+// refused before any load; building calls nothing.
+func TestScenarioSelectsToolsByAnnotations(t *testing.T) {
+	calls := 0
+	c := annotatedServer(t, &calls)
+	scenario := func(yaml string, sel workload.Selection) (*workload.ScenarioWorkload, error) {
+		f, err := workload.ParseScenarios([]byte(yaml), t.TempDir())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return workload.BuildScenarios(context.Background(), c, "", workload.ScenarioSpec{File: f, Seed: 1, Cardinality: 2, Select: sel})
+	}
+	names := func(wl *workload.ScenarioWorkload) string {
+		var out []string
+		for _, info := range wl.Tools() {
+			out = append(out, info.Name)
+		}
+		return strings.Join(out, ",")
+	}
+	any := `scenarios: [{name: s, steps: [{call: {gen_args: true}}]}]`
+	wl, err := scenario(any, workload.Selection{})
+	if err != nil || names(wl) != "read_file,read_graph" || len(wl.Warnings()) != 0 {
+		t.Fatalf("default selection: %v %v", names(wl), err)
+	}
+	if wl, err = scenario(any, workload.Selection{AllowWrites: true, Exclude: []string{"read_*"}}); err != nil || names(wl) != "create_entity" {
+		t.Fatalf("writes, no readers: %v %v", names(wl), err)
+	}
+	wl, err = scenario(`scenarios: [{name: s, steps: [{call: {tool: delete_entity, args: {q: x}}}]}]`, workload.Selection{})
+	if err != nil || names(wl) != "delete_entity" || len(wl.Warnings()) != 1 || !wl.Tools()[0].Named {
+		t.Fatalf("named destructive tool: %v %v %v", names(wl), wl.Warnings(), err)
+	}
+	var unknown *workload.UnknownToolError
+	if _, err = scenario(`scenarios: [{name: s, steps: [{call: {tool: nope}}]}]`, workload.Selection{}); !errors.As(err, &unknown) {
+		t.Fatalf("unlisted tool: %v", err)
+	}
+	if calls != 0 {
+		t.Fatalf("building called %d tools", calls)
 	}
 }

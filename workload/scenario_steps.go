@@ -2,7 +2,6 @@ package workload
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math/rand/v2"
 	"time"
@@ -133,11 +132,7 @@ func (p *planner) steps(plan *scenarioPlan, sc *Scenario, steps []Step, slots ma
 			err = p.request(plan, sc, s, st, slots)
 		}
 		if err != nil {
-			var done locatedError
-			if errors.As(err, &done) {
-				return nil, err
-			}
-			return nil, locatedError{fmt.Errorf("scenario %q, %s: %w", sc.Name, s.where(i), err)}
+			return nil, located(sc.Name, s, i, err)
 		}
 		out = append(out, st)
 	}

@@ -125,3 +125,28 @@ func TestScenarioFlagErrors(t *testing.T) {
 		oneCleanLine(t, r)
 	}
 }
+
+// TestScenarioStepErrorsCLI: a scenario step the server's tools make
+// impossible is exit 2 with the step and the way out.
+func TestScenarioStepErrorsCLI(t *testing.T) {
+	srv := startTarget(t, target.Config{Tools: 1})
+	dir := t.TempDir()
+	for body, want := range map[string]string{
+		"scenarios: [{name: s, steps: [{call: {tool: nope}}]}]\n":                           `--scenario: scenario "s", step 1 (line 1): the server lists no tool "nope"`,
+		"scenarios: [{name: s, steps: [{call: {gen_args: true}}]}]\n":                       "", // the bundled tools are read-only: allowed
+		"scenarios: [{name: s, steps: [{call: {gen_args: true, cardinality: 1}}, ping]}]\n": "",
+	} {
+		file := filepath.Join(dir, "s.yaml")
+		os.WriteFile(file, []byte(body), 0o600)
+		r := runCLI(t, nil, "run", "--url", srv.MCPURL(), "--scenario", file, "--max-sessions", "2", "--tools", "tool_*", "-q", "--allow-request-errors")
+		if want == "" {
+			if r.code != 0 {
+				t.Errorf("%s: exit %d: %s", body, r.code, r.stderr)
+			}
+			continue
+		}
+		if r.code != 2 || !strings.Contains(r.stderr, want) {
+			t.Errorf("%s: exit %d, stderr %q, want %q", body, r.code, r.stderr, want)
+		}
+	}
+}
