@@ -43,11 +43,7 @@ func (r *runner) closedLoop() {
 // measureFrom on.
 func (r *runner) closedEach(n int, loop func(worker int, measureFrom, deadline time.Time)) {
 	var wg sync.WaitGroup
-	measureFrom := r.start
-	if r.cfg.RampUp > 0 && !r.cfg.MeasureRamp {
-		measureFrom = r.start.Add(r.cfg.RampUp)
-	}
-	r.measureStart = measureFrom
+	measureFrom := r.measureStart
 	deadline := time.Time{}
 	if r.cfg.Duration > 0 {
 		deadline = measureFrom.Add(r.cfg.Duration)
@@ -87,7 +83,7 @@ func (r *runner) closedWorker(w Worker, st *workerState, measureFrom, deadline t
 		smp := w.Do(r.reqCtx)
 		t1 := time.Now()
 		if measured && !r.cancelledByGrace(smp) {
-			st.record(smp, latencies{lat: t1.Sub(t0).Microseconds()}, t1)
+			st.record(smp, latencies{lat: t1.Sub(t0).Microseconds()}, t0, t1)
 		}
 	}
 }

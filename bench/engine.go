@@ -57,6 +57,17 @@ type Config struct {
 	// LagThreshold is the generator's own send delay (p99) above which the
 	// point is marked saturated; default 5 ms.
 	LagThreshold time.Duration
+	// Interval is the length of the buckets of the point's Series;
+	// default 1 s.
+	Interval time.Duration
+	// Gauges, if set, is read at the end of every bucket (and once as the
+	// window opens) from a goroutine of its own; the readings become the
+	// Series' server columns.
+	Gauges GaugeSource
+	// OnInterval, if set, is called with each bucket about one interval
+	// after it ends (when its stragglers are in), in order, from a
+	// goroutine of the engine; the last ones come as the point ends.
+	OnInterval func(Interval)
 }
 
 // Workers is how many workers the level runs, which is also how many
@@ -127,11 +138,14 @@ func (r *runner) measure(warmup, drive func()) Point {
 	}
 	cpu0, wait0 := cpuTime(), runQueueWait()
 	r.start = time.Now()
-	r.measureStart = r.start
+	r.measureStart = r.measureFrom()
+	r.series.start = r.measureStart
 	stopProgress := r.startProgress()
+	stopSeries := r.startSeries()
 	drive()
 	end := r.lastDone()
 	stopProgress()
+	stopSeries(end)
 	if r.cfg.OnDone != nil {
 		r.cfg.OnDone()
 	}
@@ -159,6 +173,9 @@ func (c *Config) normalize() error {
 	if c.LagThreshold <= 0 {
 		c.LagThreshold = 5 * time.Millisecond
 	}
+	if c.Interval <= 0 {
+		c.Interval = time.Second
+	}
 	return nil
 }
 
@@ -185,6 +202,8 @@ type runner struct {
 	workers []Worker
 	states  []*workerState
 	shards  []*histShard
+	series  *seriesRec
+	live    liveState // what the series loop has handed to OnInterval
 	limiter *rate.Limiter
 	start   time.Time // the clock of the schedule and the ramp
 	// measureStart is when measuring began: start, or the end of a ramp.
@@ -206,16 +225,18 @@ func newRunner(cfg Config, ctx, reqCtx context.Context, workers []Worker, ops []
 	return r
 }
 
-// makeStates gives n workers their records over nShards histogram shards:
-// with the open loop's histograms if open, per operation if perOp.
+// makeStates gives n workers their records over nShards histogram shards
+// and the series: with the open loop's histograms if open, per operation
+// if perOp.
 func (r *runner) makeStates(n, nShards int, open, perOp bool) {
+	r.series = newSeriesRec(time.Time{}, r.cfg.Interval, r.cfg.Duration+r.cfg.RampUp)
 	r.shards = make([]*histShard, nShards)
 	for i := range r.shards {
 		r.shards[i] = newHistShard(len(r.ops), open, perOp)
 	}
 	r.states = make([]*workerState, n)
 	for i := range r.states {
-		r.states[i] = newWorkerState(r.shards[i%len(r.shards)], len(r.ops), perOp)
+		r.states[i] = newWorkerState(r.shards[i%len(r.shards)], r.series, len(r.ops), perOp)
 	}
 }
 

@@ -18,13 +18,9 @@ func (r *runner) openLoop() {
 // claiming the next item of it in loop, and counts the items due in the
 // window. The first skip items belong to the ramp.
 func (r *runner) openEach(n int, loop func(worker int, sched Schedule, skip int64, measureFrom time.Time)) {
-	sched := Schedule{Rate: r.cfg.Rate, Ramp: r.cfg.RampUp}
-	var skip int64 // items of the ramp, not measured
-	if r.cfg.RampUp > 0 && !r.cfg.MeasureRamp {
-		skip = sched.Count(r.cfg.RampUp)
-	}
-	measureFrom := r.start.Add(sched.At(skip))
-	r.measureStart = measureFrom
+	sched := r.schedule()
+	skip := r.rampRequests(sched)
+	measureFrom := r.measureStart
 	var wg sync.WaitGroup
 	for i := range n {
 		wg.Add(1)
@@ -60,7 +56,7 @@ func (r *runner) openWorker(w Worker, st *workerState, sched Schedule, skip int6
 			uncorrected: done.Sub(sent).Microseconds(),
 			lag:         sent.Sub(c.intended).Microseconds(),
 			wake:        sent.Sub(c.wakeFrom()).Microseconds(),
-		}, done)
+		}, sent, done)
 	}
 }
 
@@ -107,4 +103,31 @@ func (r *runner) claim(sl *sleeper, sched Schedule, skip int64, measureFrom time
 		return claimed{}, false
 	}
 	return claimed{i: i, intended: intended, claimed: now}, true
+}
+
+// schedule is the open loop's send schedule.
+func (r *runner) schedule() Schedule {
+	return Schedule{Rate: r.cfg.Rate, Ramp: r.cfg.RampUp}
+}
+
+// rampRequests is how many requests of the schedule belong to the ramp
+// and are not measured.
+func (r *runner) rampRequests(sched Schedule) int64 {
+	if r.cfg.RampUp > 0 && !r.cfg.MeasureRamp {
+		return sched.Count(r.cfg.RampUp)
+	}
+	return 0
+}
+
+// measureFrom is when measuring begins: at the start, or once the ramp
+// is over unless it is measured too.
+func (r *runner) measureFrom() time.Time {
+	if r.cfg.Rate > 0 {
+		sched := r.schedule()
+		return r.start.Add(sched.At(r.rampRequests(sched)))
+	}
+	if r.cfg.RampUp > 0 && !r.cfg.MeasureRamp {
+		return r.start.Add(r.cfg.RampUp)
+	}
+	return r.start
 }

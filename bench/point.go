@@ -148,6 +148,8 @@ type Point struct {
 	ByOperation []OperationStats `json:"by_operation,omitempty"`
 	// Sessions is set by a session run: its figures about whole sessions.
 	Sessions *SessionStats `json:"sessions,omitempty"`
+	// Series is the point interval by interval (Config.Interval).
+	Series *Series `json:"series,omitempty"`
 
 	// Hist is the decoded form of Histogram, kept for merging and for
 	// percentiles a report may want beyond the fixed ones.

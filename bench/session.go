@@ -60,7 +60,8 @@ func (rec *Recorder) Step(s Sample, latency time.Duration) {
 		rec.errors++
 	}
 	if rec.measured {
-		rec.st.record(s, latencies{lat: latency.Microseconds()}, time.Now())
+		done := time.Now()
+		rec.st.record(s, latencies{lat: latency.Microseconds()}, done.Add(-latency), done)
 	}
 }
 

@@ -39,6 +39,9 @@ type Setup struct {
 	// so that shards line up; the report's start is then the time sending
 	// began.
 	StartAt time.Time
+	// Sampling names what to read from the server once an interval; its
+	// readings become the series' server columns.
+	Sampling Sampling
 	// Shard goes into the report as it is; nil when not sharded.
 	Shard *results.Shard
 	// Version is the mcpbench version the report names.
@@ -65,6 +68,7 @@ type session struct {
 	wl      *workload.Workload
 	scen    *workload.ScenarioWorkload
 	health  *probe.HealthWatch
+	gauges  bench.GaugeSource // nil without sampling
 }
 
 // Dial connects to the target and types its failure: a *ConfigError for
@@ -119,13 +123,16 @@ func (ss *session) ready(ctx context.Context) error {
 		}
 		ss.watch = logscan.StartWatch(s.LogFile, m, 0)
 	}
+	var err error
+	if ss.gauges, err = openSampling(ctx, s.Sampling, s.Warn); err != nil {
+		return err
+	}
 	if !s.StartAt.IsZero() {
 		if err := waitUntil(ctx, s.StartAt); err != nil {
 			return &InterruptedError{} // nothing measured yet
 		}
 		ss.started = time.Now()
 	}
-	var err error
 	if s.Scenario != nil {
 		ss.scen, err = workload.BuildScenarios(ctx, ss.client, s.Options.SessionMode, *s.Scenario)
 	} else {

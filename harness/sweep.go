@@ -75,6 +75,7 @@ func (m *pointMeasurer) next(st sweep.Step) {
 func (m *pointMeasurer) measure(ctx context.Context, l sweep.Level) (bench.Point, error) {
 	cfg := m.cfg.Point
 	cfg.Concurrency, cfg.Rate = l.Concurrency, l.Rate
+	cfg.Gauges = m.ss.gauges
 	if m.cfg.Progress != nil {
 		cfg.Progress = func(p bench.Progress) { m.cfg.Progress(m.step, p) }
 	}

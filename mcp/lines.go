@@ -29,7 +29,11 @@ func (l *lineReader) next() ([]byte, error) {
 	l.line = l.line[:0]
 	for {
 		chunk, err := l.r.ReadSlice('\n')
-		if len(l.line)+len(chunk) > l.max+1 {
+		n := len(l.line) + len(chunk)
+		if err == nil {
+			n-- // the newline is not part of the line
+		}
+		if n > l.max {
 			l.line = l.line[:0]
 			return nil, l.skip(err)
 		}

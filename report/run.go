@@ -69,6 +69,7 @@ func WriteRunSummary(w io.Writer, r *results.RunReport) error {
 		}
 		fmt.Fprintf(&b, "gate      %s: %s (%s, limit %s%s)\n", g.Name, verdict, textfmt.Float(textfmt.Round3(g.Value)), textfmt.Float(g.Limit), note)
 	}
+	writeSoakSummary(&b, r.Soak)
 	if p.Client.Saturated {
 		fmt.Fprintf(&b, "WARNING   the generator was saturated (%s): these figures describe mcpbench, not the server\n", p.Client.SaturationReason)
 	}
@@ -98,12 +99,11 @@ func writeOperationErrors(b *strings.Builder, ops []bench.OperationStats) {
 func WriteRunMarkdown(w io.Writer, r *results.RunReport) error {
 	p := &r.Point
 	var b strings.Builder
-	b.WriteString("# mcpbench run\n\n")
+	fmt.Fprintf(&b, "# mcpbench run: %s\n\n", textfmt.OrDash(r.Target.URL))
 	if p.Interrupted {
-		b.WriteString("> **Interrupted**: the figures cover what was measured before the stop.\n\n")
+		b.WriteString("> **Interrupted:** the figures cover what was measured before the stop.\n\n")
 	}
-	fmt.Fprintf(&b, "- **Target:** %s\n", targetLine(r.Target))
-	fmt.Fprintf(&b, "- **Started:** %s\n", r.StartedAt.Format("2006-01-02 15:04:05 MST"))
+	headerMarkdown(&b, &r.Header)
 	if p.Sessions != nil {
 		if _, err := io.WriteString(w, b.String()); err != nil {
 			return err
@@ -165,7 +165,10 @@ func writeRunTail(w io.Writer, r *results.RunReport) error {
 			return err
 		}
 	}
-	if err := writeGates(w, r.Gates, func(v float64) string { return textfmt.Float(textfmt.Round3(v)) }, textfmt.Float); err != nil {
+	if err := writeGates(w, r.Gates); err != nil {
+		return err
+	}
+	if err := writeSeriesMarkdown(w, p.Series, r.Soak); err != nil {
 		return err
 	}
 	c := p.Client
@@ -192,10 +195,11 @@ func writeToolsTable(w io.Writer, tools []workload.ToolInfo) error {
 }
 
 func markdownTable(w io.Writer, head []string, rows [][]string) error {
-	t := tablewriter.NewTable(w,
+	opts := append([]tablewriter.Option{
 		tablewriter.WithRenderer(renderer.NewMarkdown()),
 		tablewriter.WithHeaderAutoFormat(tw.Off),
-	)
+	}, columnAlignment(len(head), rows)...)
+	t := tablewriter.NewTable(w, opts...)
 	t.Header(head)
 	for _, r := range rows {
 		if err := t.Append(r); err != nil {
@@ -214,9 +218,9 @@ func sortedKeys[V any](m map[string]V) []string {
 	return keys
 }
 
-// writeGates writes the Gates section (nothing when there are none), with
-// values and limits formatted as given.
-func writeGates(w io.Writer, gates []results.Gate, value, limit func(float64) string) error {
+// writeGates writes the Gates section (nothing when there are none), each
+// value and limit in its figure's unit.
+func writeGates(w io.Writer, gates []results.Gate) error {
 	if len(gates) == 0 {
 		return nil
 	}
@@ -230,7 +234,32 @@ func writeGates(w io.Writer, gates []results.Gate, value, limit func(float64) st
 		if g.Note != "" {
 			v += " (" + g.Note + ")"
 		}
-		rows = append(rows, []string{g.Name, value(g.Value), limit(g.Limit), v})
+		rows = append(rows, []string{g.Name, gateFigure(g.Name, g.Value), gateFigure(g.Name, g.Limit), v})
 	}
 	return markdownTable(w, []string{"gate", "value", "limit", "verdict"}, rows)
+}
+
+// gateLabel names a gate for people: "error rate", "p95".
+func gateLabel(name string) string {
+	switch name {
+	case "error_rate":
+		return "error rate"
+	case "p95_ms":
+		return "p95"
+	case "p99_ms":
+		return "p99"
+	}
+	return name
+}
+
+// gateFigure prints a gate's value or limit in its unit: a percentage
+// for an error rate, milliseconds for a latency.
+func gateFigure(name string, v float64) string {
+	switch {
+	case strings.HasSuffix(name, "error_rate"):
+		return textfmt.Percent(v)
+	case strings.HasSuffix(name, "_ms"):
+		return fmtMS(v) + " ms"
+	}
+	return textfmt.Float(textfmt.Round3(v))
 }

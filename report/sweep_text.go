@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/olekukonko/tablewriter"
-	"github.com/olekukonko/tablewriter/renderer"
 	"github.com/olekukonko/tablewriter/tw"
 
 	"github.com/mcpbench/mcpbench/bench"
@@ -27,13 +26,7 @@ func WriteSweepMarkdown(w io.Writer, r *results.SweepReport) error {
 	if r.Interrupted {
 		b.WriteString("> **Interrupted:** the sweep was stopped early; the figures below cover the points measured before that.\n\n")
 	}
-	fmt.Fprintf(&b, "- **Target:** %s\n", targetLine(r.Target))
-	if !r.StartedAt.IsZero() {
-		fmt.Fprintf(&b, "- **Started:** %s\n", r.StartedAt.UTC().Format(time.RFC3339))
-	}
-	if r.MCPBenchVersion != "" {
-		fmt.Fprintf(&b, "- **mcpbench:** %s\n", r.MCPBenchVersion)
-	}
+	headerMarkdown(&b, &r.Header)
 	fmt.Fprintf(&b, "- **SLO:** %s\n\n", results.SLOLine(r.SLO))
 
 	b.WriteString("## Points\n\n")
@@ -41,7 +34,7 @@ func WriteSweepMarkdown(w io.Writer, r *results.SweepReport) error {
 		return fmt.Errorf("sweep markdown: %w", err)
 	}
 	b.Reset()
-	if err := writePointsTable(w, r, tablewriter.WithRenderer(renderer.NewMarkdown())); err != nil {
+	if err := writePointsTable(w, r, true); err != nil {
 		return fmt.Errorf("sweep markdown: %w", err)
 	}
 	if err := writeSweepOperations(w, r); err != nil {
@@ -96,7 +89,7 @@ func WriteSweepTable(w io.Writer, r *results.SweepReport) error {
 	if _, err := fmt.Fprintf(w, "sweep of %s — SLO %s\n", textfmt.OrDash(r.Target.URL), results.SLOLine(r.SLO)); err != nil {
 		return fmt.Errorf("sweep table: %w", err)
 	}
-	if err := writePointsTable(w, r); err != nil {
+	if err := writePointsTable(w, r, false); err != nil {
 		return fmt.Errorf("sweep table: %w", err)
 	}
 	var b strings.Builder
@@ -139,9 +132,10 @@ func sweepOperationTotals(points []bench.Point) []bench.OperationStats {
 	return out
 }
 
-// writePointsTable renders one row per point. The load columns follow the
-// kind of sweep: concurrency, rate, or both for a mixed report.
-func writePointsTable(w io.Writer, r *results.SweepReport, opts ...tablewriter.Option) error {
+// writePointsTable renders one row per point, as Markdown or as an ASCII
+// table for a terminal. The load columns follow the kind of sweep:
+// concurrency, rate, or both for a mixed report.
+func writePointsTable(w io.Writer, r *results.SweepReport, markdown bool) error {
 	var hasClosed, hasOpen bool
 	for _, p := range r.Points {
 		if p.Rate != nil {
@@ -163,13 +157,7 @@ func writePointsTable(w io.Writer, r *results.SweepReport, opts ...tablewriter.O
 		header = append(header, "sessions/s", "session p95 ms")
 	}
 
-	opts = append([]tablewriter.Option{
-		tablewriter.WithHeaderAutoFormat(tw.Off),
-		tablewriter.WithHeaderAlignment(tw.AlignRight),
-		tablewriter.WithRowAlignment(tw.AlignRight),
-	}, opts...)
-	t := tablewriter.NewTable(w, opts...)
-	t.Header(header)
+	var rows [][]string
 	for _, p := range r.Points {
 		var row []string
 		if hasClosed || !hasOpen {
@@ -198,9 +186,19 @@ func writePointsTable(w io.Writer, r *results.SweepReport, opts ...tablewriter.O
 		if sessions {
 			row = append(row, sessionCells(p.Sessions)...)
 		}
-		if err := t.Append(row); err != nil {
-			return err
-		}
+		rows = append(rows, row)
+	}
+	if markdown {
+		return markdownTable(w, header, rows)
+	}
+	t := tablewriter.NewTable(w,
+		tablewriter.WithHeaderAutoFormat(tw.Off),
+		tablewriter.WithHeaderAlignment(tw.AlignRight),
+		tablewriter.WithRowAlignment(tw.AlignRight),
+	)
+	t.Header(header)
+	if err := t.Bulk(rows); err != nil {
+		return err
 	}
 	return t.Render()
 }
@@ -223,6 +221,17 @@ func feasibleMark(p bench.Point, slo sweep.SLO) string {
 		return "✓"
 	}
 	return "✗"
+}
+
+// headerMarkdown writes the lines every Markdown report opens with, in the
+// same form for each: the target, the start time and the mcpbench that
+// measured.
+func headerMarkdown(b *strings.Builder, h *results.Header) {
+	fmt.Fprintf(b, "- **Target:** %s\n", targetLine(h.Target))
+	if !h.StartedAt.IsZero() {
+		fmt.Fprintf(b, "- **Started:** %s\n", h.StartedAt.UTC().Format(time.RFC3339))
+	}
+	fmt.Fprintf(b, "- **mcpbench:** %s\n", textfmt.OrDash(h.MCPBenchVersion))
 }
 
 func targetLine(t results.Target) string {

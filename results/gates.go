@@ -32,6 +32,9 @@ type Gates struct {
 	// load. The gate says how many it left out; the report counts them
 	// all the same.
 	CountToolErrors bool
+	// FailOnLeak fails a run whose soak analysis finds a leak (a server
+	// series that grows, significantly and materially).
+	FailOnLeak bool
 }
 
 // gate checks one figure against its upper limit.
@@ -54,6 +57,9 @@ func (g Gates) Run(r *RunReport) bool {
 	}
 	if g.SLO.P99MS > 0 {
 		add(gate("p99_ms", g.SLO.P99MS, p.P99MS), g.FailOnSLO)
+	}
+	if g.FailOnLeak {
+		add(gate("leaks", 0, float64(r.Soak.Leaks())), true)
 	}
 	return failed
 }

@@ -29,6 +29,9 @@ type RunReport struct {
 	LogScan *logscan.WindowScan `json:"log_scan"`
 	// Health is the server's /health before and after (with --health-url).
 	Health *probe.Health `json:"health,omitempty"`
+	// Soak is what the series (Point.Series) shows over time: trends,
+	// latency drift and verdicts.
+	Soak *Soak `json:"soak,omitempty"`
 	// Shard is set on a shard's report (--shard); Merged on merge's output.
 	Shard  *Shard     `json:"shard,omitempty"`
 	Merged *MergeInfo `json:"merged,omitempty"`

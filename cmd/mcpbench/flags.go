@@ -87,10 +87,12 @@ func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 // settingFlags name the flag that gave each value the harness checks.
 var settingFlags = map[harness.Setting]string{
-	harness.SettingLogFile:   "--log-file",
-	harness.SettingHealthURL: "--health-url",
-	harness.SettingCACert:    "--cacert",
-	harness.SettingEngine:    "--engine",
+	harness.SettingLogFile:       "--log-file",
+	harness.SettingHealthURL:     "--health-url",
+	harness.SettingCACert:        "--cacert",
+	harness.SettingEngine:        "--engine",
+	harness.SettingServerPID:     "--server-pid",
+	harness.SettingServerMetrics: "--server-metrics",
 }
 
 // flagError puts a harness error in the command line's terms: the flag at

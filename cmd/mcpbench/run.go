@@ -36,10 +36,12 @@ Flags:
 Examples:
   mcpbench run --url http://127.0.0.1:3002/mcp -c 10 -n 500
   mcpbench run --url http://127.0.0.1:3002/mcp --method tools/call --tool echo \
-      --args '{"message":"hi"}' --rate 200 -d 30s --json-out run.json
+      --args '{"message":"hi"}' --rate 200 -d 30s --json-out run.json --html-out run.html
   MCPBENCH_TOKEN=... mcpbench run --url https://mcp.example.internal/mcp -c 4 -d 1m
   mcpbench run --transport stdio --gen-args --dry-run -c 4 -n 200 \
       -- npx -y @modelcontextprotocol/server-filesystem /tmp/scratch
+  mcpbench run --url http://127.0.0.1:3002/mcp --rate 50 -d 1h --live \
+      --server-pid "$(pgrep -f my-mcp-server)" --server-metrics http://127.0.0.1:9090/metrics --fail-on-leak
   mcpbench run --url http://127.0.0.1:3002/mcp --scenario docs/examples/coding-agent.yaml \
       --users 8 --ramp-up 10s -d 1m
 `
@@ -52,6 +54,7 @@ type runFlags struct {
 	output   outputFlags
 	gate     gateFlags
 	shard    shardFlags
+	series   seriesFlags
 	scenario scenarioFlags
 }
 
@@ -62,6 +65,7 @@ func (f *runFlags) register(fs *pflag.FlagSet) {
 	f.scenario.register(fs, false)
 	f.calls.register(fs)
 	f.gate.register(fs)
+	f.series.register(fs, true)
 	f.output.register(fs)
 	f.shard.register(fs)
 }
@@ -88,7 +92,8 @@ func runMain(ctx context.Context, args []string, e env) int {
 		}
 		defer stop()
 	}
-	cfg.Load.Progress = watch(&cfg.Setup, e, "run", f.output.noProgress)
+	cfg.Load.Progress = watch(&cfg.Setup, e, "run", f.output.noProgress || f.series.live)
+	f.series.apply(&cfg.Load, &cfg.Setup, e, "run")
 	if f.output.memProfile != "" {
 		cfg.Load.OnDone = func() {
 			if err := writeHeapProfile(f.output.memProfile); err != nil {
@@ -104,7 +109,9 @@ func runMain(ctx context.Context, args []string, e env) int {
 		}
 		return harnessExit(e, "run", unit, err)
 	}
-	gateFailed := f.gate.gates().Run(r)
+	gates := f.gate.gates()
+	gates.FailOnLeak = f.series.failOnLeak
+	gateFailed := gates.Run(r)
 	if err := writeRunReports(r, &f.output, e); err != nil {
 		return exitFor(e, "run", usagef("writing report: %v", err))
 	}
@@ -141,6 +148,9 @@ func (f *runFlags) config(fs *pflag.FlagSet, e *env) (harness.RunConfig, error) 
 	if err := f.gate.validate(); err != nil {
 		return harness.RunConfig{}, err
 	}
+	if err := f.series.validate(); err != nil {
+		return harness.RunConfig{}, err
+	}
 	spec, err := f.calls.spec(&f.workload)
 	if err != nil {
 		return harness.RunConfig{}, err
@@ -149,7 +159,7 @@ func (f *runFlags) config(fs *pflag.FlagSet, e *env) (harness.RunConfig, error) 
 	if err != nil {
 		return harness.RunConfig{}, err
 	}
-	return harness.RunConfig{Setup: f.target.setup(opts, spec, &f.shard), Load: load}, nil
+	return harness.RunConfig{Setup: f.target.setup(opts, spec, &f.shard), Load: load, Soak: f.series.soak()}, nil
 }
 
 // scenarioConfig is config for sessions of a scenario file.

@@ -27,7 +27,8 @@ const sweepUsage = `Usage: mcpbench sweep --url URL (--concurrency-values LIST |
 Measure a series of load points, then estimate the knee (where more
 concurrency stops buying throughput), fit the Universal Scalability Law, and
 recommend the concurrency (or rate) that meets the p95/p99 targets. Every
-point shares one connection pool sized for the largest one.
+point shares one connection pool sized for the largest one. Without report
+paths, JSON, Markdown, SVG and HTML reports are written under --out-dir.
 
 Tools are chosen as in run: with --gen-args, only read-only ones unless
 --allow-writes or --allow-destructive says otherwise; --dry-run prints the
@@ -62,6 +63,7 @@ type sweepFlags struct {
 	requireConcurrency int
 	svgOut             string
 	shard              shardFlags
+	series             seriesFlags
 	scenario           scenarioFlags
 }
 
@@ -78,6 +80,7 @@ func (f *sweepFlags) register(fs *pflag.FlagSet) {
 	fs.DurationVar(&f.cooldown, "cooldown", 0, "pause between points")
 	fs.IntVar(&f.requireConcurrency, "require-concurrency", 0, "exit 1 when the maximum feasible concurrency is below N")
 	f.gate.register(fs)
+	f.series.register(fs, false)
 	f.output.register(fs)
 	fs.StringVar(&f.svgOut, "svg-out", "", "write the chart to `FILE`")
 	f.shard.register(fs)
@@ -142,7 +145,8 @@ func sweepMain(ctx context.Context, args []string, e env) int {
 		plan, err := harness.PlanSweep(ctx, cfg)
 		return dryRunExit(e, "sweep", plan, err, &f.output)
 	}
-	if progress := watch(&cfg.Setup, e, "sweep", f.output.noProgress); progress != nil {
+	f.series.apply(&cfg.Point, &cfg.Setup, e, "sweep")
+	if progress := watch(&cfg.Setup, e, "sweep", f.output.noProgress || f.series.live); progress != nil {
 		cfg.Progress = func(st sweep.Step, p bench.Progress) {
 			fmt.Fprintf(e.stderr, "\r\033[Kpoint %d/%d (%s): ", st.N, st.Total, levelLabel(st.Level))
 			progress(p)
@@ -180,6 +184,9 @@ func (f *sweepFlags) config(fs *pflag.FlagSet, e *env) (harness.SweepConfig, err
 		return harness.SweepConfig{}, err
 	}
 	if err := f.perPoint(len(rs) > 0); err != nil {
+		return harness.SweepConfig{}, err
+	}
+	if err := f.series.validate(); err != nil {
 		return harness.SweepConfig{}, err
 	}
 	// Split after the per-point defaults, so the default total is split too.
@@ -312,9 +319,9 @@ func defaultSweepBase(rawURL string) string {
 
 func (f *sweepFlags) writeReports(r *results.SweepReport, e env) error {
 	o := &f.output
-	if o.jsonOut == "" && o.mdOut == "" && f.svgOut == "" {
+	if o.jsonOut == "" && o.mdOut == "" && f.svgOut == "" && o.htmlOut == "" {
 		base := filepath.Join(o.outDir, defaultSweepBase(r.Target.URL))
-		o.jsonOut, o.mdOut, f.svgOut = base+".json", base+".md", base+".svg"
+		o.jsonOut, o.mdOut, f.svgOut, o.htmlOut = base+".json", base+".md", base+".svg", base+".html"
 	}
 	outs := o.outputs(e, false)
 	outs[report.FormatSVG] = output{path: f.svgOut}
@@ -322,7 +329,7 @@ func (f *sweepFlags) writeReports(r *results.SweepReport, e env) error {
 		return err
 	}
 	out := o.summaryOut(e)
-	for _, p := range slices.DeleteFunc([]string{o.jsonOut, o.mdOut, f.svgOut}, func(s string) bool { return s == "" || s == "-" }) {
+	for _, p := range slices.DeleteFunc([]string{o.jsonOut, o.mdOut, f.svgOut, o.htmlOut}, func(s string) bool { return s == "" || s == "-" }) {
 		fmt.Fprintf(out, "wrote %s\n", p)
 	}
 	return nil
