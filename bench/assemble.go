@@ -42,14 +42,19 @@ func (r *runner) point(end time.Time, cpu, runWait time.Duration) Point {
 	p.Histogram, _ = EncodeHistogram(hist)
 	p.Client.CPUS = cpu.Seconds()
 	p.Client.PoolWaits = c.poolWait
-	if r.cfg.Rate > 0 {
+	if r.cfg.Rate > 0 && r.sessions == nil {
 		r.openFigures(&p, end)
 	}
 	if r.scheduled > p.Requests {
 		p.Unsent = r.scheduled - p.Requests
 	}
-	p.Client.Saturated, p.Client.SaturationReason = r.saturation(p, cpu, runWait, elapsed)
-	if len(r.ops) > 1 {
+	due := backlog{unit: "requests", started: p.Requests, due: r.scheduled, missed: p.Unsent}
+	if r.sessions != nil {
+		r.sessions.fill(&p, elapsed)
+		due = r.sessions.backlog()
+	}
+	p.Client.Saturated, p.Client.SaturationReason = r.saturation(due, cpu, runWait, elapsed)
+	if len(r.ops) > 1 || r.sessions != nil {
 		p.ByOperation = r.byOperation(elapsed)
 	}
 	p.Series = r.buildSeries(end)
@@ -113,6 +118,11 @@ func (r *runner) byOperation(elapsed time.Duration) []OperationStats {
 		}
 		out[i] = OperationStats{Operation: op, Latency: summarize(h, &k, r.kinds)}
 		out[i].RPS = float64(out[i].Requests) / elapsed.Seconds()
+		if r.sessions != nil {
+			// Steps keep their histograms, so merged reports are exact
+			// per step.
+			out[i].Histogram, _ = EncodeHistogram(h)
+		}
 	}
 	return out
 }

@@ -5,7 +5,9 @@
 //
 // Files: engine.go runs a level (Config, Run); closed.go and open.go are
 // the two drivers; measure.go records what workers see; assemble.go and
-// saturation.go turn the records into a Point (point.go).
+// saturation.go turn the records into a Point (point.go). session.go,
+// session_run.go and session_point.go run a level whose unit of work is
+// a whole session (RunSessions).
 package bench
 
 import (
@@ -91,6 +93,9 @@ type Progress struct {
 	RPS         float64
 	P99MS       float64 // approximate: from coarse buckets
 	Warmup      bool
+	// Sessions counts the sessions completed so far in a session run
+	// (Done and RPS count its steps; Total bounds its sessions).
+	Sessions int64
 }
 
 // Run measures one load level of wl. It returns what was measured even
@@ -115,11 +120,21 @@ func Run(ctx context.Context, cfg Config, wl Workload) (Point, error) {
 	defer stopReqs()
 
 	r := newRunner(cfg, ctx, reqCtx, workers, ops, kinds)
-	if cfg.Warmup > 0 {
-		r.warmup()
+	drive := r.closedLoop
+	if cfg.Rate > 0 {
+		drive = r.openLoop
 	}
-	if cfg.OnMeasure != nil {
-		cfg.OnMeasure()
+	return r.measure(r.warmup, drive), nil
+}
+
+// measure runs the level: the warm-up, then the measured phase with
+// drive (a closed or an open loop), and returns its Point.
+func (r *runner) measure(warmup, drive func()) Point {
+	if r.cfg.Warmup > 0 {
+		warmup()
+	}
+	if r.cfg.OnMeasure != nil {
+		r.cfg.OnMeasure()
 	}
 	cpu0, wait0 := cpuTime(), runQueueWait()
 	r.start = time.Now()
@@ -127,20 +142,16 @@ func Run(ctx context.Context, cfg Config, wl Workload) (Point, error) {
 	r.series.start = r.measureStart
 	stopProgress := r.startProgress()
 	stopSeries := r.startSeries()
-	if cfg.Rate > 0 {
-		r.openLoop()
-	} else {
-		r.closedLoop()
-	}
+	drive()
 	end := r.lastDone()
 	stopProgress()
 	stopSeries(end)
-	if cfg.OnDone != nil {
-		cfg.OnDone()
+	if r.cfg.OnDone != nil {
+		r.cfg.OnDone()
 	}
 	p := r.point(end, cpuTime()-cpu0, runQueueWait()-wait0)
-	p.Interrupted = ctx.Err() != nil
-	return p, nil
+	p.Interrupted = r.ctx.Err() != nil
+	return p
 }
 
 func (c *Config) normalize() error {
@@ -200,24 +211,33 @@ type runner struct {
 	issued       atomic.Int64
 	scheduled    int64 // open loop with a duration: requests due in the window
 	wakeP99      time.Duration
+	// sessions is set when the unit of work is a session (session.go):
+	// the workers' records are then per step.
+	sessions *sessionRunner
 }
 
 func newRunner(cfg Config, ctx, reqCtx context.Context, workers []Worker, ops []Operation, kinds []string) *runner {
-	n := len(workers)
-	shards := make([]*histShard, shardCount(n))
-	for i := range shards {
-		shards[i] = newHistShard(len(ops), cfg.Rate > 0)
-	}
-	series := newSeriesRec(time.Time{}, cfg.Interval, cfg.Duration+cfg.RampUp)
-	states := make([]*workerState, n)
-	for i := range states {
-		states[i] = newWorkerState(shards[i%len(shards)], series, len(ops))
-	}
-	r := &runner{cfg: cfg, ops: ops, kinds: kinds, ctx: ctx, reqCtx: reqCtx, workers: workers, states: states, shards: shards, series: series}
+	r := &runner{cfg: cfg, ops: ops, kinds: kinds, ctx: ctx, reqCtx: reqCtx, workers: workers}
+	r.makeStates(len(workers), shardCount(len(workers)), cfg.Rate > 0, len(ops) > 1)
 	if cfg.MaxRate > 0 {
 		r.limiter = rate.NewLimiter(rate.Limit(cfg.MaxRate), 1)
 	}
 	return r
+}
+
+// makeStates gives n workers their records over nShards histogram shards
+// and the series: with the open loop's histograms if open, per operation
+// if perOp.
+func (r *runner) makeStates(n, nShards int, open, perOp bool) {
+	r.series = newSeriesRec(time.Time{}, r.cfg.Interval, r.cfg.Duration+r.cfg.RampUp)
+	r.shards = make([]*histShard, nShards)
+	for i := range r.shards {
+		r.shards[i] = newHistShard(len(r.ops), open, perOp)
+	}
+	r.states = make([]*workerState, n)
+	for i := range r.states {
+		r.states[i] = newWorkerState(r.shards[i%len(r.shards)], r.series, len(r.ops), perOp)
+	}
 }
 
 // sleeper waits on one timer it keeps, so a worker that paces every

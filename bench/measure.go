@@ -59,12 +59,12 @@ type histShard struct {
 	ops                    []*hdrhistogram.Histogram
 }
 
-func newHistShard(nOps int, open bool) *histShard {
+func newHistShard(nOps int, open, perOp bool) *histShard {
 	h := &histShard{lat: NewHistogram()}
 	if open {
 		h.uncorrected, h.lag, h.wake = NewHistogram(), NewHistogram(), NewHistogram()
 	}
-	if nOps > 1 {
+	if perOp {
 		h.ops = make([]*hdrhistogram.Histogram, nOps)
 		for i := range h.ops {
 			h.ops[i] = NewHistogram()
@@ -79,9 +79,9 @@ func shardCount(workers int) int {
 	return max(1, min(workers, 4*runtime.GOMAXPROCS(0), 64))
 }
 
-func newWorkerState(shard *histShard, series *seriesRec, nOps int) *workerState {
+func newWorkerState(shard *histShard, series *seriesRec, nOps int, perOp bool) *workerState {
 	s := &workerState{shard: shard, series: series}
-	if nOps > 1 {
+	if perOp {
 		s.opKinds = make([][MaxKinds]int64, nOps)
 	}
 	return s
@@ -185,6 +185,12 @@ func (r *runner) lastDone() time.Time {
 	for _, s := range r.states {
 		if s.lastDone.After(end) {
 			end = s.lastDone
+		}
+	}
+	if r.sessions != nil {
+		// A session ends after its last step: its DELETE, a last pause.
+		if e := r.sessions.lastEnd(); e.After(end) {
+			end = e
 		}
 	}
 	if end.IsZero() {

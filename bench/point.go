@@ -116,6 +116,9 @@ type OperationStats struct {
 	Operation
 	Latency
 	RPS float64 `json:"rps"`
+	// Histogram is the step's encoded histogram in a session run (merge
+	// is exact per step); plain runs leave it out.
+	Histogram string `json:"histogram,omitempty"`
 }
 
 // Point is one measured load level: the unit a run reports and a sweep
@@ -140,8 +143,11 @@ type Point struct {
 	Interrupted   bool         `json:"interrupted,omitempty"`
 	// ErrorExamples keeps the first message of each error kind.
 	ErrorExamples map[string]string `json:"error_examples,omitempty"`
-	// ByOperation has one entry per operation of a mix.
+	// ByOperation has one entry per operation of a mix, or per step of a
+	// session run.
 	ByOperation []OperationStats `json:"by_operation,omitempty"`
+	// Sessions is set by a session run: its figures about whole sessions.
+	Sessions *SessionStats `json:"sessions,omitempty"`
 	// Series is the point interval by interval (Config.Interval).
 	Series *Series `json:"series,omitempty"`
 

@@ -23,8 +23,11 @@ type Setup struct {
 	// Options are the client options; PoolSize must cover the largest
 	// load level.
 	Options mcp.Options
-	// Workload is what is sent; it is built once connected.
+	// Workload is what is sent; it is built once connected. Scenario,
+	// when set, replaces it: sessions of a scenario file are the unit of
+	// work, and each load level counts users or sessions per second.
 	Workload workload.Spec
+	Scenario *workload.ScenarioSpec
 	// HealthURL, when set, is polled over the load; LogFile, when set, is
 	// the server log whose stats lines are scanned over it.
 	HealthURL string
@@ -63,6 +66,7 @@ type session struct {
 	started time.Time
 	watch   *logscan.Watch // follows the log from its mark
 	wl      *workload.Workload
+	scen    *workload.ScenarioWorkload
 	health  *probe.HealthWatch
 	gauges  bench.GaugeSource // nil without sampling
 }
@@ -129,11 +133,16 @@ func (ss *session) ready(ctx context.Context) error {
 		}
 		ss.started = time.Now()
 	}
-	if ss.wl, err = workload.Build(ctx, ss.client, s.Workload); err != nil {
+	if s.Scenario != nil {
+		ss.scen, err = workload.BuildScenarios(ctx, ss.client, s.Options.SessionMode, *s.Scenario)
+	} else {
+		ss.wl, err = workload.Build(ctx, ss.client, s.Workload)
+	}
+	if err != nil {
 		return &WorkloadError{err}
 	}
 	if s.Announce != nil {
-		s.Announce(ss.wl.Tools(), ss.wl.Warnings())
+		s.Announce(ss.tools(), ss.warnings())
 	}
 	if s.HealthURL != "" {
 		if ss.health, err = probe.WatchHealth(ctx, s.Options, s.HealthURL); err != nil {
@@ -192,4 +201,54 @@ func (ss *session) observe(ctx context.Context) (*logscan.WindowScan, *probe.Hea
 		health = ss.health.Finish(context.WithoutCancel(ctx))
 	}
 	return scan, health
+}
+
+// load measures one level of what is sent: sessions of the scenarios, or
+// requests, with the client's pool figures added.
+func (ss *session) load(ctx context.Context, cfg bench.Config) (bench.Point, error) {
+	var p bench.Point
+	var err error
+	if ss.scen != nil {
+		p, err = bench.RunSessions(ctx, cfg, ss.scen)
+	} else {
+		p, err = bench.Run(ctx, cfg, ss.wl)
+	}
+	ss.measured()
+	if err != nil {
+		return p, err
+	}
+	p.Client.PoolMaxConns = ss.client.PoolSize()
+	p.Client.Engine = string(ss.client.Engine())
+	return p, nil
+}
+
+// workload says what was sent, for the report: the operations (a
+// scenario's steps) and the load's shape.
+func (ss *session) workload(mode string, cfg bench.Config) *results.Workload {
+	w := &results.Workload{Mode: mode, Warmup: cfg.Warmup, DurationS: cfg.Duration.Seconds()}
+	if ss.scen != nil {
+		w.Operations = ss.scen.Operations()
+		w.Scenario = ss.setup.Scenario.File.Name
+		w.NewConnectionPerSession = ss.setup.Scenario.NewConnectionPerSession
+	} else {
+		w.Operations = ss.wl.Operations()
+	}
+	w.Tools = ss.tools()
+	return w
+}
+
+// tools are the tools the workload calls, with their annotations.
+func (ss *session) tools() []workload.ToolInfo {
+	if ss.scen != nil {
+		return ss.scen.Tools()
+	}
+	return ss.wl.Tools()
+}
+
+// warnings are the lines to print about those tools before the load.
+func (ss *session) warnings() []string {
+	if ss.scen != nil {
+		return ss.scen.Warnings()
+	}
+	return ss.wl.Warnings()
 }

@@ -29,26 +29,19 @@ func Run(ctx context.Context, cfg RunConfig) (*results.RunReport, error) {
 	}
 	defer ss.close()
 	cfg.Load.Gauges = ss.gauges
-	point, err := bench.Run(ctx, cfg.Load, ss.wl)
-	ss.measured()
+	point, err := ss.load(ctx, cfg.Load)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, &InterruptedError{Measuring: true}
 		}
 		return nil, unreachable(cfg.Options, err)
 	}
-	point.Client.PoolMaxConns = ss.client.PoolSize()
-	point.Client.Engine = string(ss.client.Engine())
-	r := &results.RunReport{
-		Header: ss.header(results.SchemaRun),
-		Workload: results.Workload{Mode: "closed", Operations: ss.wl.Operations(), Warmup: cfg.Load.Warmup,
-			DurationS: cfg.Load.Duration.Seconds(), Session: sessionLabel(ss.client, cfg.Options), Tools: ss.wl.Tools()},
-		Point: point,
-		Shard: cfg.Shard,
-	}
+	mode := "closed"
 	if cfg.Load.Rate > 0 {
-		r.Workload.Mode = "open"
+		mode = "open"
 	}
+	r := &results.RunReport{Header: ss.header(results.SchemaRun), Workload: *ss.workload(mode, cfg.Load), Point: point, Shard: cfg.Shard}
+	r.Workload.Session = sessionLabel(ss.client, cfg.Options)
 	r.Soak = results.AnalyzeSoak(point.Series, cfg.Soak)
 	r.LogScan, r.Health = ss.observe(ctx)
 	return r, nil

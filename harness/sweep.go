@@ -51,8 +51,7 @@ func Sweep(ctx context.Context, cfg SweepConfig) (*results.SweepReport, error) {
 		mode = "open"
 	}
 	r.Shard = cfg.Shard
-	r.Workload = &results.Workload{Mode: mode, Operations: ss.wl.Operations(), Warmup: cfg.Point.Warmup, DurationS: cfg.Point.Duration.Seconds(),
-		Tools: ss.wl.Tools()}
+	r.Workload = ss.workload(mode, cfg.Point)
 	r.LogScan, r.Health = ss.observe(ctx)
 	return r, runErr
 }
@@ -80,12 +79,5 @@ func (m *pointMeasurer) measure(ctx context.Context, l sweep.Level) (bench.Point
 	if m.cfg.Progress != nil {
 		cfg.Progress = func(p bench.Progress) { m.cfg.Progress(m.step, p) }
 	}
-	p, err := bench.Run(ctx, cfg, m.ss.wl)
-	m.ss.measured()
-	if err != nil {
-		return p, err
-	}
-	p.Client.PoolMaxConns = m.ss.client.PoolSize()
-	p.Client.Engine = string(m.ss.client.Engine())
-	return p, nil
+	return m.ss.load(ctx, cfg)
 }

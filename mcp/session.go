@@ -19,6 +19,9 @@ type Session struct {
 	t      transport
 	id     string // Mcp-Session-Id of stateful revisions
 	shared bool   // id belongs to the client, not to this session
+	// branches counts the branches made of this session (branch.go),
+	// which number their requests apart.
+	branches int64
 
 	prepared    []*Prepared
 	resp        bytes.Buffer

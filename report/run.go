@@ -24,11 +24,14 @@ func WriteRunSummary(w io.Writer, r *results.RunReport) error {
 	p := &r.Point
 	var b strings.Builder
 	fmt.Fprintf(&b, "target    %s\n", targetLine(r.Target))
-	load := fmt.Sprintf("closed loop, %d workers", p.Concurrency)
-	if p.Rate != nil {
-		load = fmt.Sprintf("open loop, %s rps offered, %d in flight at most", textfmt.Float(*p.Rate), p.Concurrency)
+	switch {
+	case p.Sessions != nil:
+		fmt.Fprintf(&b, "load      %s, %s\n", sessionLoadLine(p), textfmt.OrDash(r.Workload.Scenario))
+	case p.Rate != nil:
+		fmt.Fprintf(&b, "load      open loop, %s rps offered, %d in flight at most, %s\n", textfmt.Float(*p.Rate), p.Concurrency, results.OperationsLine(r.Workload.Operations))
+	default:
+		fmt.Fprintf(&b, "load      closed loop, %d workers, %s\n", p.Concurrency, results.OperationsLine(r.Workload.Operations))
 	}
-	fmt.Fprintf(&b, "load      %s, %s\n", load, results.OperationsLine(r.Workload.Operations))
 	fmt.Fprintf(&b, "requests  %d in %.2fs: %d ok, %d errors (%s)\n", p.Requests, p.ElapsedS, p.OK, p.Errors, textfmt.Percent(p.ErrorRate))
 	fmt.Fprintf(&b, "rps       %.1f\n", p.RPS)
 	fmt.Fprintf(&b, "latency   min %s  mean %s  p50 %s  p90 %s  p95 %s  p99 %s  p99.9 %s  max %s ms\n",
@@ -41,6 +44,9 @@ func WriteRunSummary(w io.Writer, r *results.RunReport) error {
 		}
 		fmt.Fprintf(&b, "uncorrected (from actual send)  p50 %s  p95 %s  p99 %s  max %s ms; schedule lag p99 %s ms\n",
 			fmtMS(u.P50MS), fmtMS(u.P95MS), fmtMS(u.P99MS), fmtMS(u.MaxMS), fmtMS(lag.P99))
+	}
+	if p.Sessions != nil {
+		writeSessionSummary(&b, p)
 	}
 	for _, k := range sortedKeys(p.ErrorsByKind) {
 		ex := p.ErrorExamples[k]
@@ -98,6 +104,15 @@ func WriteRunMarkdown(w io.Writer, r *results.RunReport) error {
 		b.WriteString("> **Interrupted:** the figures cover what was measured before the stop.\n\n")
 	}
 	headerMarkdown(&b, &r.Header)
+	if p.Sessions != nil {
+		if _, err := io.WriteString(w, b.String()); err != nil {
+			return err
+		}
+		if err := writeSessionMarkdown(w, r); err != nil {
+			return err
+		}
+		return writeRunTail(w, r)
+	}
 	fmt.Fprintf(&b, "- **Workload:** %s\n", results.OperationsLine(r.Workload.Operations))
 	if p.Rate != nil {
 		fmt.Fprintf(&b, "- **Load:** open loop, %s requests/s offered, at most %d in flight\n", textfmt.Float(*p.Rate), p.Concurrency)
@@ -130,6 +145,13 @@ func WriteRunMarkdown(w io.Writer, r *results.RunReport) error {
 			return err
 		}
 	}
+	return writeRunTail(w, r)
+}
+
+// writeRunTail writes the sections every run report ends with: errors,
+// gates, and the generator.
+func writeRunTail(w io.Writer, r *results.RunReport) error {
+	p := &r.Point
 	if err := writeToolsTable(w, r.Workload.Tools); err != nil {
 		return err
 	}

@@ -73,10 +73,14 @@ func writeSweepOperations(w io.Writer, r *results.SweepReport) error {
 	if len(rows) == 0 {
 		return nil
 	}
-	if _, err := io.WriteString(w, "\n## By operation\n\n"); err != nil {
+	title, column := "By operation", "operation"
+	if r.Workload != nil && r.Workload.Scenario != "" {
+		title, column = "By step", "step"
+	}
+	if _, err := fmt.Fprintf(w, "\n## %s\n\n", title); err != nil {
 		return err
 	}
-	return markdownTable(w, []string{"level", "operation", "requests", "errors", "rps", "p50 ms", "p95 ms", "p99 ms"}, rows)
+	return markdownTable(w, []string{"level", column, "requests", "errors", "rps", "p50 ms", "p95 ms", "p99 ms"}, rows)
 }
 
 // WriteSweepTable writes the human summary for a terminal: the points as
@@ -148,6 +152,10 @@ func writePointsTable(w io.Writer, r *results.SweepReport, markdown bool) error 
 		header = append(header, "rate")
 	}
 	header = append(header, "requests", "ok", "errors", "error rate", "rps", "p50 ms", "p95 ms", "p99 ms", "max ms", "feasible")
+	sessions := slices.ContainsFunc(r.Points, func(p bench.Point) bool { return p.Sessions != nil })
+	if sessions {
+		header = append(header, "sessions/s", "session p95 ms")
+	}
 
 	var rows [][]string
 	for _, p := range r.Points {
@@ -175,6 +183,9 @@ func writePointsTable(w io.Writer, r *results.SweepReport, markdown bool) error 
 			fmtMS(p.P50MS), fmtMS(p.P95MS), fmtMS(p.P99MS), fmtMS(p.MaxMS),
 			feasibleMark(p, r.SLO),
 		)
+		if sessions {
+			row = append(row, sessionCells(p.Sessions)...)
+		}
 		rows = append(rows, row)
 	}
 	if markdown {
@@ -190,6 +201,15 @@ func writePointsTable(w io.Writer, r *results.SweepReport, markdown bool) error 
 		return err
 	}
 	return t.Render()
+}
+
+// sessionCells are a session point's own columns: completed sessions a
+// second and a session's p95 duration.
+func sessionCells(s *bench.SessionStats) []string {
+	if s == nil {
+		return []string{"–", "–"}
+	}
+	return []string{fmt.Sprintf("%.2f", s.PerSecond), fmtMS(s.Duration.P95MS)}
 }
 
 func feasibleMark(p bench.Point, slo sweep.SLO) string {

@@ -178,6 +178,9 @@ func (c *Comparison) pointChecks(scope string, b, n *bench.Point, g Limits, full
 	}
 	c.add(Check{Scope: scope, Metric: "rps", Base: ptrF(b.RPS), New: ptrF(n.RPS), kind: KindRPS}, g.RPS)
 	c.add(Check{Scope: scope, Metric: "error_rate", Base: ptrF(b.ErrorRate), New: ptrF(n.ErrorRate), kind: KindErrorRate}, g.ErrorRate)
+	if b.Sessions != nil && n.Sessions != nil {
+		c.sessionChecks(scope, b, n, g)
+	}
 }
 
 // dropCheck gates a recommendation figure: any drop, or losing it

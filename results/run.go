@@ -48,6 +48,12 @@ type Workload struct {
 	// Tools are the tools called, with what their annotations say and,
 	// for generated arguments, how many sets each cycled through.
 	Tools []workload.ToolInfo `json:"tools,omitempty"`
+	// Scenario is the scenario file a session run ran (its base name);
+	// Operations are then its steps.
+	Scenario string `json:"scenario,omitempty"`
+	// NewConnectionPerSession: each session ran on connections of its
+	// own.
+	NewConnectionPerSession bool `json:"new_connection_per_session,omitempty"`
 }
 
 // ReadRunReport reads a run report and decodes its histogram.

@@ -24,9 +24,12 @@ func (wl *Workload) Tools() []ToolInfo {
 // Warnings are the lines to print before the load: one for each named
 // tool whose annotations say, or leave the spec to presume, that it may
 // destroy data.
-func (wl *Workload) Warnings() []string {
+func (wl *Workload) Warnings() []string { return warnings(wl.Tools()) }
+
+// warnings are the warnings about tools, one for each that has one.
+func warnings(tools []ToolInfo) []string {
 	var out []string
-	for _, t := range wl.Tools() {
+	for _, t := range tools {
 		if w := t.warning(); w != "" {
 			out = append(out, w)
 		}

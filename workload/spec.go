@@ -9,6 +9,11 @@
 // (generated and injected arguments), plan.go (what will be called, said
 // before anything is), validate.go (outputSchema checks), worker.go (the
 // engine's worker), errors.go (what can be wrong with a Spec or a server).
+// Sessions of a scenario file: scenario.go (the file), scenario_check.go
+// (its checks), scenario_steps.go (the plan it compiles to),
+// scenario_worker.go (the session workload), scenario_user.go (one user's
+// sessions), datafile.go (argument rows), pathexpr.go (paths into
+// results).
 package workload
 
 import (

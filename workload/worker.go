@@ -129,18 +129,7 @@ type mcpWorker struct {
 	cursorOp int
 }
 
-func (w *mcpWorker) pick() int {
-	if len(w.cum) == 1 {
-		return 0
-	}
-	x := w.rng.Float64() * w.cum[len(w.cum)-1]
-	for i, c := range w.cum {
-		if x < c {
-			return i
-		}
-	}
-	return len(w.cum) - 1
-}
+func (w *mcpWorker) pick() int { return pickWeighted(w.cum, w.rng) }
 
 func (w *mcpWorker) Do(ctx context.Context) bench.Sample {
 	i := w.cursorOp

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
+	"strings"
 
 	"github.com/spf13/pflag"
 
@@ -49,8 +50,7 @@ func (f *callFlags) register(fs *pflag.FlagSet) {
 // first, as it always was.
 func (f *callFlags) spec(w *workloadFlags) (workload.Spec, error) {
 	s := workload.Spec{Method: w.method, Tool: w.tool, GenArgs: f.genArgs, Cardinality: f.cardinality,
-		Seed: w.seed, Validate: !f.noValidate, Select: workload.Selection{
-			AllowWrites: f.allowWrites, AllowDestructive: f.allowDestructive, Include: f.tools, Exclude: f.excludeTools}}
+		Seed: w.seed, Validate: !f.noValidate, Select: f.selection()}
 	if f.cardinality < 1 {
 		return s, usagef("--arg-cardinality must be at least 1")
 	}
@@ -72,6 +72,23 @@ func (f *callFlags) spec(w *workloadFlags) (workload.Spec, error) {
 		}
 	}
 	return s, err
+}
+
+// scenarioError is a scenario step the server's tools make impossible:
+// the file names the step, the flags only the selection.
+func scenarioError(err *workload.StepError) error {
+	var sel *workload.SelectionError
+	if errors.As(err, &sel) {
+		hint := strings.ReplaceAll(selectionHint(sel), "name a tool with --tool", "name the tool in the step")
+		return usagef("--scenario: %v: %s", err, hint)
+	}
+	return usagef("--scenario: %v", err)
+}
+
+// selection is which tools a workload may pick itself: by --gen-args, a
+// mix entry or a scenario step that names no tool.
+func (f *callFlags) selection() workload.Selection {
+	return workload.Selection{AllowWrites: f.allowWrites, AllowDestructive: f.allowDestructive, Include: f.tools, Exclude: f.excludeTools}
 }
 
 // readMix reads a --mix file.
@@ -109,11 +126,14 @@ func workloadError(err error) error {
 		sel    *workload.SelectionError
 		glob   *workload.GlobError
 	)
+	var step *workload.StepError
 	switch {
 	case err == nil:
 		return nil
 	case errors.As(err, &server):
 		return serverError(server)
+	case errors.As(err, &step):
+		return scenarioError(step)
 	case errors.Is(err, workload.ErrMixReplaces):
 		return usagef("--mix replaces --tool and --args")
 	case errors.Is(err, workload.ErrGenArgsReplaces):

@@ -17,10 +17,12 @@ import (
 	"github.com/mcpbench/mcpbench/report"
 	"github.com/mcpbench/mcpbench/results"
 	"github.com/mcpbench/mcpbench/sweep"
+	"github.com/mcpbench/mcpbench/workload"
 )
 
 const sweepUsage = `Usage: mcpbench sweep --url URL (--concurrency-values LIST | --concurrency-range R |
                       --rate-values LIST | --rate-range R) [flags]
+       mcpbench sweep --url URL --scenario FILE --users-values LIST [flags]
 
 Measure a series of load points, then estimate the knee (where more
 concurrency stops buying throughput), fit the Universal Scalability Law, and
@@ -42,6 +44,8 @@ Examples:
   mcpbench sweep --url http://127.0.0.1:3002/mcp --rate-range 100:600:+100 -d 10s --p99-slo-ms 100
   mcpbench sweep --url http://127.0.0.1:3002/mcp --gen-args --tools 'search_*' \
       --concurrency-values 1,4,16 --dry-run
+  mcpbench sweep --url http://127.0.0.1:3002/mcp --scenario docs/examples/coding-agent.yaml \
+      --users-values 1,4,16,64 -d 30s --p95-slo-ms 200
 `
 
 type sweepFlags struct {
@@ -60,11 +64,13 @@ type sweepFlags struct {
 	svgOut             string
 	shard              shardFlags
 	series             seriesFlags
+	scenario           scenarioFlags
 }
 
 func (f *sweepFlags) register(fs *pflag.FlagSet) {
 	f.target.register(fs)
 	f.workload.register(fs, true)
+	f.scenario.register(fs, true)
 	f.calls.register(fs)
 	fs.StringVar(&f.concurrencyValues, "concurrency-values", "", "concurrency levels, e.g. 1,2,4,8")
 	fs.StringVar(&f.concurrencyRange, "concurrency-range", "", "FROM:TO[:xF|:+S] levels, e.g. 1:64:x2")
@@ -83,6 +89,16 @@ func (f *sweepFlags) register(fs *pflag.FlagSet) {
 // levels returns the sweep's concurrency levels or rates, exactly one of
 // them non-empty.
 func (f *sweepFlags) levels() ([]int, []float64, error) {
+	if f.scenario.file != "" {
+		if f.scenario.usersValues == "" {
+			return nil, nil, usagef("--scenario sweeps users: give --users-values, e.g. 1,2,4,8")
+		}
+		cs, err := sweep.ParseConcurrencyValues(f.scenario.usersValues)
+		if le, ok := errors.AsType[*sweep.LevelsError](err); ok {
+			return nil, nil, usagef("--users-values%s", le.Detail)
+		}
+		return cs, nil, err
+	}
 	given := 0
 	for _, v := range []string{f.concurrencyValues, f.concurrencyRange, f.rateValues, f.rateRange} {
 		if v != "" {
@@ -157,6 +173,9 @@ func (f *sweepFlags) config(fs *pflag.FlagSet, e *env) (harness.SweepConfig, err
 		return harness.SweepConfig{}, usagef("unexpected argument %q", rest[0])
 	}
 	f.target.command = command
+	if err := f.scenario.check(fs, f.target.session); err != nil {
+		return harness.SweepConfig{}, err
+	}
 	cs, rs, err := f.levels()
 	if err != nil {
 		return harness.SweepConfig{}, err
@@ -175,30 +194,63 @@ func (f *sweepFlags) config(fs *pflag.FlagSet, e *env) (harness.SweepConfig, err
 	if cs, rs, err = f.shard.splitSweep(w, cs, rs, f.refine); err != nil {
 		return harness.SweepConfig{}, err
 	}
-	spec, err := f.calls.spec(w)
-	if err != nil {
-		return harness.SweepConfig{}, err
-	}
-	opts, err := f.target.options(e, sweepPool(cs, rs, w.maxInFlight))
+	setup, err := f.setup(e, cs, rs)
 	if err != nil {
 		return harness.SweepConfig{}, err
 	}
 	return harness.SweepConfig{
-		Setup: f.target.setup(opts, spec, &f.shard),
+		Setup: setup,
 		Plan:  sweep.Plan{Concurrency: cs, Rates: rs, SLO: f.gate.gates().SLO, Refine: f.refine, Cooldown: f.cooldown},
 		Point: bench.Config{MaxInFlight: w.maxInFlight, Total: w.total, Duration: w.duration, Warmup: w.warmup, RampUp: w.rampUp},
 	}, nil
 }
 
+// setup is the target and what is sent: requests, or sessions of a
+// scenario file, with a pool for the largest level.
+func (f *sweepFlags) setup(e *env, cs []int, rs []float64) (harness.Setup, error) {
+	w := &f.workload
+	if f.scenario.file != "" {
+		spec, err := f.scenario.spec(w, &f.calls)
+		if err != nil {
+			return harness.Setup{}, err
+		}
+		opts, err := f.target.options(e, sweepPool(cs, rs, w.maxInFlight)*spec.File.Width())
+		if err != nil {
+			return harness.Setup{}, err
+		}
+		setup := f.target.setup(opts, workload.Spec{}, &f.shard)
+		setup.Scenario = spec
+		return setup, nil
+	}
+	spec, err := f.calls.spec(w)
+	if err != nil {
+		return harness.Setup{}, err
+	}
+	opts, err := f.target.options(e, sweepPool(cs, rs, w.maxInFlight))
+	if err != nil {
+		return harness.Setup{}, err
+	}
+	return f.target.setup(opts, spec, &f.shard), nil
+}
+
 // perPoint checks how long each point lasts and fills in the default: a
-// total for concurrency levels, a duration for rates.
+// total for concurrency levels, a duration for rates and for users of a
+// scenario (whose total, --max-sessions, counts sessions and may come
+// with a duration).
 func (f *sweepFlags) perPoint(rates bool) error {
 	w := &f.workload
-	if w.total < 0 || w.duration < 0 || w.warmup < 0 || f.cooldown < 0 || f.requireConcurrency < 0 {
-		return usagef("--total, --duration, --warmup, --cooldown and --require-concurrency must not be negative")
+	if w.total < 0 || w.duration < 0 || w.warmup < 0 || f.cooldown < 0 || f.requireConcurrency < 0 || f.scenario.maxSessions < 0 {
+		return usagef("--total, --max-sessions, --duration, --warmup, --cooldown and --require-concurrency must not be negative")
 	}
 	if w.total > 0 && w.duration > 0 {
 		return usagef("give --total or --duration per point, not both")
+	}
+	if f.scenario.file != "" {
+		w.total = f.scenario.maxSessions
+		if w.total == 0 && w.duration == 0 {
+			w.duration = 10 * time.Second
+		}
+		return nil
 	}
 	if w.total == 0 && w.duration == 0 {
 		if rates {
