@@ -243,6 +243,7 @@ func peekHead(br *bufio.Reader) ([]byte, error) {
 
 var (
 	crlf2           = []byte("\r\n\r\n")
+	lf              = []byte("\n")
 	errHeadTooLarge = errors.New("the answer's status line and headers pass 8 KiB, the direct engine's bound (the net/http engine reads up to 64 KiB)")
 )
 
@@ -250,6 +251,9 @@ var (
 // returns false, leaving the answer to fasthttp, for anything but a final
 // answer with a Content-Length, no Content-Encoding and plain header lines.
 func parseHead(h []byte, a *wireAnswer, wantSession bool) bool {
+	if bytes.Count(h, lf) != bytes.Count(h, crlf) {
+		return false // a bare LF ends a line for fasthttp, not for the cuts below
+	}
 	line, rest, _ := bytes.Cut(h, crlf)
 	// "HTTP/1.x NNN reason"
 	if len(line) < 12 || string(line[:8]) != "HTTP/1.1" || line[8] != ' ' || len(line) > 12 && line[12] != ' ' {
