@@ -45,9 +45,15 @@ func plan(ctx context.Context, s *Setup, command string, load results.Load) (*re
 		return nil, err
 	}
 	defer ss.close()
-	if ss.wl, err = workload.Build(ctx, ss.client, s.Workload); err != nil {
+	load.Seed = s.Workload.Seed
+	var wl results.Plannable
+	if s.Scenario != nil {
+		load.Unit = "sessions"
+		if wl, err = workload.BuildScenarios(ctx, ss.client, s.Options.SessionMode, *s.Scenario); err != nil {
+			return nil, &WorkloadError{err}
+		}
+	} else if wl, err = workload.Build(ctx, ss.client, s.Workload); err != nil {
 		return nil, &WorkloadError{err}
 	}
-	load.Seed = s.Workload.Seed
-	return results.NewPlanReport(ss.header(results.SchemaPlan), command, ss.wl, load), nil
+	return results.NewPlanReport(ss.header(results.SchemaPlan), command, wl, load), nil
 }

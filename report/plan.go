@@ -32,7 +32,14 @@ func WritePlanSummary(w io.Writer, r *results.PlanReport) error {
 		fmt.Fprintf(&b, "%-9s %s\n", strings.ToLower(f[0]), f[1])
 	}
 	for _, c := range r.Plan.Calls {
-		fmt.Fprintf(&b, "tool      %s: %s\n", c.Name, toolTraits(c.ToolInfo, c.Weight))
+		where := ""
+		if c.Step != "" {
+			where = c.Scenario + "/" + c.Step + " calls "
+		}
+		fmt.Fprintf(&b, "tool      %s%s: %s\n", where, c.Name, toolTraits(c.ToolInfo, c.Weight))
+		if c.Dynamic {
+			fmt.Fprintf(&b, "            (arguments also from data rows or earlier results)\n")
+		}
 		for _, args := range c.SampleArgs {
 			fmt.Fprintf(&b, "            %s\n", clipRunes(string(args), sampleChars))
 		}
@@ -84,17 +91,21 @@ func planFacts(r *results.PlanReport) [][2]string {
 // loadLine is the load in words: "closed loop, 4 workers, 200 requests".
 func loadLine(l results.Load) string {
 	var parts []string
+	workers, per := "workers", "requests/s"
+	if l.Unit == "sessions" {
+		workers, per = "users", "sessions/s"
+	}
 	switch {
 	case l.Mode == "open":
-		parts = append(parts, "open loop at "+joinFloats(l.Rates)+" requests/s")
+		parts = append(parts, "open loop at "+joinFloats(l.Rates)+" "+per)
 	case len(l.Concurrency) == 1:
-		parts = append(parts, fmt.Sprintf("closed loop, %d workers", l.Concurrency[0]))
+		parts = append(parts, fmt.Sprintf("closed loop, %d %s", l.Concurrency[0], workers))
 	default:
 		levels := make([]string, len(l.Concurrency))
 		for i, c := range l.Concurrency {
 			levels[i] = strconv.Itoa(c)
 		}
-		parts = append(parts, "closed loop at "+strings.Join(levels, ", ")+" workers")
+		parts = append(parts, "closed loop at "+strings.Join(levels, ", ")+" "+workers)
 	}
 	level := ""
 	if len(l.Concurrency)+len(l.Rates) > 1 {

@@ -32,7 +32,10 @@ type Plan struct {
 // loop at each rate (one value for a run, the levels of a sweep), for a
 // number of requests or a duration per level.
 type Load struct {
-	Mode        string    `json:"mode"` // closed or open
+	Mode string `json:"mode"` // closed or open
+	// Unit is "sessions" for a scenario file: concurrency counts users
+	// and rates are sessions per second.
+	Unit        string    `json:"unit,omitempty"`
 	Concurrency []int     `json:"concurrency,omitempty"`
 	Rates       []float64 `json:"rates,omitempty"`
 	Total       int64     `json:"total,omitempty"`
@@ -42,8 +45,16 @@ type Load struct {
 	Seed        uint64    `json:"seed"`
 }
 
+// Plannable is a workload that can say what it would send: a plain one
+// or a scenario file's.
+type Plannable interface {
+	Operations() []bench.Operation
+	Plan(samples int) []workload.PlannedCall
+	Warnings() []string
+}
+
 // NewPlanReport is the plan of wl under load, for command.
-func NewPlanReport(h Header, command string, wl *workload.Workload, load Load) *PlanReport {
+func NewPlanReport(h Header, command string, wl Plannable, load Load) *PlanReport {
 	h.Schema = SchemaPlan
 	calls := wl.Plan(PlanSamples)
 	if calls == nil {

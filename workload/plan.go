@@ -42,6 +42,12 @@ func warnings(tools []ToolInfo) []string {
 // would send.
 type PlannedCall struct {
 	ToolInfo
+	// Scenario and Step name the step of a scenario file that makes the
+	// call; Dynamic says its arguments also take data rows or values from
+	// earlier results, on top of the samples shown.
+	Scenario   string            `json:"scenario,omitempty"`
+	Step       string            `json:"step,omitempty"`
+	Dynamic    bool              `json:"dynamic,omitempty"`
 	Weight     float64           `json:"weight,omitempty"`
 	SampleArgs []json.RawMessage `json:"sample_args"`
 }

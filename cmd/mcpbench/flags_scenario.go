@@ -60,8 +60,6 @@ func (f *scenarioFlags) check(fs *pflag.FlagSet, session string) error {
 		}
 	}
 	switch {
-	case fs.Lookup("dry-run") != nil && fs.Changed("dry-run"):
-		return usagef("--dry-run does not plan scenario files yet")
 	case session != string(mcp.SessionPerWorker):
 		return usagef("--scenario runs each session on an MCP session of its own: --session must be per-worker")
 	case f.users < 0 || f.maxSessions < 0:

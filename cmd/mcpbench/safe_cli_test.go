@@ -219,3 +219,42 @@ func TestDryRunMix(t *testing.T) {
 		t.Fatalf("a dry run made %d tools/call", n)
 	}
 }
+
+// TestDryRunScenario: a scenario file's dry run lists each call step with
+// the tools it may call and sample arguments, and calls no tool.
+func TestDryRunScenario(t *testing.T) {
+	srv := startTarget(t, target.Config{Tools: 8})
+	out := filepath.Join(t.TempDir(), "plan.json")
+	r := runCLI(t, nil, "run", "--url", srv.MCPURL(), "--scenario", filepath.Join("..", "..", "docs", "examples", "coding-agent.yaml"),
+		"--users", "2", "-d", "5s", "--dry-run", "--json-out", out)
+	if r.code != 0 || r.stderr != "" {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	var plan struct {
+		Plan struct {
+			Calls []struct {
+				Scenario, Step, Name string
+				SampleArgs           []json.RawMessage `json:"sample_args"`
+			} `json:"calls"`
+			Load struct{ Unit string } `json:"load"`
+		} `json:"plan"`
+	}
+	b, _ := os.ReadFile(out)
+	if err := json.Unmarshal(b, &plan); err != nil {
+		t.Fatal(err)
+	}
+	steps := map[string]bool{}
+	for _, c := range plan.Plan.Calls {
+		if c.Scenario == "" || c.Step == "" || c.Name == "" || len(c.SampleArgs) == 0 {
+			t.Fatalf("a planned call without its step, tool or samples: %+v", c)
+		}
+		steps[c.Scenario+"/"+c.Step] = true
+	}
+	if !steps["fix-a-bug/search"] || !steps["explore/browse"] || plan.Plan.Load.Unit != "sessions" ||
+		!strings.Contains(r.stdout, "load      closed loop, 2 users, 5s") {
+		t.Fatalf("steps %v, load %q\n%s", steps, plan.Plan.Load.Unit, r.stdout)
+	}
+	if n := toolCalls(t, srv); n != 0 {
+		t.Fatalf("a dry run made %d tools/call", n)
+	}
+}
