@@ -53,8 +53,7 @@ func WriteProbeSummary(w io.Writer, r *results.ProbeReport) error {
 		}
 	}
 	if ls := r.LogScan; ls != nil {
-		fmt.Fprintf(&b, "log         %d stats line(s) in the window: requests +%d, cache hits +%d, misses +%d%s\n",
-			ls.StatsLines, ls.Delta.Requests, ls.Delta.CacheHits, ls.Delta.CacheMisses, probeHitRate(ls.WindowHitRatePct))
+		fmt.Fprintf(&b, "log         %s\n", logScanLine(ls))
 	} else if r.LogScanError != "" {
 		fmt.Fprintf(&b, "log         not scanned: %s\n", r.LogScanError)
 	}

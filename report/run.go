@@ -45,13 +45,7 @@ func WriteRunSummary(w io.Writer, r *results.RunReport) error {
 		ex := p.ErrorExamples[k]
 		fmt.Fprintf(&b, "  %-16s %d  e.g. %s\n", k, p.ErrorsByKind[k], ex)
 	}
-	for _, g := range r.Gates {
-		verdict := "passed"
-		if !g.Passed {
-			verdict = "FAILED"
-		}
-		fmt.Fprintf(&b, "gate      %s: %s (%s, limit %s)\n", g.Name, verdict, textfmt.Float(textfmt.Round3(g.Value)), textfmt.Float(g.Limit))
-	}
+	writeGateLines(&b, r.Gates, func(v float64) string { return textfmt.Float(textfmt.Round3(v)) })
 	if p.Client.Saturated {
 		fmt.Fprintf(&b, "WARNING   the generator was saturated (%s): these figures describe mcpbench, not the server\n", p.Client.SaturationReason)
 	}
@@ -147,6 +141,18 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	sort.Strings(keys)
 	return keys
+}
+
+// writeGateLines writes a summary line for each gate, its value formatted
+// by value.
+func writeGateLines(b *strings.Builder, gates []results.Gate, value func(float64) string) {
+	for _, g := range gates {
+		verdict := "passed"
+		if !g.Passed {
+			verdict = "FAILED"
+		}
+		fmt.Fprintf(b, "gate      %s: %s (%s, limit %s)\n", g.Name, verdict, value(g.Value), textfmt.Float(g.Limit))
+	}
 }
 
 // writeGates writes the Gates section (nothing when there are none), with

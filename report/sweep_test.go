@@ -100,7 +100,7 @@ func TestSweepReportJSON(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	want := []string{"schema", "mcpbench_version", "started_at", "target", "slo", "points", "summary", "knee", "usl", "recommendation"}
+	want := []string{"schema", "mcpbench_version", "started_at", "target", "slo", "points", "summary", "knee", "usl", "recommendation", "gates"}
 	if !slices.Equal(keys, want) {
 		t.Errorf("top-level keys %v, want %v", keys, want)
 	}

@@ -47,19 +47,56 @@ func WriteSweepMarkdown(w io.Writer, r *results.SweepReport) error {
 		return fmt.Errorf("sweep markdown: %w", err)
 	}
 
-	b.WriteString("\n## Knee\n\n")
-	b.WriteString(kneeLine(r.Knee) + "\n")
-	b.WriteString("\n## Universal Scalability Law\n\n")
-	b.WriteString(uslLine(r.USL) + "\n")
+	for _, note := range sweepNotes(r) {
+		fmt.Fprintf(&b, "\n> **%s**\n", note)
+	}
+	if hasClosedPoints(r) {
+		// Knee and USL describe concurrency; a rate sweep has neither.
+		b.WriteString("\n## Knee\n\n")
+		b.WriteString(kneeLine(r.Knee) + "\n")
+		b.WriteString("\n## Universal Scalability Law\n\n")
+		b.WriteString(uslLine(r.USL) + "\n")
+	}
 	b.WriteString("\n## Recommendation\n\n")
-	for _, l := range recommendationLines(r.Recommendation) {
+	for _, l := range recommendationLines(r) {
 		fmt.Fprintf(&b, "- %s\n", l)
 	}
 	fmt.Fprintf(&b, "\n%s\n", r.Recommendation.Reason)
+	if ls := r.LogScan; ls != nil {
+		fmt.Fprintf(&b, "\n## Server log\n\n%s\n", logScanLine(ls))
+	}
 	if _, err := io.WriteString(w, b.String()); err != nil {
 		return fmt.Errorf("sweep markdown: %w", err)
 	}
+	if err := writeGates(w, r.Gates, textfmt.Float, textfmt.Float); err != nil {
+		return fmt.Errorf("sweep markdown: %w", err)
+	}
 	return nil
+}
+
+// sweepNotes are the warnings a reader of the points must see beside
+// them: generator saturation and a point cut short.
+func sweepNotes(r *results.SweepReport) []string {
+	var notes []string
+	if s := r.SaturationNote(); s != "" {
+		notes = append(notes, "WARNING "+s)
+	}
+	for _, p := range r.Points {
+		if p.Interrupted {
+			notes = append(notes, "The point at "+results.LevelName(&p)+" was cut short by the interrupt: it is shown but left out of the knee, the fit and the recommendation.")
+		}
+	}
+	return notes
+}
+
+// hasClosedPoints reports whether the sweep measured concurrency levels.
+func hasClosedPoints(r *results.SweepReport) bool {
+	for _, p := range r.Points {
+		if p.Rate == nil {
+			return true
+		}
+	}
+	return false
 }
 
 // writeSweepOperations adds, for a mix, each operation's figures at each
@@ -98,12 +135,21 @@ func WriteSweepTable(w io.Writer, r *results.SweepReport) error {
 	if r.Interrupted {
 		b.WriteString("interrupted: analysis covers the points measured so far\n")
 	}
-	fmt.Fprintf(&b, "knee: %s\n", kneeLine(r.Knee))
-	fmt.Fprintf(&b, "usl:  %s\n", uslLine(r.USL))
-	for _, l := range recommendationLines(r.Recommendation) {
+	for _, note := range sweepNotes(r) {
+		b.WriteString(note + "\n")
+	}
+	if hasClosedPoints(r) {
+		fmt.Fprintf(&b, "knee: %s\n", kneeLine(r.Knee))
+		fmt.Fprintf(&b, "usl:  %s\n", uslLine(r.USL))
+	}
+	for _, l := range recommendationLines(r) {
 		b.WriteString(strings.ReplaceAll(l, "**", "") + "\n")
 	}
 	fmt.Fprintf(&b, "reason: %s\n", r.Recommendation.Reason)
+	if ls := r.LogScan; ls != nil {
+		fmt.Fprintf(&b, "log:  %s\n", logScanLine(ls))
+	}
+	writeGateLines(&b, r.Gates, textfmt.Float)
 	if _, err := io.WriteString(w, b.String()); err != nil {
 		return fmt.Errorf("sweep table: %w", err)
 	}
@@ -170,6 +216,9 @@ func writePointsTable(w io.Writer, r *results.SweepReport, opts ...tablewriter.O
 }
 
 func feasibleMark(p bench.Point, slo sweep.SLO) string {
+	if p.Interrupted {
+		return "cut short"
+	}
 	ok := slo.Feasible(p)
 	if p.Rate != nil {
 		ok = slo.Sustained(p)
@@ -225,17 +274,21 @@ func uslLine(u *sweep.USL) string {
 	return s
 }
 
-func recommendationLines(rec sweep.Recommendation) []string {
+// recommendationLines are the recommendation's figures for the kinds of
+// point the sweep measured: concurrency figures for concurrency levels,
+// the sustainable rate for rates.
+func recommendationLines(r *results.SweepReport) []string {
+	rec := r.Recommendation
 	var out []string
-	if rec.RecommendedConcurrency != nil || rec.MaxFeasibleConcurrency != nil || len(rec.FeasibleConcurrency) > 0 || rec.MaxSustainableRPS == nil {
+	if hasClosedPoints(r) || len(r.Points) == 0 {
 		out = append(out,
 			"**Recommended concurrency:** "+intOrNone(rec.RecommendedConcurrency),
 			"**Max feasible concurrency:** "+intOrNone(rec.MaxFeasibleConcurrency),
 			"**Feasible concurrency:** "+intsOrNone(rec.FeasibleConcurrency),
+			"**Knee concurrency:** "+intOrNone(rec.KneeConcurrency),
 		)
 	}
-	out = append(out, "**Knee concurrency:** "+intOrNone(rec.KneeConcurrency))
-	if rec.MaxSustainableRPS != nil || len(rec.FeasibleRates) > 0 {
+	if len(r.Points) > 0 && r.Points[len(r.Points)-1].Rate != nil {
 		rate := "none"
 		if rec.MaxSustainableRPS != nil {
 			rate = textfmt.Float(*rec.MaxSustainableRPS) + " rps"

@@ -27,6 +27,7 @@ func (f *callFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.mix, "mix", "", "weighted mix `FILE`: JSON list of {method, tool, args, gen_args, weight}")
 	fs.StringVar(&f.inject, "inject-args", "", "JSON object merged into every tools/call's arguments")
 	fs.BoolVar(&f.noValidate, "no-validate", false, "do not check structuredContent against the tool's outputSchema")
+	limitFlags(fs, atLeastOne(maxCardinality), "arg-cardinality")
 }
 
 // spec turns the workload flags into a workload.Spec, with every check

@@ -49,6 +49,10 @@ func (t *targetFlags) register(fs *pflag.FlagSet) {
 	fs.Int64Var(&t.maxResponseBytes, "max-response-bytes", 16<<20, "largest answer accepted; larger ones are transport errors")
 	fs.StringVar(&t.healthURL, "health-url", "", "health endpoint (default /health on the endpoint's origin)")
 	fs.StringVar(&t.logFile, "log-file", "", "server log `FILE` to scan over the measured window")
+	limitFlags(fs, atLeastOne(maxProcs), "stdio-procs")
+	limitFlags(fs, durationUpTo(maxWait), "timeout")
+	limitFlags(fs, above0(maxWait.Seconds()), "timeout-secs")
+	limitFlags(fs, atLeastOne(maxBytes), "max-response-bytes")
 }
 
 // options turns the flags into client options.

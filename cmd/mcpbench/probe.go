@@ -59,8 +59,25 @@ func (f *probeFlags) register(fs *pflag.FlagSet) {
 	fs.DurationVar(&f.logSettle, "log-settle", 0, "with --log-file: wait up to D after the last request for one more stats line, so the window counts every request")
 	fs.Float64Var(&f.maxErrorRate, "max-error-rate", 0, "highest acceptable error rate of each benchmark and of the sequential listings, 0..1")
 	fs.BoolVar(&f.allowErrors, "allow-request-errors", false, "any error rate is acceptable")
-	f.output.registerReports(fs, false)
+	f.output.registerReports(fs)
 	fs.BoolVar(&f.output.noProgress, "no-progress", false, "no progress on stderr")
+	limitFlags(fs, zeroOrMore(maxSamples), "sequential-samples")
+	limitFlags(fs, zeroOrMore(maxWait.Seconds()*1000), "sequential-sleep-ms")
+	limitFlags(fs, zeroOrMore(maxRequests), "bench-small-total", "bench-large-total")
+	limitFlags(fs, atLeastOne(maxWorkers), "bench-small-concurrency", "bench-large-concurrency")
+	limitFlags(fs, pauseUpTo(maxWait), "log-settle")
+	limitFlags(fs, fraction, "max-error-rate")
+}
+
+// maxSamples bounds the sequential listings: each is sent alone, so more
+// than this would take hours.
+const maxSamples = 100_000
+
+// flagSet is probe's flag set, bound to f.
+func (f *probeFlags) flagSet() *pflag.FlagSet {
+	fs := newFlagSet("probe")
+	f.register(fs)
+	return fs
 }
 
 func (f *probeFlags) validate() error {
@@ -86,12 +103,14 @@ func (f *probeFlags) validate() error {
 
 func probeMain(ctx context.Context, args []string, e env) int {
 	var f probeFlags
-	fs := newFlagSet("probe")
-	f.register(fs)
+	fs := f.flagSet()
 	if done, code := parseFlags(fs, args, probeUsage, e); done {
 		return code
 	}
 	cfg, err := f.config(fs, &e)
+	if err == nil {
+		err = checkOutputs(files(f.output.outputs(e)))
+	}
 	if err != nil {
 		return exitFor(e, "probe", err)
 	}
@@ -116,16 +135,8 @@ func probeMain(ctx context.Context, args []string, e env) int {
 	}
 	r := f.report(res, cfg, started)
 	gateFailed := results.Gates{SLO: sweep.SLO{MaxErrorRate: f.maxErrorRate}}.Probe(r)
-	if err := writeProbeReports(r, &f.output, e); err != nil {
-		return exitFor(e, "probe", usagef("writing report: %v", err))
-	}
-	switch {
-	case r.Interrupted:
-		return exitInterrupted
-	case gateFailed:
-		return exitGate
-	}
-	return exitOK
+	writeErr := writeFormats(report.ProbeFormats, r, f.output.outputs(e), e)
+	return finish(e, "probe", writeErr, r.Interrupted, gateFailed)
 }
 
 // config checks probe's flags and turns them into the probe's
@@ -180,6 +191,3 @@ func (f *probeFlags) report(res *probe.Report, cfg probe.Config, started time.Ti
 	}
 }
 
-func writeProbeReports(r *results.ProbeReport, o *outputFlags, e env) error {
-	return writeFormats(report.ProbeFormats, r, o.outputs(e, false), e)
-}

@@ -2,8 +2,8 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"math"
+	"path/filepath"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -11,7 +11,6 @@ import (
 	"github.com/mcpbench/mcpbench/bench"
 	"github.com/mcpbench/mcpbench/harness"
 	"github.com/mcpbench/mcpbench/report"
-	"github.com/mcpbench/mcpbench/results"
 )
 
 const runUsage = `Usage: mcpbench run --url URL [flags]
@@ -40,20 +39,26 @@ type runFlags struct {
 	shard    shardFlags
 }
 
+// flagSet is run's flag set, bound to f.
+func (f *runFlags) flagSet() *pflag.FlagSet {
+	fs := newFlagSet("run")
+	f.register(fs)
+	return fs
+}
+
 // register adds run's flags to fs.
 func (f *runFlags) register(fs *pflag.FlagSet) {
 	f.target.register(fs)
 	f.workload.register(fs, false)
 	f.calls.register(fs)
-	f.gate.register(fs)
-	f.output.register(fs)
+	f.gate.register(fs, false)
+	f.output.register(fs, "write the reports to `DIR` as mcpbench-<host>_<port>-run.json and .md (when given; an interrupted run without --json-out keeps its JSON there)")
 	f.shard.register(fs)
 }
 
 func runMain(ctx context.Context, args []string, e env) int {
 	var f runFlags
-	fs := newFlagSet("run")
-	f.register(fs)
+	fs := f.flagSet()
 	if done, code := parseFlags(fs, args, runUsage, e); done {
 		return code
 	}
@@ -61,36 +66,47 @@ func runMain(ctx context.Context, args []string, e env) int {
 	if err != nil {
 		return exitFor(e, "run", err)
 	}
-	if f.output.cpuProfile != "" {
-		stop, err := startCPUProfile(f.output.cpuProfile)
-		if err != nil {
-			return exitFor(e, "run", usagef("--cpuprofile: %v", err))
-		}
-		defer stop()
+	outs := f.output.outputs(e)
+	if fs.Changed("out-dir") && !named(outs) {
+		f.output.defaultNames(outs, reportBase(&f.target, "run"))
 	}
+	if err := checkOutputs(append(files(outs), f.output.profileOutputs()...)); err != nil {
+		return exitFor(e, "run", err)
+	}
+	stop, err := f.output.profiles(e, "run", &cfg.Load)
+	if err != nil {
+		return exitFor(e, "run", err)
+	}
+	defer stop()
 	cfg.Load.Progress = watch(&cfg.Setup, e, "run", f.output.noProgress)
-	if f.output.memProfile != "" {
-		cfg.Load.OnDone = func() {
-			if err := writeHeapProfile(f.output.memProfile); err != nil {
-				fmt.Fprintf(e.stderr, "mcpbench run: --memprofile: %v\n", err)
-			}
-		}
-	}
 	r, err := harness.Run(ctx, cfg)
 	if err != nil {
 		return harnessExit(e, "run", "request", err)
 	}
 	gateFailed := f.gate.gates().Run(r)
-	if err := writeRunReports(r, &f.output, e); err != nil {
-		return exitFor(e, "run", usagef("writing report: %v", err))
+	if r.Point.Interrupted && outs[report.FormatJSON].path == "" {
+		// What was measured before the stop is kept, not lost with the run.
+		outs[report.FormatJSON] = output{path: filepath.Join(f.output.outDir, reportBase(&f.target, "run")+".json"), flag: "--out-dir"}
 	}
+	writeErr := writeFormats(report.RunFormats, r, outs, e)
+	f.output.announce(outs, e)
+	return finish(e, "run", writeErr, r.Point.Interrupted, gateFailed)
+}
+
+// finish is the exit code once the reports are out: an interrupt first,
+// then a report that could not be written where asked, then the gates.
+func finish(e env, cmd string, writeErr error, interrupted, gateFailed bool) int {
+	code := exitOK
 	switch {
-	case r.Point.Interrupted:
-		return exitInterrupted
+	case writeErr != nil:
+		code = exitFor(e, cmd, writeErr)
 	case gateFailed:
-		return exitGate
+		code = exitGate
 	}
-	return exitOK
+	if interrupted {
+		return exitInterrupted
+	}
+	return code
 }
 
 // config checks run's flags, in the order whose errors the contract
@@ -154,6 +170,3 @@ func (f *runFlags) benchConfig(concurrencySet bool) (bench.Config, error) {
 	return cfg, nil
 }
 
-func writeRunReports(r *results.RunReport, o *outputFlags, e env) error {
-	return writeFormats(report.RunFormats, r, o.outputs(e, false), e)
-}
