@@ -44,6 +44,27 @@ type Setup struct {
 	// Warn, if set, receives problems that do not stop the command: a log
 	// window that could not be scanned.
 	Warn func(Setting, error)
+	// OnStage, if set, is told each step before the load as it starts, and
+	// StageDone once it is over: a server that accepts but never
+	// answers would otherwise be a long silence.
+	OnStage func(Stage)
+}
+
+// Stage is a step before the load.
+type Stage int
+
+// The stages, in the order they come.
+const (
+	StageConnecting Stage = iota // dialling and negotiating
+	StageStartWait               // holding until StartAt
+	StageWorkload                // building the workload (listing tools)
+	StageDone                    // the setup is over: the load begins, or it failed
+)
+
+func (s *Setup) stage(st Stage) {
+	if s.OnStage != nil {
+		s.OnStage(st)
+	}
 }
 
 // session is a prepared target: connected, log marked, start time passed,
@@ -77,6 +98,8 @@ func Dial(ctx context.Context, o mcp.Options) (*mcp.Client, error) {
 // that cannot be. The caller closes the session.
 func prepare(ctx context.Context, s *Setup) (*session, error) {
 	ss := &session{setup: s, started: time.Now()}
+	s.stage(StageConnecting)
+	defer s.stage(StageDone)
 	var err error
 	if ss.client, err = Dial(ctx, s.Options); err != nil {
 		if ctx.Err() != nil {
@@ -102,11 +125,13 @@ func (ss *session) ready(ctx context.Context) error {
 		ss.mark = &m
 	}
 	if !s.StartAt.IsZero() {
+		s.stage(StageStartWait)
 		if err := waitUntil(ctx, s.StartAt); err != nil {
 			return &InterruptedError{} // nothing measured yet
 		}
 		ss.started = time.Now()
 	}
+	s.stage(StageWorkload)
 	var err error
 	if ss.wl, err = workload.Build(ctx, ss.client, s.Workload); err != nil {
 		return &WorkloadError{err}

@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -121,8 +122,13 @@ func (c *Client) dialStdio(ctx context.Context) error {
 		s := &Session{c: c}
 		s.t = &stdioTransport{s: s, proc: p}
 		if err := c.negotiateOn(ctx, s); err != nil {
-			l.close()
-			return fmt.Errorf("server process %d: %w (stderr: %s)", i+1, err, p.stderr.String())
+			l.close() // reaps the process, so its stderr is all in
+			// The error may quote the stderr already (a closed stdout
+			// does): say it once.
+			if tail := p.stderr.String(); !strings.Contains(err.Error(), tail) {
+				return fmt.Errorf("server process %d: %w (stderr: %s)", i+1, err, tail)
+			}
+			return fmt.Errorf("server process %d: %w", i+1, err)
 		}
 	}
 	c.info.Transport = string(TransportStdio)

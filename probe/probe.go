@@ -154,12 +154,10 @@ func markLog(cfg Config) (logscan.Offset, error) {
 		return logscan.Offset{}, nil
 	}
 	cfg.Progress(StageLogMark)
+	// A log that is not there is a wrong path far more often than a server
+	// yet to write its first line: refused, as run and sweep refuse it.
 	m, err := logscan.Mark(cfg.LogFile)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		// A server that has not written its log yet: read it all.
-		return logscan.Offset{}, nil
-	case err != nil:
+	if err != nil {
 		return logscan.Offset{}, &StageError{StageLogMark, err}
 	}
 	return m, nil

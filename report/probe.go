@@ -7,6 +7,7 @@ import (
 
 	"github.com/mcpbench/mcpbench/bench"
 	"github.com/mcpbench/mcpbench/internal/textfmt"
+	"github.com/mcpbench/mcpbench/logscan"
 	"github.com/mcpbench/mcpbench/probe"
 	"github.com/mcpbench/mcpbench/results"
 )
@@ -213,16 +214,22 @@ func probeMarkdownLog(w io.Writer, r *results.ProbeReport) error {
 	io.WriteString(w, "\n## Server log\n\n")
 	switch ls := r.LogScan; {
 	case ls != nil:
-		fmt.Fprintf(w, "`%s`, bytes %d to %d: %d stats line(s), baseline %s.\n\n", ls.Path, ls.Window.StartOffset, ls.Window.EndOffset, ls.StatsLines, ls.Baseline)
-		rows := [][]string{{fmt.Sprint(ls.Delta.Requests), fmt.Sprint(ls.Delta.CacheHits), fmt.Sprint(ls.Delta.CacheMisses),
-			probeOptPct(ls.WindowHitRatePct), fmt.Sprint(ls.Delta.BuildCount), fmt.Sprint(ls.Delta.BuildFailures)}}
-		return markdownTable(w, []string{"requests", "cache hits", "cache misses", "hit rate", "builds", "build failures"}, rows)
+		return logScanTable(w, ls)
 	case r.LogScanError != "":
 		fmt.Fprintf(w, "Not scanned: %s\n", probeCell(r.LogScanError))
 	default:
 		io.WriteString(w, "Not scanned (no --log-file).\n")
 	}
 	return nil
+}
+
+// logScanTable is a log window's figures in Markdown: where, then the
+// counters' deltas.
+func logScanTable(w io.Writer, ls *logscan.WindowScan) error {
+	fmt.Fprintf(w, "`%s`, bytes %d to %d: %d stats line(s), baseline %s.\n\n", ls.Path, ls.Window.StartOffset, ls.Window.EndOffset, ls.StatsLines, ls.Baseline)
+	rows := [][]string{{fmt.Sprint(ls.Delta.Requests), fmt.Sprint(ls.Delta.CacheHits), fmt.Sprint(ls.Delta.CacheMisses),
+		probeOptPct(ls.WindowHitRatePct), fmt.Sprint(ls.Delta.BuildCount), fmt.Sprint(ls.Delta.BuildFailures)}}
+	return markdownTable(w, []string{"requests", "cache hits", "cache misses", "hit rate", "builds", "build failures"}, rows)
 }
 
 // probeHealthTable has a row for the snapshot before, the one after, and the

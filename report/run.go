@@ -41,11 +41,15 @@ func WriteRunSummary(w io.Writer, r *results.RunReport) error {
 		fmt.Fprintf(&b, "uncorrected (from actual send)  p50 %s  p95 %s  p99 %s  max %s ms; schedule lag p99 %s ms\n",
 			fmtMS(u.P50MS), fmtMS(u.P95MS), fmtMS(u.P99MS), fmtMS(u.MaxMS), fmtMS(lag.P99))
 	}
+	writeOperationLines(&b, p.ByOperation)
 	for _, k := range sortedKeys(p.ErrorsByKind) {
 		ex := p.ErrorExamples[k]
 		fmt.Fprintf(&b, "  %-16s %d  e.g. %s\n", k, p.ErrorsByKind[k], ex)
 	}
 	writeGateLines(&b, r.Gates, func(v float64) string { return textfmt.Float(textfmt.Round3(v)) })
+	if r.LogScan != nil {
+		fmt.Fprintf(&b, "log       %s\n", logScanLine(r.LogScan))
+	}
 	if p.Client.Saturated {
 		fmt.Fprintf(&b, "WARNING   the generator was saturated (%s): these figures describe mcpbench, not the server\n", p.Client.SaturationReason)
 	}
@@ -54,6 +58,20 @@ func WriteRunSummary(w io.Writer, r *results.RunReport) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// writeOperationLines gives each operation of a mix (or each tool of
+// --gen-args) its own line: which one is slow shows in the summary, not
+// only in the files.
+func writeOperationLines(b *strings.Builder, ops []bench.OperationStats) {
+	width := 0
+	for _, o := range ops {
+		width = max(width, len(results.OperationName(o.Operation)))
+	}
+	for _, o := range ops {
+		fmt.Fprintf(b, "  %-*s  %d requests, %d errors, %.1f rps, p50 %s  p95 %s  p99 %s ms\n", width, results.OperationName(o.Operation),
+			o.Requests, o.Errors, o.RPS, fmtMS(o.P50MS), fmtMS(o.P95MS), fmtMS(o.P99MS))
+	}
 }
 
 // WriteRunMarkdown writes the Markdown report of a run.
@@ -110,6 +128,12 @@ func WriteRunMarkdown(w io.Writer, r *results.RunReport) error {
 	}
 	if err := writeGates(w, r.Gates, func(v float64) string { return textfmt.Float(textfmt.Round3(v)) }, textfmt.Float); err != nil {
 		return err
+	}
+	if r.LogScan != nil {
+		io.WriteString(w, "\n## Server log\n\n")
+		if err := logScanTable(w, r.LogScan); err != nil {
+			return err
+		}
 	}
 	c := p.Client
 	fmt.Fprintf(w, "\n## Generator\n\npool %d connections, %.2f s CPU", c.PoolMaxConns, c.CPUS)

@@ -62,11 +62,16 @@ func WriteSweepMarkdown(w io.Writer, r *results.SweepReport) error {
 		fmt.Fprintf(&b, "- %s\n", l)
 	}
 	fmt.Fprintf(&b, "\n%s\n", r.Recommendation.Reason)
-	if ls := r.LogScan; ls != nil {
-		fmt.Fprintf(&b, "\n## Server log\n\n%s\n", logScanLine(ls))
+	if r.LogScan != nil {
+		b.WriteString("\n## Server log\n\n")
 	}
 	if _, err := io.WriteString(w, b.String()); err != nil {
 		return fmt.Errorf("sweep markdown: %w", err)
+	}
+	if r.LogScan != nil {
+		if err := logScanTable(w, r.LogScan); err != nil {
+			return fmt.Errorf("sweep markdown: %w", err)
+		}
 	}
 	if err := writeGates(w, r.Gates, textfmt.Float, textfmt.Float); err != nil {
 		return fmt.Errorf("sweep markdown: %w", err)

@@ -45,7 +45,10 @@ func newFlagSet(name string) *pflag.FlagSet {
 func parseFlags(fs *pflag.FlagSet, args []string, usage string, e env) (done bool, code int) {
 	err := fs.Parse(args)
 	if errors.Is(err, pflag.ErrHelp) {
-		fmt.Fprintf(e.stdout, usage, fs.FlagUsages())
+		if strings.Contains(usage, "%s") {
+			usage = fmt.Sprintf(usage, fs.FlagUsages())
+		}
+		fmt.Fprint(e.stdout, usage)
 		return true, exitOK
 	}
 	if err != nil {

@@ -43,9 +43,9 @@ type limit struct {
 }
 
 // Ranges the flags share.
-func atLeastOne(max float64) limit  { return limit{min: 1, max: max} }
-func zeroOrMore(max float64) limit  { return limit{min: 0, max: max} }
-func above0(max float64) limit      { return limit{min: 0, max: max, openMin: true} }
+func atLeastOne(max float64) limit       { return limit{min: 1, max: max} }
+func zeroOrMore(max float64) limit       { return limit{min: 0, max: max} }
+func above0(max float64) limit           { return limit{min: 0, max: max, openMin: true} }
 func durationUpTo(d time.Duration) limit { return limit{min: 0, max: d.Seconds(), openMin: true} }
 func pauseUpTo(d time.Duration) limit    { return limit{min: 0, max: d.Seconds()} }
 
@@ -128,7 +128,12 @@ func (l limit) describe(isDur bool) string {
 		}
 		return strconv.FormatFloat(v, 'f', -1, 64)
 	}
+	unbounded := l.max >= 1e18 // the type's own limit: nothing worth saying
 	switch {
+	case unbounded && l.openMin:
+		return "above " + num(l.min)
+	case unbounded:
+		return num(l.min) + " or more"
 	case l.openMin:
 		return fmt.Sprintf("above %s and at most %s", num(l.min), num(l.max))
 	case l.min == 0 && l.max == 1:

@@ -98,7 +98,7 @@ func (t *targetFlags) checkTransport() error {
 	switch t.transport {
 	case "stdio":
 		if len(t.command) == 0 {
-			return usagef("--transport stdio needs the server command after --, e.g. -- npx @modelcontextprotocol/server-everything")
+			return usagef("--transport stdio needs the server command after --, e.g. -- npx -y @modelcontextprotocol/server-everything stdio")
 		}
 		if t.stdioProcs < 1 {
 			return usagef("--stdio-procs must be at least 1")
@@ -110,8 +110,8 @@ func (t *targetFlags) checkTransport() error {
 		if t.url == "" {
 			return usagef("--url is required (e.g. --url http://127.0.0.1:3002/mcp)")
 		}
-		if _, err := mcp.ParseURL(t.url); err != nil {
-			return usagef("%v", err)
+		if err := checkURL(t.url); err != nil {
+			return err
 		}
 	default:
 		return usagef("--transport must be auto, http, sse or stdio, not %q", t.transport)
@@ -120,6 +120,18 @@ func (t *targetFlags) checkTransport() error {
 	case mcp.SessionPerWorker, mcp.SessionShared, mcp.SessionPerRequest:
 	default:
 		return usagef("--session must be per-worker, shared or per-request, not %q", t.session)
+	}
+	return nil
+}
+
+// checkURL refuses an endpoint that is not an absolute http(s) URL,
+// suggesting the scheme a bare host:port lacks.
+func checkURL(raw string) error {
+	if !strings.Contains(raw, "://") {
+		return usagef("--url %q has no scheme: did you mean --url http://%s ?", mcp.Redact(raw), strings.TrimPrefix(mcp.Redact(raw), "//"))
+	}
+	if _, err := mcp.ParseURL(raw); err != nil {
+		return usagef("--url: %v", err)
 	}
 	return nil
 }

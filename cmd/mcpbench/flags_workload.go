@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/spf13/pflag"
+
+	"github.com/mcpbench/mcpbench/internal/textfmt"
 )
 
 // workloadFlags say what to send and how much.
@@ -71,8 +73,12 @@ func readJSONArg(flag, v string) (json.RawMessage, error) {
 		}
 	}
 	var obj map[string]json.RawMessage
-	if err := json.Unmarshal(b, &obj); err != nil {
-		return nil, usagef("%s: not a JSON object: %v", flag, err)
+	if err := json.Unmarshal(b, &obj); err != nil || obj == nil {
+		why := "got null"
+		if err != nil {
+			why = textfmt.JSONError(err)
+		}
+		return nil, usagef(`%s: not a JSON object (%s); e.g. %s '{"message":"hi"}'`, flag, why, flag)
 	}
 	return json.RawMessage(b), nil
 }

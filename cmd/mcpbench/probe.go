@@ -115,13 +115,18 @@ func probeMain(ctx context.Context, args []string, e env) int {
 		return exitFor(e, "probe", err)
 	}
 	progress := progressPrinter(e, f.output.noProgress)
-	if progress != nil {
-		cfg.Progress = func(stage string) { fmt.Fprintf(e.stderr, "\r\033[Kprobe: %s", stage) }
-		cfg.BenchProgress = progress
+	cfg.BenchProgress = progress
+	st := newStageWatch(e, "probe", cfg.Options, progress != nil)
+	cfg.Progress = func(stage string) {
+		if stage == probe.StageDial {
+			st.show("connecting to "+st.target, true)
+			return
+		}
+		st.show("probe: "+stage, false)
 	}
 	started := time.Now()
 	res, err := probe.Run(ctx, cfg)
-	clearProgress(e, progress)
+	st.show("", false)
 	if err != nil {
 		if ctx.Err() != nil {
 			fmt.Fprintln(e.stderr, "mcpbench probe: interrupted before the server answered")
@@ -190,4 +195,3 @@ func (f *probeFlags) report(res *probe.Report, cfg probe.Config, started time.Ti
 		Report: *res,
 	}
 }
-

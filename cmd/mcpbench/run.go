@@ -169,4 +169,3 @@ func (f *runFlags) benchConfig(concurrencySet bool) (bench.Config, error) {
 	}
 	return cfg, nil
 }
-
