@@ -16,6 +16,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rogpeppe/go-internal/testscript"
+
 	"github.com/mcpbench/mcpbench/target"
 )
 
@@ -23,20 +25,28 @@ import (
 // do: as a separate process, judged by exit code and output.
 var binary string
 
+// TestMain builds the binary for the CLI tests, and makes the test binary
+// itself the mcpbench (and helper programs) the testscripts run.
 func TestMain(m *testing.M) {
+	testscript.Main(builtFirst{m}, scriptCommands())
+}
+
+// builtFirst runs the tests with the binary built, and removes it after.
+type builtFirst struct{ m *testing.M }
+
+func (b builtFirst) Run() int {
 	dir, err := os.MkdirTemp("", "mcpbench-cli")
 	if err != nil {
 		panic(err)
 	}
+	defer os.RemoveAll(dir)
 	binary = filepath.Join(dir, "mcpbench")
 	out, err := exec.Command("go", "build", "-o", binary, ".").CombinedOutput()
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "building mcpbench: %v\n%s", err, out)
-		os.Exit(2)
+		return 2
 	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
+	return b.m.Run()
 }
 
 type cliResult struct {

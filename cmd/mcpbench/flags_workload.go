@@ -47,6 +47,7 @@ func (w *workloadFlags) register(fs *pflag.FlagSet, sweep bool) {
 	fs.DurationVar(&w.rampUp, "ramp-up", 0, "add workers (or raise the rate) evenly over D, not measured")
 	fs.Float64Var(&w.maxRate, "max-rate", 0, "cap a closed loop at R requests/s")
 	fs.Uint64Var(&w.seed, "seed", 1, "seed for mixes and generated arguments")
+	enumFlag(fs, "method", "tools/list", "tools/call", "ping", "server/discover")
 	if !sweep {
 		limitFlags(fs, atLeastOne(maxWorkers), "concurrency")
 		limitFlags(fs, above0(maxRate), "rate")

@@ -72,6 +72,9 @@ func (f *serveFlags) register(fs *pflag.FlagSet) {
 func (f *serveFlags) flagSet() *pflag.FlagSet {
 	fs := newFlagSet("serve")
 	f.register(fs)
+	enumFlag(fs, "fixed-engine", target.FixedFastHTTP, target.FixedNetHTTP)
+	enumFlag(fs, "service-dist", target.DistFixed, target.DistExp, target.DistLognormal)
+	enumFlag(fs, "fault", target.FaultKinds()...)
 	limitFlags(fs, zeroOrMore(maxTools), "tools")
 	limitFlags(fs, atLeastOne(maxWorkers), "capacity")
 	limitFlags(fs, pauseUpTo(time.Hour), "service-time", "list-build-time", "stall")
