@@ -22,8 +22,8 @@ the offset, when there is one, is the baseline for the deltas.
 Flags:
 %s
 Examples:
-  mcpbench logscan .run/logs/omni-mcp-sse-3002.log
-  mcpbench logscan --from-offset 48213 --json-out - .run/logs/omni-mcp-sse-3002.log
+  mcpbench logscan .run/logs/mcp.log
+  mcpbench logscan --from-offset 512 --json-out - .run/logs/mcp.log
 `
 
 // logscanFlags are logscan's flags.

@@ -29,7 +29,7 @@ Flags:
 %s
 Examples:
   mcpbench probe --base-url http://127.0.0.1:3002 \
-      --log-file .run/logs/omni-mcp-sse-3002.log \
+      --log-file .run/logs/mcp.log \
       --json-out .run/reports/mcp-tools-list-observability.json
   mcpbench probe --url http://127.0.0.1:3002/mcp --bench-large-total 0 --md-out probe.md
 `

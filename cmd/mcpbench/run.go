@@ -25,8 +25,9 @@ Flags:
 Examples:
   mcpbench run --url http://127.0.0.1:3002/mcp -c 10 -n 500
   mcpbench run --url http://127.0.0.1:3002/mcp --method tools/call --tool echo \
-      --args '{"message":"hi"}' --rate 200 -d 30s --json-out run.json
-  MCPBENCH_TOKEN=... mcpbench run --url https://mcp.example.internal/mcp -c 4 -d 1m
+      --args '{"message":"hi"}' --rate 200 -d 5s --json-out run.json
+  mcpbench run --transport stdio -c 4 -n 1000 -- npx -y @modelcontextprotocol/server-everything stdio
+  MCPBENCH_TOKEN=... mcpbench run --url https://mcp.example.internal/mcp -c 4 -n 1000
 `
 
 // runFlags are all of run's flags.

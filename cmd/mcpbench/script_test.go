@@ -247,6 +247,7 @@ func normalizeExample(ex string) string {
 	if i := strings.Index(ex, " # "); i >= 0 {
 		ex = ex[:i]
 	}
+	ex = strings.TrimSuffix(strings.TrimSpace(ex), " &") // in the background
 	return strings.Join(strings.Fields(exampleSubstitutions.Replace(ex)), " ")
 }
 

@@ -31,8 +31,8 @@ Flags:
 %s
 Examples:
   mcpbench serve --addr 127.0.0.1:0 --capacity 8 --service-time 20ms
-  mcpbench serve --log-file .run/logs/mcp.log --stats-interval 5s --list-cache-ttl 2s
-  mcpbench serve --fault http-500 --fault-rate 0.01 --stall 500ms --stall-every 10s
+  mcpbench serve --addr 127.0.0.1:3002 --log-file .run/logs/mcp.log --stats-interval 5s --list-cache-ttl 2s
+  mcpbench serve --addr 127.0.0.1:0 --fault http-500 --fault-rate 0.01 --stall 500ms --stall-every 10s
 `
 
 // serveFlags are the flags of `mcpbench serve`: the server's configuration

@@ -30,7 +30,7 @@ Examples:
       --total 1000 --p95-slo-ms 400 --p99-slo-ms 800
   mcpbench sweep --url http://127.0.0.1:3002/mcp --concurrency-range 1:64:x2 --refine \
       --p99-slo-ms 100 --require-concurrency 16
-  mcpbench sweep --url http://127.0.0.1:3002/mcp --rate-range 100:600:+100 -d 10s --p99-slo-ms 100
+  mcpbench sweep --url http://127.0.0.1:3002/mcp --rate-range 100:400:+100 -d 2s --p99-slo-ms 100
 `
 
 type sweepFlags struct {
