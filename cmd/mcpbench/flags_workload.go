@@ -32,16 +32,16 @@ func (w *workloadFlags) register(fs *pflag.FlagSet, sweep bool) {
 	fs.StringVar(&w.tool, "tool", "", "tool NAME for tools/call")
 	fs.StringVar(&w.args, "args", "", "tools/call arguments: JSON, or @FILE")
 	if !sweep {
-		fs.IntVarP(&w.concurrency, "concurrency", "c", 1, "closed loop: N workers, each waits for its answer")
-		fs.Float64Var(&w.rate, "rate", 0, "open loop: R requests/s on a fixed schedule")
+		fs.IntVarP(&w.concurrency, "concurrency", "c", 1, "closed loop: `N` workers, each waits for its answer")
+		fs.Float64Var(&w.rate, "rate", 0, "open loop: `R` requests/s on a fixed schedule")
 	}
 	fs.IntVar(&w.maxInFlight, "max-in-flight", 0, "open loop: most requests outstanding at once")
 	if sweep {
-		fs.Int64VarP(&w.total, "total", "n", 0, "measure N requests at each point (default 1000 at each concurrency when -d is not given)")
-		fs.DurationVarP(&w.duration, "duration", "d", 0, "measure each point for D (default 10s at each rate when -n is not given)")
+		fs.Int64VarP(&w.total, "total", "n", 0, "measure `N` requests at each point (default 1000 at each concurrency when -d is not given)")
+		fs.DurationVarP(&w.duration, "duration", "d", 0, "measure each point for `D` (default 10s at each rate when -n is not given)")
 	} else {
-		fs.Int64VarP(&w.total, "total", "n", 0, "stop after N measured requests")
-		fs.DurationVarP(&w.duration, "duration", "d", 0, "stop after D (default 10s when -n is not given)")
+		fs.Int64VarP(&w.total, "total", "n", 0, "stop after `N` measured requests")
+		fs.DurationVarP(&w.duration, "duration", "d", 0, "stop after `D` (default 10s when -n is not given)")
 	}
 	fs.Int64Var(&w.warmup, "warmup", 0, "requests sent and discarded before measuring (alias --warmup-calls)")
 	fs.DurationVar(&w.rampUp, "ramp-up", 0, "add workers (or raise the rate) evenly over D, not measured")

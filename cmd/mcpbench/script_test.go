@@ -6,8 +6,10 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -36,7 +38,42 @@ func scriptCommands() map[string]func() {
 			main()
 		},
 		"hangserver": hangServer,
+		"exitis":     exitIs,
 	}
+}
+
+// exitIs CODE PROGRAM ARGS...: runs the program on the same stdout and
+// stderr (signals passed on) and succeeds when it exits with CODE. The
+// scripts check exit codes with it: 1, 2, 3 and 130 mean different things.
+func exitIs() {
+	if len(os.Args) < 3 {
+		fmt.Fprintln(os.Stderr, "usage: exitis CODE PROGRAM ARGS...")
+		os.Exit(2)
+	}
+	want, err := strconv.Atoi(os.Args[1])
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "exitis:", err)
+		os.Exit(2)
+	}
+	cmd := exec.Command(os.Args[2], os.Args[3:]...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	if err := cmd.Start(); err != nil {
+		fmt.Fprintln(os.Stderr, "exitis:", err)
+		os.Exit(2)
+	}
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		for s := range sigs {
+			_ = cmd.Process.Signal(s)
+		}
+	}()
+	_ = cmd.Wait()
+	if got := cmd.ProcessState.ExitCode(); got != want {
+		fmt.Fprintf(os.Stderr, "exitis: %s exited %d, want %d\n", os.Args[2], got, want)
+		os.Exit(1)
+	}
+	os.Exit(0)
 }
 
 func TestScripts(t *testing.T) {
@@ -48,12 +85,15 @@ func TestScripts(t *testing.T) {
 		Dir:                 "testdata/script",
 		RequireExplicitExec: true,
 		Setup: func(env *testscript.Env) error {
-			addr, err := loopbackAddr()
-			if err != nil {
-				return err
+			// Two servers' addresses: the examples' one and a second.
+			for _, suffix := range []string{"", "2"} {
+				addr, err := loopbackAddr()
+				if err != nil {
+					return err
+				}
+				env.Setenv("ADDR"+suffix, addr)
+				env.Setenv("BASE"+suffix, "http://"+addr)
 			}
-			env.Setenv("ADDR", addr)
-			env.Setenv("BASE", "http://"+addr)
 			env.Setenv("REPO", root)
 			env.Setenv("PEERS", filepath.Join(root, ".run", "peers"))
 			env.Setenv("HOME", filepath.Join(env.WorkDir, "home"))
@@ -75,6 +115,7 @@ func TestScripts(t *testing.T) {
 			"waitserver": waitServer,
 			"waitfile":   waitFile,
 			"sleep":      sleepCmd,
+			"setenvfile": setenvFile,
 		},
 	})
 }
@@ -132,6 +173,14 @@ func sleepCmd(ts *testscript.TestScript, neg bool, args []string) {
 	d, err := time.ParseDuration(args[0])
 	ts.Check(err)
 	time.Sleep(d)
+}
+
+// setenvFile VAR FILE: sets VAR to FILE's contents, trimmed.
+func setenvFile(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: setenvfile VAR FILE")
+	}
+	ts.Setenv(args[0], strings.TrimSpace(ts.ReadFile(args[1])))
 }
 
 // hangServer URLFILE: listens on a loopback port, writes its MCP URL to
@@ -232,6 +281,9 @@ func scriptCommand(line string) (string, bool) {
 	f, ok := strings.CutPrefix(f, "exec ")
 	if !ok {
 		return "", false
+	}
+	if words := strings.Fields(f); len(words) > 2 && words[0] == "exitis" {
+		f = strings.Join(words[2:], " ")
 	}
 	if i := strings.LastIndex(f, " &"); i >= 0 && strings.HasSuffix(f, "&") {
 		f = f[:i]
