@@ -106,6 +106,15 @@ func reportBase(t *targetFlags, kind string) string {
 	return fmt.Sprintf("mcpbench-%s_%s-%s", clean(host), clean(port), kind)
 }
 
+// ready checks, before the load, that every report and profile can be
+// written, then starts the profiles; stop ends the CPU profile.
+func (o *outputFlags) ready(outs map[string]output, e env, cmd string, cfg *bench.Config) (stop func(), err error) {
+	if err := checkOutputs(append(files(outs), o.profileOutputs()...)); err != nil {
+		return nil, err
+	}
+	return o.profiles(e, cmd, cfg)
+}
+
 // profiles starts the CPU profile and arranges the heap profile at the end
 // of the load (through cfg.OnDone); stop ends the CPU profile.
 func (o *outputFlags) profiles(e env, cmd string, cfg *bench.Config) (stop func(), err error) {

@@ -71,10 +71,7 @@ func runMain(ctx context.Context, args []string, e env) int {
 	if fs.Changed("out-dir") && !named(outs) {
 		f.output.defaultNames(outs, reportBase(&f.target, "run"))
 	}
-	if err := checkOutputs(append(files(outs), f.output.profileOutputs()...)); err != nil {
-		return exitFor(e, "run", err)
-	}
-	stop, err := f.output.profiles(e, "run", &cfg.Load)
+	stop, err := f.output.ready(outs, e, "run", &cfg.Load)
 	if err != nil {
 		return exitFor(e, "run", err)
 	}

@@ -136,18 +136,14 @@ func waitServer(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 1 {
 		ts.Fatalf("usage: waitserver BASE")
 	}
-	deadline := time.Now().Add(30 * time.Second)
-	for time.Now().Before(deadline) {
+	pollUntil(ts, args[0]+"/health to answer", func() bool {
 		resp, err := http.Get(args[0] + "/health")
-		if err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return
-			}
+		if err != nil {
+			return false
 		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	ts.Fatalf("%s/health did not answer within 30 s", args[0])
+		resp.Body.Close()
+		return resp.StatusCode == http.StatusOK
+	})
 }
 
 // waitFile FILE: waits until FILE exists and is not empty.
@@ -155,14 +151,20 @@ func waitFile(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 1 {
 		ts.Fatalf("usage: waitfile FILE")
 	}
-	deadline := time.Now().Add(30 * time.Second)
-	for time.Now().Before(deadline) {
-		if fi, err := os.Stat(ts.MkAbs(args[0])); err == nil && fi.Size() > 0 {
+	pollUntil(ts, args[0]+" to appear", func() bool {
+		fi, err := os.Stat(ts.MkAbs(args[0]))
+		return err == nil && fi.Size() > 0
+	})
+}
+
+// pollUntil checks done every 50 ms for up to 30 s.
+func pollUntil(ts *testscript.TestScript, what string, done func() bool) {
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		if done() {
 			return
 		}
-		time.Sleep(50 * time.Millisecond)
 	}
-	ts.Fatalf("%s did not appear within 30 s", args[0])
+	ts.Fatalf("waited 30 s for %s", what)
 }
 
 // sleepCmd DURATION: pauses the script.

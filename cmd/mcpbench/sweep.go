@@ -118,10 +118,7 @@ func sweepMain(ctx context.Context, args []string, e env) int {
 		return exitFor(e, "sweep", err)
 	}
 	outs := f.outputs(e)
-	if err := checkOutputs(append(files(outs), f.output.profileOutputs()...)); err != nil {
-		return exitFor(e, "sweep", err)
-	}
-	stop, err := f.output.profiles(e, "sweep", &cfg.Point)
+	stop, err := f.output.ready(outs, e, "sweep", &cfg.Point)
 	if err != nil {
 		return exitFor(e, "sweep", err)
 	}
