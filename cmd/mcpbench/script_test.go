@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
@@ -380,5 +381,33 @@ func TestExampleParsing(t *testing.T) {
 	}
 	if got := normalizeExample(`./mcpbench compare a b --md-out "$GITHUB_STEP_SUMMARY" --url http://127.0.0.1:3002/mcp # note`); got != "mcpbench compare a b --md-out $GITHUB_STEP_SUMMARY --url $BASE/mcp" {
 		t.Errorf("normalized: %q", got)
+	}
+}
+
+// TestDocLinksResolve: every relative link of the README and the docs
+// names a file of the repository (the README once sent readers to a
+// CONTRACT.md that was not there).
+func TestDocLinksResolve(t *testing.T) {
+	docs, _ := filepath.Glob("../../docs/*.md")
+	link := regexp.MustCompile(`\]\(([^)#\s]+)(#[^)]*)?\)`)
+	n := 0
+	for _, doc := range append(docs, "../../README.md") {
+		b, err := os.ReadFile(doc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range link.FindAllStringSubmatch(string(b), -1) {
+			target := m[1]
+			if strings.Contains(target, "://") || strings.HasPrefix(target, "mailto:") {
+				continue
+			}
+			n++
+			if _, err := os.Stat(filepath.Join(filepath.Dir(doc), target)); err != nil {
+				t.Errorf("%s links to %s, which is not there", doc, target)
+			}
+		}
+	}
+	if n < 5 {
+		t.Fatalf("only %d relative links found: is the pattern broken?", n)
 	}
 }
