@@ -52,6 +52,7 @@ func (r *runner) point(end time.Time, cpu, runWait time.Duration) Point {
 	if len(r.ops) > 1 {
 		p.ByOperation = r.byOperation(elapsed)
 	}
+	p.Series = r.buildSeries(end)
 	return p
 }
 

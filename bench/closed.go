@@ -29,11 +29,7 @@ func (r *runner) warmup() {
 func (r *runner) closedLoop() {
 	var wg sync.WaitGroup
 	n := len(r.workers)
-	measureFrom := r.start
-	if r.cfg.RampUp > 0 && !r.cfg.MeasureRamp {
-		measureFrom = r.start.Add(r.cfg.RampUp)
-	}
-	r.measureStart = measureFrom
+	measureFrom := r.measureStart
 	deadline := time.Time{}
 	if r.cfg.Duration > 0 {
 		deadline = measureFrom.Add(r.cfg.Duration)
@@ -74,7 +70,7 @@ func (r *runner) closedWorker(w Worker, st *workerState, measureFrom, deadline t
 		smp := w.Do(r.reqCtx)
 		t1 := time.Now()
 		if measured && !r.cancelledByGrace(smp) {
-			st.record(smp, latencies{lat: t1.Sub(t0).Microseconds()}, t1)
+			st.record(smp, latencies{lat: t1.Sub(t0).Microseconds()}, t0, t1)
 		}
 	}
 }

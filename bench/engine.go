@@ -55,6 +55,17 @@ type Config struct {
 	// LagThreshold is the generator's own send delay (p99) above which the
 	// point is marked saturated; default 5 ms.
 	LagThreshold time.Duration
+	// Interval is the length of the buckets of the point's Series;
+	// default 1 s.
+	Interval time.Duration
+	// Gauges, if set, is read at the end of every bucket (and once as the
+	// window opens) from a goroutine of its own; the readings become the
+	// Series' server columns.
+	Gauges GaugeSource
+	// OnInterval, if set, is called with each bucket about one interval
+	// after it ends (when its stragglers are in), in order, from a
+	// goroutine of the engine; the last ones come as the point ends.
+	OnInterval func(Interval)
 }
 
 // Workers is how many workers the level runs, which is also how many
@@ -112,8 +123,10 @@ func Run(ctx context.Context, cfg Config, wl Workload) (Point, error) {
 	}
 	cpu0, wait0 := cpuTime(), runQueueWait()
 	r.start = time.Now()
-	r.measureStart = r.start
+	r.measureStart = r.measureFrom()
+	r.series.start = r.measureStart
 	stopProgress := r.startProgress()
+	stopSeries := r.startSeries()
 	if cfg.Rate > 0 {
 		r.openLoop()
 	} else {
@@ -121,6 +134,7 @@ func Run(ctx context.Context, cfg Config, wl Workload) (Point, error) {
 	}
 	end := r.lastDone()
 	stopProgress()
+	stopSeries(end)
 	if cfg.OnDone != nil {
 		cfg.OnDone()
 	}
@@ -148,6 +162,9 @@ func (c *Config) normalize() error {
 	if c.LagThreshold <= 0 {
 		c.LagThreshold = 5 * time.Millisecond
 	}
+	if c.Interval <= 0 {
+		c.Interval = time.Second
+	}
 	return nil
 }
 
@@ -174,6 +191,8 @@ type runner struct {
 	workers []Worker
 	states  []*workerState
 	shards  []*histShard
+	series  *seriesRec
+	live    liveState // what the series loop has handed to OnInterval
 	limiter *rate.Limiter
 	start   time.Time // the clock of the schedule and the ramp
 	// measureStart is when measuring began: start, or the end of a ramp.
@@ -189,11 +208,12 @@ func newRunner(cfg Config, ctx, reqCtx context.Context, workers []Worker, ops []
 	for i := range shards {
 		shards[i] = newHistShard(len(ops), cfg.Rate > 0)
 	}
+	series := newSeriesRec(time.Time{}, cfg.Interval, cfg.Duration+cfg.RampUp)
 	states := make([]*workerState, n)
 	for i := range states {
-		states[i] = newWorkerState(shards[i%len(shards)], len(ops))
+		states[i] = newWorkerState(shards[i%len(shards)], series, len(ops))
 	}
-	r := &runner{cfg: cfg, ops: ops, kinds: kinds, ctx: ctx, reqCtx: reqCtx, workers: workers, states: states, shards: shards}
+	r := &runner{cfg: cfg, ops: ops, kinds: kinds, ctx: ctx, reqCtx: reqCtx, workers: workers, states: states, shards: shards, series: series}
 	if cfg.MaxRate > 0 {
 		r.limiter = rate.NewLimiter(rate.Limit(cfg.MaxRate), 1)
 	}

@@ -9,13 +9,9 @@ import (
 // earlier ones. Latency runs from the intended time, so a request that had
 // to wait for a free worker carries that wait (coordinated omission).
 func (r *runner) openLoop() {
-	sched := Schedule{Rate: r.cfg.Rate, Ramp: r.cfg.RampUp}
-	var skip int64 // requests of the ramp, not measured
-	if r.cfg.RampUp > 0 && !r.cfg.MeasureRamp {
-		skip = sched.Count(r.cfg.RampUp)
-	}
-	measureFrom := r.start.Add(sched.At(skip))
-	r.measureStart = measureFrom
+	sched := r.schedule()
+	skip := r.rampRequests(sched)
+	measureFrom := r.measureStart
 	var wg sync.WaitGroup
 	for i, w := range r.workers {
 		wg.Add(1)
@@ -71,6 +67,33 @@ func (r *runner) openWorker(w Worker, st *workerState, sched Schedule, skip int6
 			uncorrected: done.Sub(sent).Microseconds(),
 			lag:         sent.Sub(intended).Microseconds(),
 			wake:        sent.Sub(from).Microseconds(),
-		}, done)
+		}, sent, done)
 	}
+}
+
+// schedule is the open loop's send schedule.
+func (r *runner) schedule() Schedule {
+	return Schedule{Rate: r.cfg.Rate, Ramp: r.cfg.RampUp}
+}
+
+// rampRequests is how many requests of the schedule belong to the ramp
+// and are not measured.
+func (r *runner) rampRequests(sched Schedule) int64 {
+	if r.cfg.RampUp > 0 && !r.cfg.MeasureRamp {
+		return sched.Count(r.cfg.RampUp)
+	}
+	return 0
+}
+
+// measureFrom is when measuring begins: at the start, or once the ramp
+// is over unless it is measured too.
+func (r *runner) measureFrom() time.Time {
+	if r.cfg.Rate > 0 {
+		sched := r.schedule()
+		return r.start.Add(sched.At(r.rampRequests(sched)))
+	}
+	if r.cfg.RampUp > 0 && !r.cfg.MeasureRamp {
+		return r.start.Add(r.cfg.RampUp)
+	}
+	return r.start
 }

@@ -142,6 +142,8 @@ type Point struct {
 	ErrorExamples map[string]string `json:"error_examples,omitempty"`
 	// ByOperation has one entry per operation of a mix.
 	ByOperation []OperationStats `json:"by_operation,omitempty"`
+	// Series is the point interval by interval (Config.Interval).
+	Series *Series `json:"series,omitempty"`
 
 	// Hist is the decoded form of Histogram, kept for merging and for
 	// percentiles a report may want beyond the fixed ones.

@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/mcpbench/mcpbench/mcp"
@@ -14,7 +15,12 @@ type Setting string
 const (
 	SettingLogFile   Setting = "log file"
 	SettingHealthURL Setting = "health URL"
+	SettingCACert    Setting = "CA certificates"
+	SettingEngine    Setting = "HTTP engine"
 )
+
+// optionSettings name the client options mcp reports errors about.
+var optionSettings = map[string]Setting{"CACert": SettingCACert, "Engine": SettingEngine}
 
 // ConfigError is a configuration that cannot work: the command line's
 // exit 2. Setting is the value at fault, "" when Err says it all (a
@@ -33,16 +39,32 @@ func (e *ConfigError) Error() string {
 
 func (e *ConfigError) Unwrap() error { return e.Err }
 
+// OptionError returns err as a *ConfigError naming its setting when it
+// holds an option mcp refused, else nil: for callers that dial through mcp
+// themselves (the probe).
+func OptionError(err error) *ConfigError {
+	ce, ok := errors.AsType[*mcp.ConfigError](err)
+	if !ok {
+		return nil
+	}
+	return &ConfigError{Setting: optionSettings[ce.Option], Err: ce}
+}
+
 // UnreachableError is a target that could not be reached or did not speak
-// MCP: the command line's exit 3. Msg starts with the redacted URL.
-type UnreachableError struct{ Msg string }
+// MCP: the command line's exit 3. Msg starts with the target's name (its
+// URL without credentials, or its stdio command); Err is the cause, an
+// *mcp.AuthError among others.
+type UnreachableError struct {
+	Msg string
+	Err error
+}
 
 func (e *UnreachableError) Error() string { return e.Msg }
+func (e *UnreachableError) Unwrap() error { return e.Err }
 
-// unreachable names the target (its URL without credentials) and what
-// went wrong with it.
+// unreachable names the target and what went wrong with it.
 func unreachable(o mcp.Options, err error) *UnreachableError {
-	return &UnreachableError{fmt.Sprintf("%s: %v", mcp.Redact(o.URL), err)}
+	return &UnreachableError{Msg: fmt.Sprintf("%s: %v", o.Endpoint(), err), Err: err}
 }
 
 // InterruptedError is a context ended before anything was measured.

@@ -7,9 +7,9 @@ package harness
 
 import (
 	"context"
-	"errors"
 	"time"
 
+	"github.com/mcpbench/mcpbench/bench"
 	"github.com/mcpbench/mcpbench/logscan"
 	"github.com/mcpbench/mcpbench/mcp"
 	"github.com/mcpbench/mcpbench/probe"
@@ -29,10 +29,16 @@ type Setup struct {
 	// the server log whose stats lines are scanned over it.
 	HealthURL string
 	LogFile   string
+	// LogSettle is how long to wait after the load for the stats line that
+	// covers its end; negative: as long as the lines' interval suggests.
+	LogSettle time.Duration
 	// StartAt, when set, holds the load after connecting until that time,
 	// so that shards line up; the report's start is then the time sending
 	// began.
 	StartAt time.Time
+	// Sampling names what to read from the server once an interval; its
+	// readings become the series' server columns.
+	Sampling Sampling
 	// Shard goes into the report as it is; nil when not sharded.
 	Shard *results.Shard
 	// Version is the mcpbench version the report names.
@@ -44,6 +50,9 @@ type Setup struct {
 	// Warn, if set, receives problems that do not stop the command: a log
 	// window that could not be scanned.
 	Warn func(Setting, error)
+	// Announce, if set, receives the tools the workload will call and the
+	// warnings about them once it is built, before any is called.
+	Announce func(tools []workload.ToolInfo, warnings []string)
 	// OnStage, if set, is told each step before the load as it starts, and
 	// StageDone once it is over: a server that accepts but never
 	// answers would otherwise be a long silence.
@@ -73,9 +82,10 @@ type session struct {
 	setup   *Setup
 	client  *mcp.Client
 	started time.Time
-	mark    *logscan.Offset
+	watch   *logscan.Watch // follows the log from its mark
 	wl      *workload.Workload
 	health  *probe.HealthWatch
+	gauges  bench.GaugeSource // nil without sampling
 }
 
 // Dial connects to the target and types its failure: a *ConfigError for
@@ -84,9 +94,8 @@ type session struct {
 func Dial(ctx context.Context, o mcp.Options) (*mcp.Client, error) {
 	c, err := mcp.Dial(ctx, o)
 	if err != nil {
-		var ce *mcp.ConfigError
-		if errors.As(err, &ce) {
-			return nil, &ConfigError{Err: err}
+		if ce := OptionError(err); ce != nil {
+			return nil, ce
 		}
 		return nil, unreachable(o, err)
 	}
@@ -97,18 +106,27 @@ func Dial(ctx context.Context, o mcp.Options) (*mcp.Client, error) {
 // contract fixes: a server that is down is reported before a workload
 // that cannot be. The caller closes the session.
 func prepare(ctx context.Context, s *Setup) (*session, error) {
+	defer s.stage(StageDone)
+	ss, err := connect(ctx, s)
+	if err != nil {
+		return nil, err
+	}
+	if err := ss.ready(ctx); err != nil {
+		ss.close()
+		return nil, err
+	}
+	return ss, nil
+}
+
+// connect starts a session with the connection made and nothing else.
+func connect(ctx context.Context, s *Setup) (*session, error) {
 	ss := &session{setup: s, started: time.Now()}
 	s.stage(StageConnecting)
-	defer s.stage(StageDone)
 	var err error
 	if ss.client, err = Dial(ctx, s.Options); err != nil {
 		if ctx.Err() != nil {
 			return nil, &InterruptedError{}
 		}
-		return nil, err
-	}
-	if err := ss.ready(ctx); err != nil {
-		ss.close()
 		return nil, err
 	}
 	return ss, nil
@@ -122,7 +140,11 @@ func (ss *session) ready(ctx context.Context) error {
 		if err != nil {
 			return &ConfigError{Setting: SettingLogFile, Err: err}
 		}
-		ss.mark = &m
+		ss.watch = logscan.StartWatch(s.LogFile, m, 0)
+	}
+	var err error
+	if ss.gauges, err = openSampling(ctx, s.Sampling, s.Warn); err != nil {
+		return err
 	}
 	if !s.StartAt.IsZero() {
 		s.stage(StageStartWait)
@@ -132,9 +154,11 @@ func (ss *session) ready(ctx context.Context) error {
 		ss.started = time.Now()
 	}
 	s.stage(StageWorkload)
-	var err error
 	if ss.wl, err = workload.Build(ctx, ss.client, s.Workload); err != nil {
 		return &WorkloadError{err}
+	}
+	if s.Announce != nil {
+		s.Announce(ss.wl.Tools(), ss.wl.Warnings())
 	}
 	if s.HealthURL != "" {
 		if ss.health, err = probe.WatchHealth(ctx, s.Options, s.HealthURL); err != nil {
@@ -153,7 +177,12 @@ func waitUntil(ctx context.Context, at time.Time) error {
 	return nil
 }
 
-func (ss *session) close() { ss.client.Close(context.Background()) }
+func (ss *session) close() {
+	if ss.watch != nil {
+		ss.watch.Stop()
+	}
+	ss.client.Close(context.Background())
+}
 
 // measured tells the caller a measurement ended.
 func (ss *session) measured() {
@@ -176,8 +205,8 @@ func (ss *session) header(schema string) results.Header {
 // once the load is over; a log that cannot be scanned is a warning.
 func (ss *session) observe(ctx context.Context) (*logscan.WindowScan, *probe.Health) {
 	var scan *logscan.WindowScan
-	if ss.mark != nil {
-		if res, err := logscan.Scan(ss.setup.LogFile, *ss.mark); err == nil {
+	if ss.watch != nil {
+		if res, err := ss.watch.Close(ctx, time.Now(), ss.setup.LogSettle); err == nil {
 			scan = &res
 		} else if ss.setup.Warn != nil {
 			ss.setup.Warn(SettingLogFile, err)

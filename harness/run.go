@@ -11,9 +11,11 @@ import (
 // RunConfig is one load point: the shared setup and the load.
 type RunConfig struct {
 	Setup
-	// Load is the engine's configuration; its Progress and OnDone are the
-	// caller's callbacks.
+	// Load is the engine's configuration; its Progress, OnInterval and
+	// OnDone are the caller's callbacks (Gauges is Setup.Sampling's).
 	Load bench.Config
+	// Soak tunes the trends and verdicts drawn from the series.
+	Soak results.SoakOptions
 }
 
 // Run measures one load point and returns its report, gates not yet
@@ -26,6 +28,7 @@ func Run(ctx context.Context, cfg RunConfig) (*results.RunReport, error) {
 		return nil, err
 	}
 	defer ss.close()
+	cfg.Load.Gauges = ss.gauges
 	point, err := bench.Run(ctx, cfg.Load, ss.wl)
 	ss.measured()
 	if err != nil {
@@ -39,13 +42,14 @@ func Run(ctx context.Context, cfg RunConfig) (*results.RunReport, error) {
 	r := &results.RunReport{
 		Header: ss.header(results.SchemaRun),
 		Workload: results.Workload{Mode: "closed", Operations: ss.wl.Operations(), Warmup: cfg.Load.Warmup,
-			DurationS: cfg.Load.Duration.Seconds(), Session: sessionLabel(ss.client, cfg.Options)},
+			DurationS: cfg.Load.Duration.Seconds(), Session: sessionLabel(ss.client, cfg.Options), Tools: ss.wl.Tools()},
 		Point: point,
 		Shard: cfg.Shard,
 	}
 	if cfg.Load.Rate > 0 {
 		r.Workload.Mode = "open"
 	}
+	r.Soak = results.AnalyzeSoak(point.Series, cfg.Soak)
 	r.LogScan, r.Health = ss.observe(ctx)
 	return r, nil
 }

@@ -51,7 +51,8 @@ func Sweep(ctx context.Context, cfg SweepConfig) (*results.SweepReport, error) {
 		mode = "open"
 	}
 	r.Shard = cfg.Shard
-	r.Workload = &results.Workload{Mode: mode, Operations: ss.wl.Operations(), Warmup: cfg.Point.Warmup, DurationS: cfg.Point.Duration.Seconds()}
+	r.Workload = &results.Workload{Mode: mode, Operations: ss.wl.Operations(), Warmup: cfg.Point.Warmup, DurationS: cfg.Point.Duration.Seconds(),
+		Tools: ss.wl.Tools()}
 	r.LogScan, r.Health = ss.observe(ctx)
 	return r, runErr
 }
@@ -75,6 +76,7 @@ func (m *pointMeasurer) next(st sweep.Step) {
 func (m *pointMeasurer) measure(ctx context.Context, l sweep.Level) (bench.Point, error) {
 	cfg := m.cfg.Point
 	cfg.Concurrency, cfg.Rate = l.Concurrency, l.Rate
+	cfg.Gauges = m.ss.gauges
 	if m.cfg.Progress != nil {
 		cfg.Progress = func(p bench.Progress) { m.cfg.Progress(m.step, p) }
 	}

@@ -27,6 +27,7 @@ const maxArrivals = 256
 // call Settle while the watch's own goroutine polls.
 type Watch struct {
 	path    string
+	from    Offset
 	started time.Time
 
 	mu       sync.Mutex
@@ -38,6 +39,12 @@ type Watch struct {
 	first    time.Time   // arrival of the first stats line
 	recent   []time.Time // arrivals of the last stats lines, oldest first
 	lines    int         // stats lines seen
+	// cut is the file offset the watch had read to when the load ended:
+	// a stats line ending past it was written after the load. Poll times
+	// are too coarse for that: a line written just before the end may be
+	// read just after it. -1: not cut yet.
+	cut  int64
+	tail bool // a stats line was written after the cut
 
 	stop chan struct{}
 	done chan struct{}
@@ -49,7 +56,7 @@ func StartWatch(path string, from Offset, poll time.Duration) *Watch {
 	if poll <= 0 {
 		poll = WatchPoll
 	}
-	w := &Watch{path: path, started: time.Now(), pos: from.Pos, info: from.info,
+	w := &Watch{path: path, from: from, started: time.Now(), cut: -1, pos: from.Pos, info: from.info,
 		stop: make(chan struct{}), done: make(chan struct{})}
 	// A window that begins inside a line starts reading at the next one.
 	w.skipping = from.marked && from.lineStart != from.Pos
@@ -115,7 +122,12 @@ func (w *Watch) pollReplacement(now time.Time) {
 }
 
 // restart follows a new file from its first byte.
-func (w *Watch) restart() { w.pos, w.line, w.skipping = 0, w.line[:0], false }
+func (w *Watch) restart() {
+	w.pos, w.line, w.skipping = 0, w.line[:0], false
+	if w.cut >= 0 {
+		w.cut = 0 // a file begun after the load: all of it is later
+	}
+}
 
 // readToEnd reads the open file from pos to its end.
 func (w *Watch) readToEnd(now time.Time) {
@@ -123,15 +135,16 @@ func (w *Watch) readToEnd(now time.Time) {
 	for {
 		n, err := w.f.ReadAt(buf[:], w.pos)
 		w.pos += int64(n)
-		w.feed(buf[:n], now)
+		w.feed(buf[:n], w.pos-int64(n), now)
 		if err != nil || n == 0 {
 			return
 		}
 	}
 }
 
-// feed splits b into lines, noting a stats line's arrival at now.
-func (w *Watch) feed(b []byte, now time.Time) {
+// feed splits b, which begins at file offset at, into lines, noting a
+// stats line's arrival at now.
+func (w *Watch) feed(b []byte, at int64, now time.Time) {
 	for len(b) > 0 {
 		i := bytes.IndexByte(b, '\n')
 		part := b
@@ -150,15 +163,18 @@ func (w *Watch) feed(b []byte, now time.Time) {
 		}
 		if !w.skipping {
 			if _, ok := ParseStatsLine(bytes.TrimSuffix(w.line, []byte("\r"))); ok { // CRLF logs too
-				w.arrived(now)
+				w.arrived(now, at+int64(i))
 			}
 		}
 		w.line, w.skipping = w.line[:0], false
-		b = b[i+1:]
+		b, at = b[i+1:], at+int64(i)+1
 	}
 }
 
-func (w *Watch) arrived(t time.Time) {
+func (w *Watch) arrived(t time.Time, end int64) {
+	if w.cut >= 0 && end >= w.cut {
+		w.tail = true
+	}
 	if w.lines == 0 {
 		w.first = t
 	}
@@ -210,6 +226,29 @@ func (w *Watch) interval() time.Duration {
 	return gaps[len(gaps)/2]
 }
 
+// AutoSettleCap bounds the automatic wait for the tail line; a server
+// whose interval is longer needs an explicit wait.
+const AutoSettleCap = 15 * time.Second
+
+// Close ends a watch when the load has ended (at end): it waits for the
+// stats line that covers the end (wait < 0: AutoSettle of the interval
+// seen, at most AutoSettleCap), scans the window from the watch's Offset,
+// and attaches the coverage to the scan. An interrupted ctx cuts the wait
+// short; the scan is still made.
+func (w *Watch) Close(ctx context.Context, end time.Time, wait time.Duration) (WindowScan, error) {
+	if wait < 0 {
+		wait = AutoSettle(w.Interval(), AutoSettleCap)
+	}
+	cov := w.Settle(ctx, end, wait)
+	scan, err := Scan(w.path, w.from)
+	if err != nil {
+		return scan, err
+	}
+	cov.Finish(scan)
+	scan.Coverage = &cov
+	return scan, nil
+}
+
 // AutoSettle is the default wait for the tail line: the observed interval
 // plus half of it and two polls, at most limit. With no interval observed,
 // a short grace: a line may be on its way.
@@ -224,7 +263,11 @@ func AutoSettle(interval, limit time.Duration) time.Duration {
 // passed, or ctx is done; then it stops the watch and says what it saw.
 func (w *Watch) Settle(ctx context.Context, end time.Time, wait time.Duration) Coverage {
 	deadline := time.Now().Add(wait)
-	for !w.tailSeen(end) && time.Now().Before(deadline) {
+	w.poll()
+	w.mu.Lock()
+	w.cut = w.pos
+	w.mu.Unlock()
+	for !w.tailSeen() && time.Now().Before(deadline) {
 		t := time.NewTimer(min(WatchPoll, time.Until(deadline)))
 		select {
 		case <-ctx.Done():
@@ -239,10 +282,10 @@ func (w *Watch) Settle(ctx context.Context, end time.Time, wait time.Duration) C
 	return w.coverage(end, time.Since(end))
 }
 
-func (w *Watch) tailSeen(end time.Time) bool {
+func (w *Watch) tailSeen() bool {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	return len(w.recent) > 0 && w.recent[len(w.recent)-1].After(end)
+	return w.tail
 }
 
 // Coverage says how much of a measured window the stats lines cover.
@@ -275,7 +318,7 @@ func (w *Watch) coverage(end time.Time, settled time.Duration) Coverage {
 		SettledS: settled.Seconds(), started: w.started, end: end}
 	if w.lines > 0 {
 		c.first, c.last = w.first, w.recent[len(w.recent)-1]
-		c.TailSeen = c.last.After(end)
+		c.TailSeen = w.tail
 	}
 	return c
 }
@@ -291,7 +334,7 @@ func (c *Coverage) Finish(scan WindowScan) {
 		from = c.first
 	}
 	to := c.end
-	if !c.TailSeen {
+	if !c.TailSeen && c.last.Before(c.end) {
 		to = c.last // zero when no line came: nothing covered after the baseline
 	}
 	if to.After(from) {

@@ -117,9 +117,9 @@ func TestWatchSkipsOverlongLines(t *testing.T) {
 	for i := range big {
 		big[i] = 'x'
 	}
-	w.feed(big, now)
-	w.feed([]byte(requestsLine(1)), now) // the end of the long line, not a line of its own
-	w.feed([]byte(requestsLine(2)), now)
+	w.feed(big, 0, now)
+	w.feed([]byte(requestsLine(1)), 0, now) // the end of the long line, not a line of its own
+	w.feed([]byte(requestsLine(2)), 0, now)
 	if w.lines != 1 || len(w.line) != 0 {
 		t.Fatalf("lines %d, held %d bytes: want the long line skipped whole and one stats line", w.lines, len(w.line))
 	}
@@ -153,7 +153,7 @@ func FuzzWatchFeed(f *testing.F) {
 		w := &Watch{}
 		step := int(cut%64) + 1
 		for i := 0; i < len(data); i += step {
-			w.feed(data[i:min(i+step, len(data))], time.Time{})
+			w.feed(data[i:min(i+step, len(data))], int64(i), time.Time{})
 		}
 		if w.lines != want {
 			t.Fatalf("fed in steps of %d: %d stats lines, a whole split finds %d", step, w.lines, want)

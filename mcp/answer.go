@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"strings"
 )
@@ -17,10 +16,14 @@ import (
 type heldBody struct {
 	bytes.Reader
 	b []byte
+	// parsed: the session's reply already holds b, parsed, and its id
+	// was checked.
+	parsed bool
 }
 
 func (h *heldBody) reset(b []byte) {
 	h.b = b
+	h.parsed = false
 	h.Reader.Reset(b)
 }
 
@@ -30,6 +33,9 @@ func (s *Session) readJSON(body io.Reader, id int64, res *Result) (bool, error) 
 	if h, ok := body.(*heldBody); ok {
 		data = h.b // bounded by --max-response-bytes when it was read
 		res.Received = int64(len(data))
+		if h.parsed {
+			return true, nil
+		}
 	} else {
 		s.resp.Reset()
 		n, err := readLimited(&s.resp, body, s.c.maxBody)
@@ -40,10 +46,10 @@ func (s *Session) readJSON(body io.Reader, id int64, res *Result) (bool, error) 
 		data = s.resp.Bytes()
 	}
 	if err := s.rep.parse(data); err != nil {
-		return false, &Error{Kind: KindTransport, Msg: "malformed JSON answer", Err: err}
+		return false, malformed("answer", data, err)
 	}
 	if !sameID(s.rep.ID, id, s.scratch[:0]) {
-		return false, &Error{Kind: KindTransport, Msg: fmt.Sprintf("answer id %s does not match request id %d", clip(s.rep.ID), id)}
+		return false, idMismatch(s.rep.ID, id)
 	}
 	return true, nil
 }
@@ -64,15 +70,15 @@ func (s *Session) readSSE(body io.Reader, id int64, res *Result) (bool, error) {
 		}
 		if err != nil {
 			if errors.Is(err, errEventTooLarge) {
-				return found, &Error{Kind: KindTransport, Msg: "answer larger than --max-response-bytes"}
+				return found, &Error{Kind: KindTransport, Msg: msgTooLarge, cut: true}
 			}
 			if found {
 				return true, nil // the answer is in; a broken tail does not undo it
 			}
 			if k := classifyNetErr(err); k == KindTimeout {
-				return false, &Error{Kind: KindTimeout, Msg: "reading SSE stream", Err: err}
+				return false, &Error{Kind: KindTimeout, Msg: "reading SSE stream", Err: err, cut: true}
 			}
-			return false, &Error{Kind: KindTransport, Msg: "SSE stream broke before the response", Err: err}
+			return false, &Error{Kind: KindTransport, Msg: "SSE stream broke before the response", Err: err, cut: true}
 		}
 		// Skip what is not an answer: an empty priming event (2025-11-25
 		// streams send one with just an id, for resumption).
@@ -80,7 +86,7 @@ func (s *Session) readSSE(body io.Reader, id int64, res *Result) (bool, error) {
 			continue
 		}
 		if err := s.rep.parse(data); err != nil {
-			return false, &Error{Kind: KindTransport, Msg: "malformed JSON in SSE event", Err: err}
+			return false, malformed("SSE event", data, err)
 		}
 		if s.rep.isNotification() {
 			continue // a notification or server request about this call
@@ -126,16 +132,16 @@ func readLimited(buf *bytes.Buffer, r io.Reader, limit int) (int64, error) {
 		buf.Write(free[:n])
 		total += int64(n)
 		if buf.Len() > limit {
-			return total, &Error{Kind: KindTransport, Msg: "answer larger than --max-response-bytes"}
+			return total, &Error{Kind: KindTransport, Msg: msgTooLarge, cut: true}
 		}
 		if err == io.EOF {
 			return total, nil
 		}
 		if err != nil {
 			if classifyNetErr(err) == KindTimeout {
-				return total, &Error{Kind: KindTimeout, Msg: "reading answer", Err: err}
+				return total, &Error{Kind: KindTimeout, Msg: "reading answer", Err: err, cut: true}
 			}
-			return total, &Error{Kind: KindTransport, Msg: "answer cut short", Err: err}
+			return total, &Error{Kind: KindTransport, Msg: "answer cut short", Err: err, cut: true}
 		}
 	}
 }

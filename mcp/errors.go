@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/http"
 	"os"
 	"syscall"
 )
@@ -60,6 +61,11 @@ type Error struct {
 	Msg    string
 	Err    error
 	data   []byte // JSON-RPC error data, for negotiation
+	// cut: an answer's body stopped coming, or overflowed, part-way; the
+	// transport adds what of the answer had come.
+	cut bool
+	// stray: an answer came, but to another request.
+	stray bool
 }
 
 func (e *Error) Error() string {
@@ -94,8 +100,10 @@ func classifyNetErr(err error) Kind {
 	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, os.ErrDeadlineExceeded) {
 		return KindTimeout
 	}
-	var ne net.Error
-	if errors.As(err, &ne) && ne.Timeout() {
+	// Not only net.Error: fasthttp's time-out has Timeout but not
+	// Temporary.
+	var te interface{ Timeout() bool }
+	if errors.As(err, &te) && te.Timeout() {
 		return KindTimeout
 	}
 	var op *net.OpError
@@ -116,12 +124,52 @@ func wrapNet(err error, msg string) *Error {
 	return &Error{Kind: classifyNetErr(err), Msg: msg, Err: err}
 }
 
+// AuthError is a server that refused the client's credentials, or asked
+// for some: HTTP 401 or 403 while negotiating. It is not a server that
+// does not speak MCP, and the fix is the caller's: send credentials.
+type AuthError struct {
+	Status int
+	Err    error // the classified answer
+}
+
+func (e *AuthError) Error() string {
+	what := "refused the credentials sent"
+	if e.Status == http.StatusUnauthorized {
+		what = "wants credentials (none sent, or not accepted)"
+	}
+	return fmt.Sprintf("HTTP %d %s: the server %s", e.Status, http.StatusText(e.Status), what)
+}
+
+func (e *AuthError) Unwrap() error { return e.Err }
+
+// authFailure returns err as an *AuthError when it is an answer of HTTP
+// 401 or 403, and nil otherwise.
+func authFailure(err error) error {
+	var e *Error
+	if errors.As(err, &e) && (e.Status == http.StatusUnauthorized || e.Status == http.StatusForbidden) {
+		return &AuthError{Status: e.Status, Err: err}
+	}
+	return nil
+}
+
 // ConfigError is a problem with the options, not with the server: the
-// caller's to report as a usage error.
-type ConfigError struct{ msg string }
+// caller's to report as a usage error. Option names the Options field at
+// fault ("CACert", "Engine"), "" when the message says it all, so that a
+// caller can name the setting in its own terms.
+type ConfigError struct {
+	Option string
+	msg    string
+}
 
 func (e *ConfigError) Error() string { return e.msg }
 
 func configErrorf(format string, a ...any) error {
-	return &ConfigError{fmt.Sprintf(format, a...)}
+	return &ConfigError{msg: fmt.Sprintf(format, a...)}
 }
+
+func optionErrorf(option, format string, a ...any) error {
+	return &ConfigError{Option: option, msg: fmt.Sprintf(format, a...)}
+}
+
+// msgTooLarge is the error of an answer over Options.MaxResponseBytes.
+const msgTooLarge = "answer larger than the response size limit"

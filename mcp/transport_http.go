@@ -9,7 +9,10 @@ import (
 	"mime"
 	"net/http"
 	"net/http/httptrace"
+	"net/textproto"
 	"net/url"
+	"strings"
+	"sync/atomic"
 	"time"
 )
 
@@ -28,20 +31,28 @@ func (l httpLink) close()                      { l.hc.CloseIdleConnections() }
 
 // httpTransport is one session's Streamable HTTP over net/http.
 type httpTransport struct {
-	s    *Session
-	hc   *http.Client
-	ids  int64 // the last request id used
-	body bodyReader
+	s   *Session
+	hc  *http.Client
+	ids int64 // the last request id used
 
 	// Connection wait of the current request, timed by an HTTP trace.
 	trace       *httptrace.ClientTrace
 	traceParent context.Context
 	traceCtx    context.Context
 	getConn     time.Time
+	// What of the current request's answer came, as the trace saw it (on
+	// net/http's goroutines): for saying what the server did.
+	firstByte atomic.Bool
+	interim   atomic.Int32
+	// sent is the body of the POST in flight, for getBody.
+	sent    []byte
+	getBody func() (io.ReadCloser, error)
 }
 
-// bodyReader lets a worker hand the same request body to every request
-// without wrapping it anew.
+// bodyReader is a request body net/http can close. Each request has its
+// own: net/http may still hold a request's body after RoundTrip returns,
+// so one reader reset for the next request could be read empty (a
+// request sent again on a fresh connection went out with no body).
 type bodyReader struct{ bytes.Reader }
 
 func (*bodyReader) Close() error { return nil }
@@ -77,13 +88,15 @@ func (t *httpTransport) close() {}
 func (t *httpTransport) exchange(ctx context.Context, p *Prepared, body []byte, id int64, res *Result) (bool, error) {
 	ctx, cancel := context.WithTimeout(t.traced(ctx), t.s.c.opts.Timeout)
 	defer cancel()
+	t.firstByte.Store(false)
+	t.interim.Store(0)
 	resp, err := t.post(ctx, t.s.c.url, t.header(p), body)
 	if err != nil {
-		k := classifyNetErr(err)
-		return false, &Error{Kind: k, Msg: p.req.Method, Err: err}
+		return false, t.postError(p, err)
 	}
 	defer resp.Body.Close()
-	return t.answer(ctx, p, id, res, resp.StatusCode, resp.Header.Get("Content-Type"), resp.Header.Get("Mcp-Session-Id"), resp.Body)
+	h := headOf(resp)
+	return t.answer(ctx, p, id, res, &h, resp.Body)
 }
 
 // traced returns ctx with the session's connection trace, made once per
@@ -99,8 +112,13 @@ func (t *httpTransport) traced(ctx context.Context) context.Context {
 	// in ctx by changing it, so a trace must never be attached twice.
 	s := t.s
 	t.trace = &httptrace.ClientTrace{
-		GetConn: func(string) { t.getConn = time.Now() },
-		GotConn: func(httptrace.GotConnInfo) { s.connWait = time.Since(t.getConn) },
+		GetConn:              func(string) { t.getConn = time.Now() },
+		GotConn:              func(httptrace.GotConnInfo) { s.connWait = time.Since(t.getConn) },
+		GotFirstResponseByte: func() { t.firstByte.Store(true) },
+		Got1xxResponse: func(code int, _ textproto.MIMEHeader) error {
+			t.interim.Store(int32(code))
+			return nil
+		},
 	}
 	t.traceParent, t.traceCtx = ctx, httptrace.WithClientTrace(ctx, t.trace)
 	return t.traceCtx
@@ -149,50 +167,84 @@ func (t *httpTransport) buildHeader(p *Prepared) http.Header {
 // post sends body to u and returns the response; the caller closes its
 // body.
 func (t *httpTransport) post(ctx context.Context, u *url.URL, h http.Header, body []byte) (*http.Response, error) {
-	t.body.Reset(body)
+	r := &bodyReader{}
+	r.Reset(body)
+	t.sent = body
+	if t.getBody == nil {
+		// net/http sends a request again on a fresh connection when the
+		// one it chose was closed by the server first; it can only if
+		// it can have the body again.
+		t.getBody = func() (io.ReadCloser, error) {
+			r := &bodyReader{}
+			r.Reset(t.sent)
+			return r, nil
+		}
+	}
 	req := &http.Request{
 		Method: http.MethodPost, URL: u, Host: u.Host, Header: h,
-		Body: &t.body, ContentLength: int64(len(body)),
+		Body: r, GetBody: t.getBody, ContentLength: int64(len(body)),
 		Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
 	}
 	return t.hc.Do(req.WithContext(ctx))
 }
 
+// postError says what became of a POST that got no answer: an answer
+// nobody asked for broke the connection, an interim answer and then
+// nothing, or nothing at all.
+func (t *httpTransport) postError(p *Prepared, err error) *Error {
+	e := &Error{Kind: classifyNetErr(err), Msg: p.req.Method, Err: err}
+	switch msg := err.Error(); {
+	case strings.Contains(msg, "readLoopPeekFailLocked") && strings.HasSuffix(msg, "<nil>)"):
+		// net/http's words for bytes that came on an idle connection.
+		e.Msg += ": the connection broke on an answer nobody asked for (the server answered a request twice, or late)"
+	case e.Kind != KindTimeout:
+	case t.interim.Load() != 0:
+		e.Msg += fmt.Sprintf(": no answer in time, only an interim %d", t.interim.Load())
+	case !t.firstByte.Load():
+		e.Msg += ": no answer in time: not a byte of it came"
+	default:
+		e.Msg += ": no whole status line and headers in time"
+	}
+	return e
+}
+
 // answer reads a Streamable HTTP answer to id, whichever engine fetched it:
 // session expiry, HTTP errors, and the JSON or SSE body.
-func (t *httpTransport) answer(ctx context.Context, p *Prepared, id int64, res *Result, status int, ct, sid string, body io.Reader) (bool, error) {
+func (t *httpTransport) answer(ctx context.Context, p *Prepared, id int64, res *Result, h *answerHead, body io.Reader) (bool, error) {
 	s := t.s
-	if status == http.StatusNotFound && s.id != "" {
+	if h.status == http.StatusNotFound && s.id != "" {
 		res.Received = drain(body)
-		expired := &Error{Kind: KindSessionExpired, Status: status, Msg: "session " + shortID(s.id) + " is gone"}
-		s.renew(ctx)
-		return false, expired
+		return false, s.lost(ctx, h.status)
 	}
-	if status < 200 || status > 299 {
+	if h.status < 200 || h.status > 299 {
 		n, rpcErr := s.readErrorBody(body)
 		res.Received = n
-		e := &Error{Kind: KindHTTPStatus, Status: status, Msg: fmt.Sprintf("%s: HTTP %d", p.req.Method, status)}
+		e := h.statusError(p.req.Method)
 		if rpcErr != nil {
 			e.Code, e.data = rpcErr.Code, rpcErr.Data
-			e.Msg += ": " + rpcErr.Message
+			e.Msg += ": " + s.c.serverText(rpcErr.Message)
 			// Modern servers send JSON-RPC errors with a 4xx status that
 			// mirrors them; the error object is the server's answer.
 			e.Kind = KindJSONRPC
 		}
 		return false, e
 	}
-	if sid != "" && p.req.Method == "initialize" {
-		s.id = sid
+	if h.sessionID != "" && p.req.Method == "initialize" {
+		s.id = h.sessionID
 	}
-	switch {
+	if e := h.refuse(p.req.Method, s.c.maxBody); e != nil {
+		return false, e // not drained: the connection goes
+	}
+	switch ct := h.contentType; {
 	case hasMediaType(ct, "text/event-stream"):
 		found, err := s.readSSE(body, id, res)
 		if !found && err == nil {
 			return t.resumeSSE(ctx, p, id, res)
 		}
-		return found, err
+		return found, h.explainCut(err, res.Received, s.sse.events)
 	case hasMediaType(ct, "application/json"):
-		return s.readJSON(body, id, res)
+		found, err := s.readJSON(body, id, res)
+		return found, h.explainCut(err, res.Received, -1)
 	default:
 		res.Received = drain(body)
 		mt, _, _ := mime.ParseMediaType(ct)

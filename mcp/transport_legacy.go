@@ -185,7 +185,7 @@ func (t *legacyTransport) await(ls *legacyStream, p *Prepared, id int64, res *Re
 			continue
 		}
 		if err := s.rep.parse(data); err != nil {
-			return false, &Error{Kind: KindTransport, Msg: "malformed JSON on the SSE stream", Err: err}
+			return false, malformed("event on the SSE stream", data, err)
 		}
 		if s.rep.isNotification() {
 			continue

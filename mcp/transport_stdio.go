@@ -3,7 +3,6 @@ package mcp
 import (
 	"context"
 	"fmt"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -92,17 +91,17 @@ func (t *stdioTransport) exchange(ctx context.Context, _ *Prepared, body []byte,
 	case line := <-t.waiter:
 		res.Received = int64(len(line) + 1)
 		if len(line) > s.c.maxBody {
-			return false, &Error{Kind: KindTransport, Msg: "answer larger than --max-response-bytes"}
+			return false, &Error{Kind: KindTransport, Msg: msgTooLarge}
 		}
 		if err := s.rep.parse(line); err != nil {
-			return false, &Error{Kind: KindTransport, Msg: "malformed JSON answer", Err: err}
+			return false, malformed("answer", line, err)
 		}
 		return true, nil
 	case <-ctx.Done():
 		p.forget(id)
-		return false, &Error{Kind: classifyNetErr(ctx.Err()), Msg: "no answer from the server process", Err: ctx.Err()}
+		return false, &Error{Kind: classifyNetErr(ctx.Err()), Msg: "no answer from the server process" + p.notes(), Err: ctx.Err()}
 	case <-p.done:
-		return false, &Error{Kind: KindTransport, Msg: "the server process closed its stdout: " + p.stderr.String(), Err: p.err}
+		return false, &Error{Kind: KindTransport, Msg: p.gone() + p.notes(), Err: p.err}
 	}
 }
 
@@ -122,12 +121,7 @@ func (c *Client) dialStdio(ctx context.Context) error {
 		s := &Session{c: c}
 		s.t = &stdioTransport{s: s, proc: p}
 		if err := c.negotiateOn(ctx, s); err != nil {
-			l.close() // reaps the process, so its stderr is all in
-			// The error may quote the stderr already (a closed stdout
-			// does): say it once.
-			if tail := p.stderr.String(); !strings.Contains(err.Error(), tail) {
-				return fmt.Errorf("server process %d: %w (stderr: %s)", i+1, err, tail)
-			}
+			l.close()
 			return fmt.Errorf("server process %d: %w", i+1, err)
 		}
 	}

@@ -55,6 +55,9 @@ func WriteProbeSummary(w io.Writer, r *results.ProbeReport) error {
 	}
 	if ls := r.LogScan; ls != nil {
 		fmt.Fprintf(&b, "log         %s\n", logScanLine(ls))
+		if c := LogCoverage(ls.Coverage); c != "" {
+			fmt.Fprintf(&b, "            window %s\n", c)
+		}
 	} else if r.LogScanError != "" {
 		fmt.Fprintf(&b, "log         not scanned: %s\n", r.LogScanError)
 	}
@@ -81,17 +84,16 @@ func WriteProbeMarkdown(w io.Writer, r *results.ProbeReport) error {
 			return err
 		}
 	}
-	return writeGates(w, r.Gates, textfmt.Percent, textfmt.Percent)
+	return writeGates(w, r.Gates)
 }
 
 func probeMarkdownHead(w io.Writer, r *results.ProbeReport) error {
 	var b strings.Builder
 	b.WriteString("# mcpbench probe\n\n")
 	if r.Interrupted {
-		b.WriteString("> **Interrupted**: the report covers what was measured before the stop.\n\n")
+		b.WriteString("> **Interrupted:** the report covers what was measured before the stop.\n\n")
 	}
-	fmt.Fprintf(&b, "- **Target:** %s\n", targetLine(r.Target))
-	fmt.Fprintf(&b, "- **Started:** %s\n", r.StartedAt.Format("2006-01-02 15:04:05 MST"))
+	headerMarkdown(&b, &r.Header)
 	if si := &r.ServerInfo; si.Negotiation != "" {
 		fmt.Fprintf(&b, "- **Negotiation:** %s\n", si.Negotiation)
 	}
@@ -227,6 +229,9 @@ func probeMarkdownLog(w io.Writer, r *results.ProbeReport) error {
 // counters' deltas.
 func logScanTable(w io.Writer, ls *logscan.WindowScan) error {
 	fmt.Fprintf(w, "`%s`, bytes %d to %d: %d stats line(s), baseline %s.\n\n", ls.Path, ls.Window.StartOffset, ls.Window.EndOffset, ls.StatsLines, ls.Baseline)
+	if c := LogCoverage(ls.Coverage); c != "" {
+		fmt.Fprintf(w, "Window %s.\n\n", c)
+	}
 	rows := [][]string{{fmt.Sprint(ls.Delta.Requests), fmt.Sprint(ls.Delta.CacheHits), fmt.Sprint(ls.Delta.CacheMisses),
 		probeOptPct(ls.WindowHitRatePct), fmt.Sprint(ls.Delta.BuildCount), fmt.Sprint(ls.Delta.BuildFailures)}}
 	return markdownTable(w, []string{"requests", "cache hits", "cache misses", "hit rate", "builds", "build failures"}, rows)
@@ -235,6 +240,13 @@ func logScanTable(w io.Writer, ls *logscan.WindowScan) error {
 // probeHealthTable has a row for the snapshot before, the one after, and the
 // change between them.
 func probeHealthTable(w io.Writer, h *probe.Health) error {
+	head, rows := healthRows(h)
+	fmt.Fprintf(w, "`%s`\n\n", h.URL)
+	return markdownTable(w, head, rows)
+}
+
+// healthRows are the Markdown cells of the health table.
+func healthRows(h *probe.Health) (head []string, rows [][]string) {
 	row := func(name string, s probe.HealthSnapshot) []string {
 		status := "–"
 		if s.StatusCode != 0 {
@@ -246,15 +258,14 @@ func probeHealthTable(w io.Writer, h *probe.Health) error {
 		}
 		return r
 	}
-	rows := [][]string{row("before", h.HealthSnapshot)}
+	rows = [][]string{row("before", h.HealthSnapshot)}
 	if h.After != nil {
 		rows = append(rows, row("after", *h.After))
 	}
 	if d := h.Delta; d != nil {
 		rows = append(rows, []string{"change", "", "", "", probeSigned(d.CacheHits), probeSigned(d.CacheMisses), probeOptPct(d.WindowHitRatePct), ""})
 	}
-	fmt.Fprintf(w, "`%s`\n\n", h.URL)
-	return markdownTable(w, []string{"snapshot", "ok", "status", "latency ms", "cache hits", "cache misses", "hit rate", "note"}, rows)
+	return []string{"snapshot", "ok", "status", "latency ms", "cache hits", "cache misses", "hit rate", "note"}, rows
 }
 
 func probeHealthLine(s probe.HealthSnapshot) string {

@@ -13,6 +13,7 @@ import (
 	"github.com/mcpbench/mcpbench/bench"
 	"github.com/mcpbench/mcpbench/internal/textfmt"
 	"github.com/mcpbench/mcpbench/results"
+	"github.com/mcpbench/mcpbench/workload"
 )
 
 // WriteRunJSON writes r as indented JSON.
@@ -46,10 +47,17 @@ func WriteRunSummary(w io.Writer, r *results.RunReport) error {
 		ex := p.ErrorExamples[k]
 		fmt.Fprintf(&b, "  %-16s %d  e.g. %s\n", k, p.ErrorsByKind[k], ex)
 	}
+	writeOperationErrors(&b, p.ByOperation)
+	for _, t := range r.Workload.Tools {
+		if t.CardinalityNote != "" {
+			fmt.Fprintf(&b, "note      %s: %s\n", t.Name, t.CardinalityNote)
+		}
+	}
 	writeGateLines(&b, r.Gates, func(v float64) string { return textfmt.Float(textfmt.Round3(v)) })
 	if r.LogScan != nil {
 		fmt.Fprintf(&b, "log       %s\n", logScanLine(r.LogScan))
 	}
+	writeSoakSummary(&b, r.Soak)
 	if p.Client.Saturated {
 		fmt.Fprintf(&b, "WARNING   the generator was saturated (%s): these figures describe mcpbench, not the server\n", p.Client.SaturationReason)
 	}
@@ -74,16 +82,30 @@ func writeOperationLines(b *strings.Builder, ops []bench.OperationStats) {
 	}
 }
 
+// writeOperationErrors adds a line for each operation of a mix that had
+// errors, with its count of each kind: which tool fails, and how.
+func writeOperationErrors(b *strings.Builder, ops []bench.OperationStats) {
+	for _, o := range ops {
+		if o.Errors == 0 {
+			continue
+		}
+		var kinds []string
+		for _, k := range sortedKeys(o.ErrorsByKind) {
+			kinds = append(kinds, fmt.Sprintf("%s %d", k, o.ErrorsByKind[k]))
+		}
+		fmt.Fprintf(b, "  by %-13s %d of %d failed: %s\n", results.OperationName(o.Operation), o.Errors, o.Requests, strings.Join(kinds, ", "))
+	}
+}
+
 // WriteRunMarkdown writes the Markdown report of a run.
 func WriteRunMarkdown(w io.Writer, r *results.RunReport) error {
 	p := &r.Point
 	var b strings.Builder
-	b.WriteString("# mcpbench run\n\n")
+	fmt.Fprintf(&b, "# mcpbench run: %s\n\n", textfmt.OrDash(r.Target.URL))
 	if p.Interrupted {
-		b.WriteString("> **Interrupted**: the figures cover what was measured before the stop.\n\n")
+		b.WriteString("> **Interrupted:** the figures cover what was measured before the stop.\n\n")
 	}
-	fmt.Fprintf(&b, "- **Target:** %s\n", targetLine(r.Target))
-	fmt.Fprintf(&b, "- **Started:** %s\n", r.StartedAt.Format("2006-01-02 15:04:05 MST"))
+	headerMarkdown(&b, &r.Header)
 	fmt.Fprintf(&b, "- **Workload:** %s\n", results.OperationsLine(r.Workload.Operations))
 	if p.Rate != nil {
 		fmt.Fprintf(&b, "- **Load:** open loop, %s requests/s offered, at most %d in flight\n", textfmt.Float(*p.Rate), p.Concurrency)
@@ -116,6 +138,9 @@ func WriteRunMarkdown(w io.Writer, r *results.RunReport) error {
 			return err
 		}
 	}
+	if err := writeToolsTable(w, r.Workload.Tools); err != nil {
+		return err
+	}
 	if len(p.ErrorsByKind) > 0 {
 		io.WriteString(w, "\n## Errors\n\n")
 		var rows [][]string
@@ -126,7 +151,10 @@ func WriteRunMarkdown(w io.Writer, r *results.RunReport) error {
 			return err
 		}
 	}
-	if err := writeGates(w, r.Gates, func(v float64) string { return textfmt.Float(textfmt.Round3(v)) }, textfmt.Float); err != nil {
+	if err := writeGates(w, r.Gates); err != nil {
+		return err
+	}
+	if err := writeSeriesMarkdown(w, p.Series, r.Soak); err != nil {
 		return err
 	}
 	if r.LogScan != nil {
@@ -144,11 +172,26 @@ func WriteRunMarkdown(w io.Writer, r *results.RunReport) error {
 	return nil
 }
 
+// writeToolsTable lists the tools a run called with what their
+// annotations say (nothing when it called none).
+func writeToolsTable(w io.Writer, tools []workload.ToolInfo) error {
+	if len(tools) == 0 {
+		return nil
+	}
+	io.WriteString(w, "\n## Tools called\n\n")
+	var rows [][]string
+	for _, t := range tools {
+		rows = append(rows, []string{t.Name, toolTraits(t, 0)})
+	}
+	return markdownTable(w, []string{"tool", "annotations"}, rows)
+}
+
 func markdownTable(w io.Writer, head []string, rows [][]string) error {
-	t := tablewriter.NewTable(w,
+	opts := append([]tablewriter.Option{
 		tablewriter.WithRenderer(renderer.NewMarkdown()),
 		tablewriter.WithHeaderAutoFormat(tw.Off),
-	)
+	}, columnAlignment(len(head), rows)...)
+	t := tablewriter.NewTable(w, opts...)
 	t.Header(head)
 	for _, r := range rows {
 		if err := t.Append(r); err != nil {
@@ -175,13 +218,17 @@ func writeGateLines(b *strings.Builder, gates []results.Gate, value func(float64
 		if !g.Passed {
 			verdict = "FAILED"
 		}
-		fmt.Fprintf(b, "gate      %s: %s (%s, limit %s)\n", g.Name, verdict, value(g.Value), textfmt.Float(g.Limit))
+		note := ""
+		if g.Note != "" {
+			note = "; " + g.Note
+		}
+		fmt.Fprintf(b, "gate      %s: %s (%s, limit %s%s)\n", g.Name, verdict, value(g.Value), textfmt.Float(g.Limit), note)
 	}
 }
 
-// writeGates writes the Gates section (nothing when there are none), with
-// values and limits formatted as given.
-func writeGates(w io.Writer, gates []results.Gate, value, limit func(float64) string) error {
+// writeGates writes the Gates section (nothing when there are none), each
+// value and limit in its figure's unit.
+func writeGates(w io.Writer, gates []results.Gate) error {
 	if len(gates) == 0 {
 		return nil
 	}
@@ -192,7 +239,35 @@ func writeGates(w io.Writer, gates []results.Gate, value, limit func(float64) st
 		if !g.Passed {
 			v = "**FAIL**"
 		}
-		rows = append(rows, []string{g.Name, value(g.Value), limit(g.Limit), v})
+		if g.Note != "" {
+			v += " (" + g.Note + ")"
+		}
+		rows = append(rows, []string{g.Name, gateFigure(g.Name, g.Value), gateFigure(g.Name, g.Limit), v})
 	}
 	return markdownTable(w, []string{"gate", "value", "limit", "verdict"}, rows)
+}
+
+// gateLabel names a gate for people: "error rate", "p95".
+func gateLabel(name string) string {
+	switch name {
+	case "error_rate":
+		return "error rate"
+	case "p95_ms":
+		return "p95"
+	case "p99_ms":
+		return "p99"
+	}
+	return name
+}
+
+// gateFigure prints a gate's value or limit in its unit: a percentage
+// for an error rate, milliseconds for a latency.
+func gateFigure(name string, v float64) string {
+	switch {
+	case strings.HasSuffix(name, "error_rate"):
+		return textfmt.Percent(v)
+	case strings.HasSuffix(name, "_ms"):
+		return fmtMS(v) + " ms"
+	}
+	return textfmt.Float(textfmt.Round3(v))
 }

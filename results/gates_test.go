@@ -5,47 +5,42 @@ import (
 
 	"github.com/mcpbench/mcpbench/bench"
 	"github.com/mcpbench/mcpbench/sweep"
+	"github.com/mcpbench/mcpbench/workload"
 )
 
-// TestSweepGates: --fail-on-slo fails only when no point met the SLO (a
-// sweep measures past the limit on purpose), --require-concurrency when the
-// highest feasible concurrency is below it; each is recorded as it was
-// judged (issue 19, point 4).
-func TestSweepGates(t *testing.T) {
-	point := func(c int, p99 float64) bench.Point {
-		p := bench.Point{Concurrency: c, RPS: float64(c) * 100}
-		p.Requests, p.OK, p.P95MS, p.P99MS = 100, 100, p99/2, p99
-		return p
+// TestToolErrorsToGeneratedArgsExempt: tool errors of operations with
+// generated arguments leave the error-rate gate, with a note, unless asked
+// to count; every other error still counts, and the report's own figures
+// are untouched.
+func TestToolErrorsToGeneratedArgsExempt(t *testing.T) {
+	read := bench.Operation{Method: "tools/call", Tool: "read_file"}
+	echo := bench.Operation{Method: "tools/call", Tool: "echo"}
+	// read_file's arguments were generated, echo's given.
+	generated := []workload.ToolInfo{{Name: "read_file", ArgSets: 16}, {Name: "echo"}}
+	mix := func() *RunReport {
+		return &RunReport{Workload: Workload{Operations: []bench.Operation{read, echo}, Tools: generated}, Point: bench.Point{
+			Latency: bench.Latency{Requests: 100, Errors: 60, ErrorRate: 0.6, ErrorsByKind: map[string]int64{"tool_error": 55, "timeout": 5}},
+			ByOperation: []bench.OperationStats{
+				{Operation: read, Latency: bench.Latency{Requests: 50, Errors: 50, ErrorsByKind: map[string]int64{"tool_error": 48, "timeout": 2}}},
+				{Operation: echo, Latency: bench.Latency{Requests: 50, Errors: 10, ErrorsByKind: map[string]int64{"tool_error": 7, "timeout": 3}}},
+			}}}
 	}
-	slo := sweep.SLO{P99MS: 100}
-	some := NewSweepReport(Header{}, []bench.Point{point(1, 20), point(8, 300)}, slo)
-	none := NewSweepReport(Header{}, []bench.Point{point(1, 200), point(8, 300)}, slo)
-	for _, tt := range []struct {
-		name  string
-		r     *SweepReport
-		g     Gates
-		fails bool
-		gates []Gate
-	}{
-		{"no gate asked for", none, Gates{SLO: slo}, false, []Gate{}},
-		{"one point met the SLO", some, Gates{SLO: slo, FailOnSLO: true}, false,
-			[]Gate{{Name: "points_meeting_slo", Limit: 1, Value: 1, Passed: true}}},
-		{"none met it", none, Gates{SLO: slo, FailOnSLO: true}, true,
-			[]Gate{{Name: "points_meeting_slo", Limit: 1, Value: 0, Passed: false}}},
-		{"concurrency required", some, Gates{SLO: slo, RequireConcurrency: 8}, true,
-			[]Gate{{Name: "max_feasible_concurrency", Limit: 8, Value: 1, Passed: false}}},
-		{"concurrency met", some, Gates{SLO: slo, RequireConcurrency: 1}, false,
-			[]Gate{{Name: "max_feasible_concurrency", Limit: 1, Value: 1, Passed: true}}},
-	} {
-		err := tt.g.Sweep(tt.r)
-		if (err != nil) != tt.fails || len(tt.r.Gates) != len(tt.gates) {
-			t.Errorf("%s: error %v, gates %+v", tt.name, err, tt.r.Gates)
-			continue
-		}
-		for i := range tt.gates {
-			if tt.r.Gates[i] != tt.gates[i] {
-				t.Errorf("%s: gate %+v, want %+v", tt.name, tt.r.Gates[i], tt.gates[i])
-			}
-		}
+	g := Gates{SLO: sweep.SLO{MaxErrorRate: 0.2}}
+	r := mix()
+	if failed := g.Run(r); failed || r.Gates[0].Value != 0.12 || r.Gates[0].Note != "48 tool_error answer(s) to generated arguments not counted" || r.ErrorRate != 0.6 {
+		t.Fatalf("failed %v, %+v", failed, r.Gates)
+	}
+	r = mix()
+	if failed := (Gates{SLO: sweep.SLO{MaxErrorRate: 0.2}, CountToolErrors: true}).Run(r); !failed || r.Gates[0].Value != 0.6 || r.Gates[0].Note != "" {
+		t.Fatalf("without exemption: failed %v, %+v", failed, r.Gates)
+	}
+	single := &RunReport{Workload: Workload{Operations: []bench.Operation{read}, Tools: generated[:1]}, Point: bench.Point{
+		Latency: bench.Latency{Requests: 10, Errors: 10, ErrorRate: 1, ErrorsByKind: map[string]int64{"tool_error": 10}}}}
+	if failed := g.Run(single); failed || single.Gates[0].Value != 0 {
+		t.Fatalf("one operation: failed %v, %+v", failed, single.Gates)
+	}
+	single.Workload.Tools, single.Gates = nil, nil // given arguments: every error counts
+	if failed := g.Run(single); !failed || single.Gates[0].Value != 1 {
+		t.Fatalf("one operation: failed %v, %+v", failed, single.Gates)
 	}
 }

@@ -106,6 +106,9 @@ func MergeRuns(rs []*RunReport, opt MergeOptions) (*RunReport, []string, error) 
 	info.Notes = notes
 
 	out := &RunReport{Header: first.Header, Workload: first.Workload, Point: p, Gates: []Gate{}, Merged: info}
+	if first.Soak != nil {
+		out.Soak = AnalyzeSoak(p.Series, SoakOptions{Warmup: seconds(first.Soak.WarmupS)})
+	}
 	out.StartedAt = start
 	out.Workload.Operations = slices.Clone(first.Workload.Operations)
 	for _, r := range rs[1:] {

@@ -57,6 +57,12 @@ func mergePoints(ps []bench.Point, spanS float64) (bench.Point, []string, error)
 	}
 	out.ElapsedS = spanS
 	out.RPS = float64(out.Requests) / spanS
+	series, ns, err := mergeSeries(ps)
+	if err != nil {
+		return out, nil, err
+	}
+	out.Series = series
+	notes = appendNew(notes, ns...)
 	if len(ps[0].ByOperation) > 0 {
 		ops, err := mergeOperations(ps, spanS)
 		if err != nil {

@@ -70,6 +70,7 @@ func buildTools(n int) []*toolDef {
 			Description:  th.description,
 			InputSchema:  th.input(),
 			OutputSchema: th.output(),
+			Annotations:  sideEffectFree(),
 		}, th.required, th.result(i)))
 	}
 	msgIn := func() schema {
@@ -81,6 +82,7 @@ func buildTools(n int) []*toolDef {
 		Description:  "Return the message unchanged, as text content and as structuredContent {message}.",
 		InputSchema:  msgIn(),
 		OutputSchema: msgIn(),
+		Annotations:  sideEffectFree(),
 	}, []string{"message"}, nil)
 	echo.bad = map[string]any{"message": 12345}
 	defs = append(defs, echo,
@@ -90,9 +92,19 @@ func buildTools(n int) []*toolDef {
 			Description:  "Always fail: answers with isError true and the message as the error text. For testing error handling.",
 			InputSchema:  object(schema{"message": str(nil)}),
 			OutputSchema: nil,
+			Annotations:  sideEffectFree(),
 		}, nil, nil),
 	)
 	return defs
+}
+
+// sideEffectFree is the annotation every tool of the reference server
+// carries, truthfully: a call changes nothing, and reaches nothing outside.
+// A load tester that calls only read-only tools by default may call them
+// all.
+func sideEffectFree() *mcp.ToolAnnotations {
+	closed := false
+	return &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: &closed}
 }
 
 func newToolDef(t *mcp.Tool, required []string, output map[string]any) *toolDef {

@@ -18,6 +18,9 @@ type Op struct {
 	// through them, one per call.
 	ArgSets []json.RawMessage
 	Weight  float64
+	// Info is the tool's entry in the server's listing, for tools/call
+	// operations built from one; nil otherwise.
+	Info *ToolInfo
 }
 
 // Workload is what MCP workers send; it is the engine's bench.Workload.

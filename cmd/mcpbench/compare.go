@@ -36,15 +36,15 @@ Flags:
 Examples:
   mcpbench compare base.json new.json --max-p95-regression 10%% --max-rps-regression 5%%
   mcpbench compare baseline-sweep.json sweep.json --max-p99-regression 5ms \
-      --md-out "$GITHUB_STEP_SUMMARY" --junit-out compare.xml
+      --md-out "$GITHUB_STEP_SUMMARY" --junit-out compare.xml --html-out compare.html
 `
 
 // compareFlags are compare's flags: the limits as typed, and where the
 // comparison goes.
 type compareFlags struct {
-	p95, p99, rps, errRate   string
-	jsonOut, mdOut, junitOut string
-	quiet                    bool
+	p95, p99, rps, errRate            string
+	jsonOut, mdOut, junitOut, htmlOut string
+	quiet                             bool
 }
 
 func (f *compareFlags) flagSet() *pflag.FlagSet {
@@ -57,6 +57,7 @@ func (f *compareFlags) flagSet() *pflag.FlagSet {
 	fs.StringVar(&f.mdOut, "md-out", "", "write the Markdown table to `FILE`, e.g. $GITHUB_STEP_SUMMARY (- = stdout)")
 	fs.StringVar(&f.jsonOut, "json-out", "", "write the comparison as JSON to `FILE` (- = stdout)")
 	fs.StringVar(&f.junitOut, "junit-out", "", "write JUnit XML to `FILE`, one test case per gate")
+	fs.StringVar(&f.htmlOut, "html-out", "", "write an HTML page to `FILE`: the checks, and the two reports' charts overlaid")
 	fs.BoolVarP(&f.quiet, "quiet", "q", false, "no table on stdout")
 	return fs
 }
@@ -87,13 +88,14 @@ func (f *compareFlags) limits() (results.Limits, error) {
 // unless a file or stdout takes it, or another format already has stdout.
 func (f *compareFlags) outputs() map[string]output {
 	md := output{path: f.mdOut, flag: "--md-out"}
-	if !f.quiet && f.mdOut == "" && f.jsonOut != "-" && f.junitOut != "-" {
+	if !f.quiet && f.mdOut == "" && f.jsonOut != "-" && f.junitOut != "-" && f.htmlOut != "-" {
 		md = output{path: "-", flag: "the table"}
 	}
 	return map[string]output{
 		report.FormatJSON:     {path: f.jsonOut, flag: "--json-out"},
 		report.FormatJUnit:    {path: f.junitOut, flag: "--junit-out"},
 		report.FormatMarkdown: md,
+		report.FormatHTML:     {path: f.htmlOut, flag: "--html-out"},
 	}
 }
 
@@ -114,29 +116,13 @@ func compareMain(_ context.Context, args []string, e env) int {
 	if err := checkOutputs(files(outs)); err != nil {
 		return exitFor(e, "compare", err)
 	}
-	basePath, newPath := fs.Arg(0), fs.Arg(1)
-	base, err := readReportFile(basePath)
+	c, err := compareFiles(fs.Arg(0), fs.Arg(1), g)
 	if err != nil {
 		return exitFor(e, "compare", err)
 	}
-	cur, err := readReportFile(newPath)
-	if err != nil {
-		return exitFor(e, "compare", err)
-	}
-	if base.Kind() != cur.Kind() {
-		return exitFor(e, "compare", usagef("%s is a %s report and %s a %s report: compare two of the same kind", basePath, base.Kind(), newPath, cur.Kind()))
-	}
-	var c *results.Comparison
-	if base.Sweep != nil {
-		c = results.CompareSweeps(base.Sweep, cur.Sweep, g)
-	} else {
-		c = results.CompareRuns(base.Run, cur.Run, g)
-	}
-	c.Base.Path, c.New.Path = basePath, newPath
-
 	writeErr := writeFormats(report.CompareFormats, c, outs, e)
 	if !c.Passed && !f.quiet {
-		fmt.Fprintf(e.stderr, "mcpbench compare: %d regression(s) of %s against %s\n", c.Regressions, newPath, basePath)
+		fmt.Fprintf(e.stderr, "mcpbench compare: %d regression(s) of %s against %s\n", c.Regressions, c.New.Path, c.Base.Path)
 	}
 	switch {
 	case writeErr != nil:
@@ -147,6 +133,30 @@ func compareMain(_ context.Context, args []string, e env) int {
 	return exitOK
 }
 
+// compareFiles reads the two reports and compares them under g.
+func compareFiles(basePath, newPath string, g results.Limits) (*results.Comparison, error) {
+	base, err := readReportFile(basePath)
+	if err != nil {
+		return nil, err
+	}
+	cur, err := readReportFile(newPath)
+	if err != nil {
+		return nil, err
+	}
+	if base.Kind() != cur.Kind() {
+		return nil, usagef("%s is a %s report and %s a %s report: compare two of the same kind", basePath, base.Kind(), newPath, cur.Kind())
+	}
+	var c *results.Comparison
+	if base.Sweep != nil {
+		c = results.CompareSweeps(base.Sweep, cur.Sweep, g)
+	} else {
+		c = results.CompareRuns(base.Run, cur.Run, g)
+	}
+	c.Base.Path, c.New.Path = basePath, newPath
+	c.MCPBenchVersion = buildVersion()
+	return c, nil
+}
+
 // readReportFile reads a run or sweep report; any failure is bad input.
 func readReportFile(path string) (results.Report, error) {
 	f, err := os.Open(path)
@@ -154,6 +164,10 @@ func readReportFile(path string) (results.Report, error) {
 		return results.Report{}, usagef("%v", err)
 	}
 	defer f.Close()
+	// A file too large is refused from its size, before any of it is read.
+	if st, err := f.Stat(); err == nil && st.Mode().IsRegular() && st.Size() > results.MaxReportBytes {
+		return results.Report{}, usagef("%s: %d MiB, larger than the %d MiB of any mcpbench report", path, st.Size()>>20, results.MaxReportBytes>>20)
+	}
 	r, err := results.ReadReport(f)
 	if err != nil {
 		return results.Report{}, usagef("%s: %v", path, err)

@@ -14,6 +14,7 @@ type gateFlags struct {
 	maxErrorRate float64
 	allowErrors  bool
 	failOnSLO    bool
+	countToolErr bool
 }
 
 func (g *gateFlags) register(fs *pflag.FlagSet, sweep bool) {
@@ -26,6 +27,7 @@ func (g *gateFlags) register(fs *pflag.FlagSet, sweep bool) {
 	} else {
 		fs.BoolVar(&g.failOnSLO, "fail-on-slo", false, "exit 1 when p95 or p99 misses its target")
 	}
+	fs.BoolVar(&g.countToolErr, "count-tool-errors", false, "with --gen-args: count tool_error answers in the --max-error-rate gate (by default made-up arguments a tool turns down do not fail a run)")
 	limitFlags(fs, zeroOrMore(maxSLOMillis), "p95-slo-ms", "p99-slo-ms")
 	limitFlags(fs, fraction, "max-error-rate")
 }
@@ -47,7 +49,8 @@ func (g *gateFlags) validate() error {
 // them for run and sweep alike.
 func (g *gateFlags) gates() results.Gates {
 	return results.Gates{
-		SLO:       sweep.SLO{P95MS: g.p95SLO, P99MS: g.p99SLO, MaxErrorRate: g.maxErrorRate},
-		FailOnSLO: g.failOnSLO,
+		SLO:             sweep.SLO{P95MS: g.p95SLO, P99MS: g.p99SLO, MaxErrorRate: g.maxErrorRate},
+		FailOnSLO:       g.failOnSLO,
+		CountToolErrors: g.countToolErr,
 	}
 }

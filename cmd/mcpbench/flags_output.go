@@ -20,6 +20,7 @@ import (
 type outputFlags struct {
 	jsonOut    string
 	mdOut      string
+	htmlOut    string
 	outDir     string
 	quiet      bool
 	noProgress bool
@@ -32,6 +33,7 @@ const defaultOutDir = ".run/reports"
 
 func (o *outputFlags) register(fs *pflag.FlagSet, dirUsage string) {
 	o.registerReports(fs)
+	o.registerHTML(fs)
 	fs.StringVar(&o.outDir, "out-dir", defaultOutDir, dirUsage)
 	fs.BoolVar(&o.noProgress, "no-progress", false, "no progress line on stderr")
 	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a Go CPU profile of mcpbench itself to `FILE`")
@@ -45,9 +47,14 @@ func (o *outputFlags) registerReports(fs *pflag.FlagSet) {
 	fs.BoolVarP(&o.quiet, "quiet", "q", false, "no human summary on stdout")
 }
 
+// registerHTML adds --html-out, for the commands with an HTML report.
+func (o *outputFlags) registerHTML(fs *pflag.FlagSet) {
+	fs.StringVar(&o.htmlOut, "html-out", "", "write the HTML report to `FILE`: one page with charts that works offline")
+}
+
 // reportExts are the file names' endings of the formats written under
 // default names.
-var reportExts = map[string]string{report.FormatJSON: ".json", report.FormatMarkdown: ".md", report.FormatSVG: ".svg"}
+var reportExts = map[string]string{report.FormatJSON: ".json", report.FormatMarkdown: ".md", report.FormatSVG: ".svg", report.FormatHTML: ".html"}
 
 // defaultNames points every report file of outs at BASE.ext in --out-dir.
 func (o *outputFlags) defaultNames(outs map[string]output, base string) {
@@ -165,7 +172,7 @@ func startCPUProfile(path string) (func(), error) {
 // summaryOut is where the human summary goes: nowhere when quiet or when
 // stdout carries a report.
 func (o *outputFlags) summaryOut(e env) io.Writer {
-	if o.quiet || o.jsonOut == "-" || o.mdOut == "-" {
+	if o.quiet || o.jsonOut == "-" || o.mdOut == "-" || o.htmlOut == "-" {
 		return io.Discard
 	}
 	return e.stdout

@@ -28,9 +28,11 @@ type targetFlags struct {
 	maxResponseBytes int64
 	healthURL        string
 	logFile          string
+	logSettle        settleValue
 	stdioProcs       int
 	engine           string
 	command          []string // the stdio server: the arguments after --
+	secrets          []string // the credentials the flags and environment carry
 }
 
 func (t *targetFlags) register(fs *pflag.FlagSet) {
@@ -49,6 +51,8 @@ func (t *targetFlags) register(fs *pflag.FlagSet) {
 	fs.Int64Var(&t.maxResponseBytes, "max-response-bytes", 16<<20, "largest answer accepted; larger ones are transport errors")
 	fs.StringVar(&t.healthURL, "health-url", "", "health endpoint (default /health on the endpoint's origin)")
 	fs.StringVar(&t.logFile, "log-file", "", "server log `FILE` to scan over the measured window")
+	t.logSettle = autoSettle
+	fs.Var(&t.logSettle, "log-settle", "with --log-file: after the load, wait up to this long for the stats line that covers its end (auto: the lines' interval and a half, at most 15s; 0: no wait)")
 	enumFlag(fs, "transport", "auto", "http", "sse", "stdio")
 	enumFlag(fs, "engine", string(mcp.EngineAuto), string(mcp.EngineDirect), string(mcp.EngineNetHTTP))
 	enumFlag(fs, "protocol-version", append([]string{"auto"}, mcp.Revisions()...)...)
@@ -93,6 +97,7 @@ func (t *targetFlags) options(e *env, pool int) (mcp.Options, error) {
 		Engine:           mcp.Engine(t.engine),
 		Command:          t.command,
 		StdioProcs:       t.stdioProcs,
+		Secrets:          t.secrets,
 	}, nil
 }
 
@@ -170,31 +175,17 @@ func (t *targetFlags) header(e *env) (http.Header, error) {
 		}
 	}
 	e.protect(secrets)
+	t.secrets = secrets
 	return h, nil
 }
-
-// sensitiveHeaders carry credentials whatever the user says.
-var sensitiveHeaders = []string{"Authorization", "Cookie", "Proxy-Authorization", "X-Api-Key"}
 
 // secretValues lists the values that must never be printed or written: the
 // sensitive headers' and --secret-header's values, each credential inside
 // them (a bearer token without its scheme), and the token.
 func secretValues(h http.Header, extra []string, token string) []string {
 	var out []string
-	add := func(v string) {
-		if v = strings.TrimSpace(v); len(v) >= 4 {
-			out = append(out, v)
-		}
+	if token = strings.TrimSpace(token); len(token) >= 4 {
+		out = append(out, token)
 	}
-	add(token)
-	names := append(append([]string(nil), sensitiveHeaders...), extra...)
-	for _, n := range names {
-		for _, v := range h.Values(textproto.CanonicalMIMEHeaderKey(n)) {
-			add(v)
-			if _, cred, ok := strings.Cut(v, " "); ok {
-				add(cred)
-			}
-		}
-	}
-	return out
+	return append(out, mcp.SecretValues(h, extra...)...)
 }

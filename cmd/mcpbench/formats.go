@@ -89,12 +89,13 @@ func checkOutputs(outs []output) error {
 	return nil
 }
 
-// outputs are the destinations --json-out, --md-out and --quiet give a
-// run, sweep, probe, logscan or merge report.
+// outputs are the destinations --json-out, --md-out, --html-out and
+// --quiet give a report.
 func (o *outputFlags) outputs(e env) map[string]output {
 	return map[string]output{
 		report.FormatJSON:     {path: o.jsonOut, flag: "--json-out"},
 		report.FormatMarkdown: {path: o.mdOut, flag: "--md-out"},
+		report.FormatHTML:     {path: o.htmlOut, flag: "--html-out"},
 		report.FormatSummary:  {to: o.summaryOut(e)},
 	}
 }
@@ -102,7 +103,7 @@ func (o *outputFlags) outputs(e env) map[string]output {
 // files lists the report files outs names, for checkOutputs.
 func files(outs map[string]output) []output {
 	var out []output
-	for _, name := range []string{report.FormatJSON, report.FormatMarkdown, report.FormatSVG, report.FormatJUnit} {
+	for _, name := range []string{report.FormatJSON, report.FormatMarkdown, report.FormatSVG, report.FormatJUnit, report.FormatHTML} {
 		if o, ok := outs[name]; ok && o.to == nil {
 			out = append(out, o)
 		}

@@ -20,6 +20,7 @@ func (t *targetFlags) setup(opts mcp.Options, spec workload.Spec, s *shardFlags)
 		Workload:  spec,
 		HealthURL: t.healthURL,
 		LogFile:   t.logFile,
+		LogSettle: time.Duration(t.logSettle),
 		StartAt:   s.at,
 		Shard:     s.report(),
 		Version:   buildVersion(),
@@ -27,12 +28,13 @@ func (t *targetFlags) setup(opts mcp.Options, spec workload.Spec, s *shardFlags)
 }
 
 // watch makes the harness's callbacks print: the stage before the load,
-// warnings on stderr, and the progress line cleared after each
-// measurement. It returns the progress line's printer, nil when there is
-// none.
+// warnings and the tools about to be called on stderr, and the progress
+// line cleared after each measurement. It returns the progress line's
+// printer, nil when there is none.
 func watch(s *harness.Setup, e env, cmd string, off bool) func(bench.Progress) {
 	progress := progressPrinter(e, off)
 	s.Warn = warnSetting(e, cmd)
+	s.Announce = announce(e, cmd)
 	s.MeasureDone = func() { clearProgress(e, progress) }
 	s.OnStage = newStageWatch(e, cmd, s.Options, progress != nil).enter
 	return progress

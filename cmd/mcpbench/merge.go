@@ -28,7 +28,7 @@ Flags:
 %s
 Examples:
   mcpbench merge shard-0.json shard-1.json shard-2.json shard-3.json --json-out run.json
-  mcpbench merge reports/*.json --json-out merged.json --md-out merged.md
+  mcpbench merge reports/*.json --json-out merged.json --md-out merged.md --html-out merged.html
 `
 
 // mergeFlags are merge's flags.
@@ -41,6 +41,7 @@ func (f *mergeFlags) flagSet() *pflag.FlagSet {
 	fs := newFlagSet("merge")
 	fs.StringVar(&f.out.jsonOut, "json-out", "", "write the merged report to `FILE` (- = stdout)")
 	fs.StringVar(&f.out.mdOut, "md-out", "", "write the merged report's Markdown to `FILE` (- = stdout)")
+	f.out.registerHTML(fs)
 	fs.BoolVar(&f.allowMissing, "allow-missing", false, "merge an incomplete set of shards (warns and lists the missing ones)")
 	fs.BoolVarP(&f.out.quiet, "quiet", "q", false, "no summary on stdout")
 	return fs
@@ -56,8 +57,8 @@ func mergeMain(_ context.Context, args []string, e env) int {
 	if fs.NArg() < 2 {
 		return exitFor(e, "merge", usagef("want at least two reports to merge (got %d)", fs.NArg()))
 	}
-	if out.jsonOut == "" && out.mdOut == "" {
-		return exitFor(e, "merge", usagef("--json-out FILE is required (or --md-out)"))
+	if out.jsonOut == "" && out.mdOut == "" && out.htmlOut == "" {
+		return exitFor(e, "merge", usagef("--json-out FILE is required (or --md-out, --html-out)"))
 	}
 	if err := checkOutputs(files(out.outputs(e))); err != nil {
 		return exitFor(e, "merge", err)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/mcpbench/mcpbench/harness"
 	"github.com/mcpbench/mcpbench/mcp"
 	"github.com/mcpbench/mcpbench/probe"
 	"github.com/mcpbench/mcpbench/report"
@@ -16,6 +17,7 @@ import (
 )
 
 const probeUsage = `Usage: mcpbench probe --url URL [flags]
+       mcpbench probe --transport stdio [flags] -- CMD ARGS...
 
 One-shot observability probe of an MCP server: /health before and after
 (with the change in its cache counters), what the server says about itself
@@ -24,6 +26,8 @@ of the tools/list payload (size, pages, largest tools, descriptions, schema
 compaction, lint), a sequential latency profile in the order sent (the
 first call is the cold one), a small and a large concurrent tools/list
 benchmark and, with --log-file, the server's stats lines over the probe.
+A stdio server gets the same probe bar health and the GET, which need an
+HTTP endpoint.
 
 Flags:
 %s
@@ -32,6 +36,7 @@ Examples:
       --log-file .run/logs/mcp.log \
       --json-out .run/reports/mcp-tools-list-observability.json
   mcpbench probe --url http://127.0.0.1:3002/mcp --bench-large-total 0 --md-out probe.md
+  mcpbench probe --transport stdio --bench-large-total 0 -- npx -y @modelcontextprotocol/server-memory
 `
 
 type probeFlags struct {
@@ -43,7 +48,6 @@ type probeFlags struct {
 	smallC       int
 	largeTotal   int64
 	largeC       int
-	logSettle    time.Duration
 	maxErrorRate float64
 	allowErrors  bool
 }
@@ -56,7 +60,6 @@ func (f *probeFlags) register(fs *pflag.FlagSet) {
 	fs.IntVar(&f.smallC, "bench-small-concurrency", 10, "workers of the small benchmark")
 	fs.Int64Var(&f.largeTotal, "bench-large-total", 1000, "requests of the large concurrent benchmark (0 = skip it)")
 	fs.IntVar(&f.largeC, "bench-large-concurrency", 50, "workers of the large benchmark")
-	fs.DurationVar(&f.logSettle, "log-settle", 0, "with --log-file: wait up to D after the last request for one more stats line, so the window counts every request")
 	fs.Float64Var(&f.maxErrorRate, "max-error-rate", 0, "highest acceptable error rate of each benchmark and of the sequential listings, 0..1")
 	fs.BoolVar(&f.allowErrors, "allow-request-errors", false, "any error rate is acceptable")
 	f.output.registerReports(fs)
@@ -90,8 +93,6 @@ func (f *probeFlags) validate() error {
 		return usagef("--bench-small-total and --bench-large-total must not be negative")
 	case f.smallC < 1 || f.largeC < 1:
 		return usagef("--bench-small-concurrency and --bench-large-concurrency must be at least 1")
-	case f.logSettle < 0:
-		return usagef("--log-settle must not be negative")
 	case f.maxErrorRate < 0 || f.maxErrorRate > 1:
 		return usagef("--max-error-rate must be between 0 and 1")
 	}
@@ -136,6 +137,9 @@ func probeMain(ctx context.Context, args []string, e env) int {
 		if errors.As(err, &se) && se.Stage == probe.StageLogMark {
 			return exitFor(e, "probe", usagef("--log-file: %v", se.Err))
 		}
+		if ce := harness.OptionError(err); ce != nil {
+			return exitFor(e, "probe", flagError(ce))
+		}
 		return exitFor(e, "probe", err)
 	}
 	r := f.report(res, cfg, started)
@@ -147,9 +151,11 @@ func probeMain(ctx context.Context, args []string, e env) int {
 // config checks probe's flags and turns them into the probe's
 // configuration.
 func (f *probeFlags) config(fs *pflag.FlagSet, e *env) (probe.Config, error) {
-	if fs.NArg() > 0 {
-		return probe.Config{}, usagef("unexpected argument %q", fs.Arg(0))
+	rest, command := splitCommand(fs)
+	if len(rest) > 0 {
+		return probe.Config{}, usagef("unexpected argument %q", rest[0])
 	}
+	f.target.command = command
 	if err := f.validate(); err != nil {
 		return probe.Config{}, err
 	}
@@ -169,7 +175,7 @@ func (f *probeFlags) config(fs *pflag.FlagSet, e *env) (probe.Config, error) {
 		Small:             probe.BenchSpec{Concurrency: f.smallC, Total: f.smallTotal},
 		Large:             probe.BenchSpec{Concurrency: f.largeC, Total: f.largeTotal},
 		LogFile:           f.target.logFile,
-		LogSettle:         f.logSettle,
+		LogSettle:         time.Duration(f.target.logSettle),
 	}, nil
 }
 

@@ -20,14 +20,25 @@ and errors. Closed loop with -c (each worker waits for its answer), open loop
 with --rate (requests on a fixed schedule, latency counted from the intended
 send time).
 
+With --gen-args and no --tool, only the tools annotated readOnlyHint: true
+are called (the MCP spec presumes any other tool may write or destroy):
+--allow-writes adds those annotated destructiveHint: false,
+--allow-destructive the rest, --tools and --exclude-tools narrow the set.
+A tool named with --tool is called whatever it says. --dry-run connects,
+lists the tools and prints the plan without calling any.
+
 Flags:
 %s
 Examples:
   mcpbench run --url http://127.0.0.1:3002/mcp -c 10 -n 500
   mcpbench run --url http://127.0.0.1:3002/mcp --method tools/call --tool echo \
-      --args '{"message":"hi"}' --rate 200 -d 5s --json-out run.json
+      --args '{"message":"hi"}' --rate 200 -d 5s --json-out run.json --html-out run.html
   mcpbench run --transport stdio -c 4 -n 1000 -- npx -y @modelcontextprotocol/server-everything stdio
   MCPBENCH_TOKEN=... mcpbench run --url https://mcp.example.internal/mcp -c 4 -n 1000
+  mcpbench run --transport stdio --gen-args --dry-run -c 4 -n 200 \
+      -- npx -y @modelcontextprotocol/server-filesystem /tmp/scratch
+  mcpbench run --url http://127.0.0.1:3002/mcp --rate 50 -d 1h --live \
+      --server-pid "$(pgrep -f my-mcp-server)" --server-metrics http://127.0.0.1:9090/metrics --fail-on-leak
 `
 
 // runFlags are all of run's flags.
@@ -38,6 +49,7 @@ type runFlags struct {
 	output   outputFlags
 	gate     gateFlags
 	shard    shardFlags
+	series   seriesFlags
 }
 
 // flagSet is run's flag set, bound to f.
@@ -53,7 +65,8 @@ func (f *runFlags) register(fs *pflag.FlagSet) {
 	f.workload.register(fs, false)
 	f.calls.register(fs)
 	f.gate.register(fs, false)
-	f.output.register(fs, "write the reports to `DIR` as mcpbench-<host>_<port>-run.json and .md (when given; an interrupted run without --json-out keeps its JSON there)")
+	f.series.register(fs, true)
+	f.output.register(fs, "write the reports to `DIR` as mcpbench-<host>_<port>-run.json, .md and .html (when given; an interrupted run without --json-out keeps its JSON there)")
 	f.shard.register(fs)
 }
 
@@ -67,21 +80,28 @@ func runMain(ctx context.Context, args []string, e env) int {
 	if err != nil {
 		return exitFor(e, "run", err)
 	}
+	if f.calls.dryRun {
+		plan, err := harness.PlanRun(ctx, cfg)
+		return dryRunExit(e, "run", plan, err, &f.output)
+	}
 	outs := f.output.outputs(e)
 	if fs.Changed("out-dir") && !named(outs) {
 		f.output.defaultNames(outs, reportBase(&f.target, "run"))
 	}
+	cfg.Load.Progress = watch(&cfg.Setup, e, "run", f.output.noProgress || f.series.live)
+	f.series.apply(&cfg.Load, &cfg.Setup, e, "run")
 	stop, err := f.output.ready(outs, e, "run", &cfg.Load)
 	if err != nil {
 		return exitFor(e, "run", err)
 	}
 	defer stop()
-	cfg.Load.Progress = watch(&cfg.Setup, e, "run", f.output.noProgress)
 	r, err := harness.Run(ctx, cfg)
 	if err != nil {
 		return harnessExit(e, "run", "request", err)
 	}
-	gateFailed := f.gate.gates().Run(r)
+	gates := f.gate.gates()
+	gates.FailOnLeak = f.series.failOnLeak
+	gateFailed := gates.Run(r)
 	if r.Point.Interrupted && outs[report.FormatJSON].path == "" {
 		// What was measured before the stop is kept, not lost with the run.
 		outs[report.FormatJSON] = output{path: filepath.Join(f.output.outDir, reportBase(&f.target, "run")+".json"), flag: "--out-dir"}
@@ -125,6 +145,9 @@ func (f *runFlags) config(fs *pflag.FlagSet, e *env) (harness.RunConfig, error) 
 	if err := f.gate.validate(); err != nil {
 		return harness.RunConfig{}, err
 	}
+	if err := f.series.validate(); err != nil {
+		return harness.RunConfig{}, err
+	}
 	spec, err := f.calls.spec(&f.workload)
 	if err != nil {
 		return harness.RunConfig{}, err
@@ -133,7 +156,7 @@ func (f *runFlags) config(fs *pflag.FlagSet, e *env) (harness.RunConfig, error) 
 	if err != nil {
 		return harness.RunConfig{}, err
 	}
-	return harness.RunConfig{Setup: f.target.setup(opts, spec, &f.shard), Load: load}, nil
+	return harness.RunConfig{Setup: f.target.setup(opts, spec, &f.shard), Load: load, Soak: f.series.soak()}, nil
 }
 
 // benchConfig checks the load flags and turns them into a bench.Config.

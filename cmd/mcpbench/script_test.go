@@ -40,6 +40,8 @@ func scriptCommands() map[string]func() {
 		},
 		"hangserver": hangServer,
 		"exitis":     exitIs,
+		// mcpbench under another name, for the soak example's pgrep -f.
+		"my-mcp-server": func() { main() },
 	}
 }
 
@@ -227,6 +229,7 @@ var exampleSubstitutions = strings.NewReplacer(
 	"http://127.0.0.1:3002", "$BASE",
 	"https://mcp.internal.example", "$BASE",
 	"https://mcp.example.internal", "$BASE",
+	"http://127.0.0.1:9090", "$BASE", // the soak example's metrics endpoint
 	"127.0.0.1:3002", "$ADDR",
 	`"$GITHUB_STEP_SUMMARY"`, "$GITHUB_STEP_SUMMARY",
 )

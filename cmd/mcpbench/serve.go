@@ -19,7 +19,8 @@ import (
 const serveUsage = `Usage: mcpbench serve [flags]
 
 Run the bundled reference MCP server (official Go SDK): Streamable HTTP at
-/mcp, legacy HTTP+SSE at /sse, /health, or MCP over stdin/stdout with --stdio.
+/mcp, legacy HTTP+SSE at /sse, /health, Prometheus metrics at /metrics, or
+MCP over stdin/stdout with --stdio.
 Its capacity is modelled: --capacity K handler slots, each tools/list and
 tools/call holding one for --service-time, so the knee is at K concurrent
 requests and the throughput ceiling is K / service time. The first line on
@@ -33,6 +34,7 @@ Examples:
   mcpbench serve --addr 127.0.0.1:0 --capacity 8 --service-time 20ms
   mcpbench serve --addr 127.0.0.1:3002 --log-file .run/logs/mcp.log --stats-interval 5s --list-cache-ttl 2s
   mcpbench serve --addr 127.0.0.1:0 --fault http-500 --fault-rate 0.01 --stall 500ms --stall-every 10s
+  mcpbench serve --addr 127.0.0.1:3002 --leak-per-request 20000    # then: mcpbench run ... --server-metrics http://127.0.0.1:3002/metrics
 `
 
 // serveFlags are the flags of `mcpbench serve`: the server's configuration
@@ -66,6 +68,8 @@ func (f *serveFlags) register(fs *pflag.FlagSet) {
 	fs.DurationVar(&cfg.Stall, "stall", 0, "pause the whole server for `D`...")
 	fs.DurationVar(&cfg.StallEvery, "stall-every", 0, "...every `D`")
 	fs.Uint64Var(&cfg.Seed, "seed", 1, "seed `S` of fault choice and service-time draws")
+	fs.IntVar(&cfg.LeakPerRequest, "leak-per-request", 0, "keep `BYTES` of memory for every request answered: a leak on purpose, to rehearse a soak test")
+	fs.BoolVar(&cfg.LeakSessions, "leak-sessions", false, "never release a session a client ends (its DELETE is answered, the session kept): a session leak on purpose")
 }
 
 // flagSet is serve's flag set, bound to f.
@@ -82,6 +86,7 @@ func (f *serveFlags) flagSet() *pflag.FlagSet {
 	limitFlags(fs, pauseUpTo(maxWait), "list-cache-ttl", "stall-every")
 	limitFlags(fs, fraction, "fault-rate")
 	limitFlags(fs, atLeastOne(maxBytes), "oversized-bytes")
+	limitFlags(fs, zeroOrMore(maxBytes), "leak-per-request")
 	limitFlags(fs, anyValue, "seed")
 	return fs
 }
@@ -136,8 +141,12 @@ func serveHTTP(ctx context.Context, addr string, cfg target.Config, e env, fail 
 	if c.Stateless {
 		mode = "stateless"
 	}
-	fmt.Fprintf(e.stderr, "mcpbench serve: %s, %d tools, capacity %d, service %s %s, sse at /sse, health at /health\n",
-		mode, c.Tools+2, c.Capacity, c.ServiceTime, c.ServiceDist)
+	metrics := ", metrics at /metrics"
+	if c.FixedResponse {
+		metrics = "" // the canned answers have no SDK server, nor its metrics
+	}
+	fmt.Fprintf(e.stderr, "mcpbench serve: %s, %d tools, capacity %d, service %s %s, sse at /sse, health at /health%s\n",
+		mode, c.Tools+2, c.Capacity, c.ServiceTime, c.ServiceDist, metrics)
 	<-ctx.Done()
 	if err := r.Shutdown(context.Background()); err != nil {
 		fmt.Fprintf(e.stderr, "mcpbench serve: %v\n", err)

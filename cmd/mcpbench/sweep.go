@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -21,7 +22,12 @@ const sweepUsage = `Usage: mcpbench sweep --url URL (--concurrency-values LIST |
 Measure a series of load points, then estimate the knee (where more
 concurrency stops buying throughput), fit the Universal Scalability Law, and
 recommend the concurrency (or rate) that meets the p95/p99 targets. Every
-point shares one connection pool sized for the largest one.
+point shares one connection pool sized for the largest one. Without report
+paths, JSON, Markdown, SVG and HTML reports are written under --out-dir.
+
+Tools are chosen as in run: with --gen-args, only read-only ones unless
+--allow-writes or --allow-destructive says otherwise; --dry-run prints the
+plan (tools, sample arguments, levels) and calls nothing.
 
 Flags:
 %s
@@ -31,6 +37,8 @@ Examples:
   mcpbench sweep --url http://127.0.0.1:3002/mcp --concurrency-range 1:64:x2 --refine \
       --p99-slo-ms 100 --require-concurrency 16
   mcpbench sweep --url http://127.0.0.1:3002/mcp --rate-range 100:400:+100 -d 2s --p99-slo-ms 100
+  mcpbench sweep --url http://127.0.0.1:3002/mcp --gen-args --tools 'tool_00*' \
+      --concurrency-values 1,4,16 --dry-run
 `
 
 type sweepFlags struct {
@@ -48,6 +56,7 @@ type sweepFlags struct {
 	requireConcurrency int
 	svgOut             string
 	shard              shardFlags
+	series             seriesFlags
 }
 
 func (f *sweepFlags) register(fs *pflag.FlagSet) {
@@ -62,7 +71,8 @@ func (f *sweepFlags) register(fs *pflag.FlagSet) {
 	fs.DurationVar(&f.cooldown, "cooldown", 0, "pause between points")
 	fs.IntVar(&f.requireConcurrency, "require-concurrency", 0, "exit 1 when the maximum feasible concurrency is below N")
 	f.gate.register(fs, true)
-	f.output.register(fs, "write the reports to `DIR` as mcpbench-<host>_<port>-sweep.json, .md and .svg when no --json-out, --md-out or --svg-out is given")
+	f.series.register(fs, false)
+	f.output.register(fs, "write the reports to `DIR` as mcpbench-<host>_<port>-sweep.json, .md, .svg and .html when no --json-out, --md-out, --svg-out or --html-out is given")
 	fs.StringVar(&f.svgOut, "svg-out", "", "write the chart to `FILE`")
 	f.shard.register(fs)
 	limitFlags(fs, pauseUpTo(maxWait), "cooldown")
@@ -101,6 +111,9 @@ func (f *sweepFlags) levels() ([]int, []float64, error) {
 	default:
 		rs, err = sweep.ParseRateRange(f.rateRange)
 	}
+	if le, ok := errors.AsType[*sweep.LevelsError](err); ok {
+		return nil, nil, usagef("%s%s", "--"+strings.ReplaceAll(le.Of, " ", "-"), le.Detail)
+	}
 	if err != nil {
 		return nil, nil, usagef("%v", err)
 	}
@@ -117,13 +130,18 @@ func sweepMain(ctx context.Context, args []string, e env) int {
 	if err != nil {
 		return exitFor(e, "sweep", err)
 	}
+	if f.calls.dryRun {
+		plan, err := harness.PlanSweep(ctx, cfg)
+		return dryRunExit(e, "sweep", plan, err, &f.output)
+	}
 	outs := f.outputs(e)
+	f.series.apply(&cfg.Point, &cfg.Setup, e, "sweep")
 	stop, err := f.output.ready(outs, e, "sweep", &cfg.Point)
 	if err != nil {
 		return exitFor(e, "sweep", err)
 	}
 	defer stop()
-	if progress := watch(&cfg.Setup, e, "sweep", f.output.noProgress); progress != nil {
+	if progress := watch(&cfg.Setup, e, "sweep", f.output.noProgress || f.series.live); progress != nil {
 		cfg.Progress = func(st sweep.Step, p bench.Progress) {
 			fmt.Fprintf(e.stderr, "\r\033[Kpoint %d/%d (%s): ", st.N, st.Total, levelLabel(st.Level))
 			progress(p)
@@ -179,6 +197,9 @@ func (f *sweepFlags) config(fs *pflag.FlagSet, e *env) (harness.SweepConfig, err
 		return harness.SweepConfig{}, err
 	}
 	if err := f.perPoint(len(rs) > 0); err != nil {
+		return harness.SweepConfig{}, err
+	}
+	if err := f.series.validate(); err != nil {
 		return harness.SweepConfig{}, err
 	}
 	// Split after the per-point defaults, so the default total is split too.
