@@ -41,8 +41,8 @@ func WriteSweepMarkdown(w io.Writer, r *results.SweepReport) error {
 		return fmt.Errorf("sweep markdown: %w", err)
 	}
 
-	for _, note := range sweepNotes(r) {
-		fmt.Fprintf(&b, "\n> **%s**\n", note)
+	for _, w := range sweepWarnings(r) {
+		fmt.Fprintf(&b, "\n> **WARNING** %s\n", w)
 	}
 	if hasClosedPoints(r) {
 		// Knee and USL describe concurrency; a rate sweep has neither.
@@ -73,19 +73,20 @@ func WriteSweepMarkdown(w io.Writer, r *results.SweepReport) error {
 	return nil
 }
 
-// sweepNotes are the warnings a reader of the points must see beside
-// them: generator saturation and a point cut short.
-func sweepNotes(r *results.SweepReport) []string {
-	var notes []string
+// sweepWarnings are what a reader of the points must be told beside them,
+// each a sentence: the points the generator saturated, and a point cut
+// short. The text, the Markdown and the HTML page all say them.
+func sweepWarnings(r *results.SweepReport) []string {
+	var out []string
 	if s := r.SaturationNote(); s != "" {
-		notes = append(notes, "WARNING "+s)
+		out = append(out, strings.ToUpper(s[:1])+s[1:]+".")
 	}
 	for _, p := range r.Points {
 		if p.Interrupted {
-			notes = append(notes, "The point at "+results.LevelName(&p)+" was cut short by the interrupt: it is shown but left out of the knee, the fit and the recommendation.")
+			out = append(out, "The point at "+results.LevelName(&p)+" was cut short by the interrupt: it is shown but left out of the knee, the fit and the recommendation.")
 		}
 	}
-	return notes
+	return out
 }
 
 // hasClosedPoints reports whether the sweep measured concurrency levels.
@@ -134,8 +135,8 @@ func WriteSweepTable(w io.Writer, r *results.SweepReport) error {
 	if r.Interrupted {
 		b.WriteString("interrupted: analysis covers the points measured so far\n")
 	}
-	for _, note := range sweepNotes(r) {
-		b.WriteString(note + "\n")
+	for _, w := range sweepWarnings(r) {
+		b.WriteString("WARNING " + w + "\n")
 	}
 	if hasClosedPoints(r) {
 		fmt.Fprintf(&b, "knee: %s\n", kneeLine(r.Knee))
