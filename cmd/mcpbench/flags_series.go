@@ -1,6 +1,7 @@
 package main
 
 import (
+	"math"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -35,7 +36,7 @@ func (f *seriesFlags) register(fs *pflag.FlagSet, run bool) {
 		limitFlags(fs, durationUpTo(maxRunTime), "soak-warmup")
 	}
 	limitFlags(fs, limit{min: 0.01, max: maxWait.Seconds()}, "interval")
-	limitFlags(fs, atLeastOne(1<<22), "server-pid") // Linux's pid_max at most
+	limitFlags(fs, atLeastOne(math.MaxInt32), "server-pid") // whether it runs is checked when sampling starts
 }
 
 // validate checks the flags; run says whether they are run's.

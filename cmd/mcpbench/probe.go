@@ -68,7 +68,6 @@ func (f *probeFlags) register(fs *pflag.FlagSet) {
 	limitFlags(fs, zeroOrMore(maxWait.Seconds()*1000), "sequential-sleep-ms")
 	limitFlags(fs, zeroOrMore(maxRequests), "bench-small-total", "bench-large-total")
 	limitFlags(fs, atLeastOne(maxWorkers), "bench-small-concurrency", "bench-large-concurrency")
-	limitFlags(fs, pauseUpTo(maxWait), "log-settle")
 	limitFlags(fs, fraction, "max-error-rate")
 }
 
