@@ -4,10 +4,14 @@ VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 COMMIT  ?= $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
 LDFLAGS := -X main.version=$(VERSION) -X main.commit=$(COMMIT)
 
-.PHONY: build demo test test-race vet bench bench-scale fuzz clean peers browser interop-doc faults-doc hostile-doc
+.PHONY: build install demo test test-race vet bench bench-scale fuzz clean peers browser interop-doc faults-doc hostile-doc
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o mcpbench ./cmd/mcpbench
+
+# Into $(go env GOPATH)/bin (or GOBIN), stamped like build.
+install:
+	$(GO) install -ldflags "$(LDFLAGS)" ./cmd/mcpbench
 
 # A sweep against the bundled reference server (or MCPBENCH_URL), reports
 # in .run/reports.

@@ -99,7 +99,16 @@ func (r *runner) openFigures(p *Point, end time.Time) {
 	p.Uncorrected, p.ScheduleLagMS = &Uncorrected{}, &ScheduleLag{}
 	p.Uncorrected.Fill(unc)
 	p.ScheduleLagMS.Fill(lag)
-	r.wakeP99 = time.Duration(wake.ValueAtQuantile(99)) * time.Microsecond
+	r.judgeWake(wake)
+}
+
+// judgeWake keeps the p99 of how late the generator sent with a worker
+// free, once there are enough sends for a p99 to mean something.
+func (r *runner) judgeWake(wake *hdrhistogram.Histogram) {
+	r.wakeP99 = 0
+	if wake.TotalCount() >= minJudgeSends {
+		r.wakeP99 = time.Duration(wake.ValueAtQuantile(99)) * time.Microsecond
+	}
 }
 
 // byOperation is the figures of each operation of a mix.

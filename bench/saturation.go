@@ -14,6 +14,16 @@ type backlog struct {
 	started, due, missed int64
 }
 
+// A measurement too short to judge is not judged: over a few milliseconds
+// the CPU and run-queue figures are start-up (threads waking, a first
+// garbage collection), and the p99 of a handful of sends is simply their
+// slowest. Judging them anyway warned on most short runs of an idle
+// machine, and a warning that is usually false teaches users to ignore it.
+const (
+	minJudgeWindow = time.Second // for the CPU and run-queue figures
+	minJudgeSends  = 100         // for the send-lag p99
+)
+
 // saturation decides whether the generator, not the server, limited the
 // point. Open loop: it sent late with a worker free, or it fell behind the
 // schedule while short of CPU. Closed loop: it was short of CPU. The
@@ -24,6 +34,7 @@ func (r *runner) saturation(b backlog, cpu, runWait, elapsed time.Duration) (boo
 	waited := runWait.Seconds() / (elapsed.Seconds() * float64(cores))
 	short := ""
 	switch {
+	case elapsed < minJudgeWindow:
 	case busy > 0.9:
 		short = fmt.Sprintf("it used %.0f%% of the %d cores it may use", 100*busy, cores)
 	case waited > 0.2:

@@ -146,7 +146,7 @@ func (sr *sessionRunner) fill(p *Point, elapsed time.Duration) {
 		s.Uncorrected.Fill(sr.uncorrected)
 		s.StartLagMS.Fill(sr.lag)
 		s.Unstarted = max(sr.due-s.Started, 0)
-		sr.wakeP99 = time.Duration(sr.wake.ValueAtQuantile(99)) * time.Microsecond
+		sr.judgeWake(sr.wake)
 	}
 	p.Sessions = s
 }

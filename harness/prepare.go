@@ -56,6 +56,27 @@ type Setup struct {
 	// Announce, if set, receives the tools the workload will call and the
 	// warnings about them once it is built, before any is called.
 	Announce func(tools []workload.ToolInfo, warnings []string)
+	// OnStage, if set, is told each step before the load as it starts, and
+	// StageDone once it is over: a server that accepts but never
+	// answers would otherwise be a long silence.
+	OnStage func(Stage)
+}
+
+// Stage is a step before the load.
+type Stage int
+
+// The stages, in the order they come.
+const (
+	StageConnecting Stage = iota // dialling and negotiating
+	StageStartWait               // holding until StartAt
+	StageWorkload                // building the workload (listing tools)
+	StageDone                    // the setup is over: the load begins, or it failed
+)
+
+func (s *Setup) stage(st Stage) {
+	if s.OnStage != nil {
+		s.OnStage(st)
+	}
 }
 
 // session is a prepared target: connected, log marked, start time passed,
@@ -89,6 +110,7 @@ func Dial(ctx context.Context, o mcp.Options) (*mcp.Client, error) {
 // contract fixes: a server that is down is reported before a workload
 // that cannot be. The caller closes the session.
 func prepare(ctx context.Context, s *Setup) (*session, error) {
+	defer s.stage(StageDone)
 	ss, err := connect(ctx, s)
 	if err != nil {
 		return nil, err
@@ -103,6 +125,7 @@ func prepare(ctx context.Context, s *Setup) (*session, error) {
 // connect starts a session with the connection made and nothing else.
 func connect(ctx context.Context, s *Setup) (*session, error) {
 	ss := &session{setup: s, started: time.Now()}
+	s.stage(StageConnecting)
 	var err error
 	if ss.client, err = Dial(ctx, s.Options); err != nil {
 		if ctx.Err() != nil {
@@ -128,11 +151,13 @@ func (ss *session) ready(ctx context.Context) error {
 		return err
 	}
 	if !s.StartAt.IsZero() {
+		s.stage(StageStartWait)
 		if err := waitUntil(ctx, s.StartAt); err != nil {
 			return &InterruptedError{} // nothing measured yet
 		}
 		ss.started = time.Now()
 	}
+	s.stage(StageWorkload)
 	if s.Scenario != nil {
 		ss.scen, err = workload.BuildScenarios(ctx, ss.client, s.Options.SessionMode, *s.Scenario)
 	} else {

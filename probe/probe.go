@@ -7,9 +7,7 @@ package probe
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io/fs"
 	"net/http"
 	"time"
 
@@ -159,12 +157,10 @@ func watchLog(cfg Config) (*logscan.Watch, error) {
 		return nil, nil
 	}
 	cfg.Progress(StageLogMark)
+	// A log that is not there is a wrong path far more often than a server
+	// yet to write its first line: refused, as run and sweep refuse it.
 	m, err := logscan.Mark(cfg.LogFile)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		// A server that has not written its log yet: read it all.
-		m = logscan.Offset{}
-	case err != nil:
+	if err != nil {
 		return nil, &StageError{StageLogMark, err}
 	}
 	return logscan.StartWatch(cfg.LogFile, m, 0), nil

@@ -87,14 +87,8 @@ func sweepVerdict(r *results.SweepReport) htmlVerdict {
 	if r.Summary.ErrorTotal > 0 {
 		v.Lines = append(v.Lines, fmt.Sprintf("%d requests failed over the sweep.", r.Summary.ErrorTotal))
 	}
-	var saturated []string
-	for i := range r.Points {
-		if r.Points[i].Client.Saturated {
-			saturated = append(saturated, levelText(&r.Points[i]))
-		}
-	}
-	if len(saturated) > 0 {
-		v.warn("The generator was saturated at " + strings.Join(saturated, ", ") + ": those points describe mcpbench, not the server.")
+	for _, w := range sweepWarnings(r) {
+		v.warn(w)
 	}
 	if r.Interrupted {
 		v.warn("Interrupted: the analysis covers the points measured before the stop.")

@@ -24,6 +24,13 @@ func WriteLogscanSummary(w io.Writer, r *results.LogscanReport) error {
 	return err
 }
 
+// logScanLine is a log window in one line, for the summaries of the
+// commands that scan one beside their load.
+func logScanLine(ls *logscan.WindowScan) string {
+	return fmt.Sprintf("%d stats line(s) in the window: requests +%d, cache hits +%d, misses +%d%s",
+		ls.StatsLines, ls.Delta.Requests, ls.Delta.CacheHits, ls.Delta.CacheMisses, probeHitRate(ls.WindowHitRatePct))
+}
+
 // WriteLogscanMarkdown writes the same figures as a Markdown table.
 func WriteLogscanMarkdown(w io.Writer, r *results.LogscanReport) error {
 	cell := strings.NewReplacer("|", `\|`, "\n", " ").Replace

@@ -103,8 +103,8 @@ func TestRunSummaryErrorsByTool(t *testing.T) {
 			t.Fatalf("missing %q in:\n%s", want, got)
 		}
 	}
-	if strings.Contains(got, "search") {
-		t.Fatalf("an operation without errors got a line:\n%s", got)
+	if strings.Contains(got, "by tools/call search") {
+		t.Fatalf("an operation without errors got an error line:\n%s", got)
 	}
 }
 

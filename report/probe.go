@@ -7,6 +7,7 @@ import (
 
 	"github.com/mcpbench/mcpbench/bench"
 	"github.com/mcpbench/mcpbench/internal/textfmt"
+	"github.com/mcpbench/mcpbench/logscan"
 	"github.com/mcpbench/mcpbench/probe"
 	"github.com/mcpbench/mcpbench/results"
 )
@@ -53,8 +54,7 @@ func WriteProbeSummary(w io.Writer, r *results.ProbeReport) error {
 		}
 	}
 	if ls := r.LogScan; ls != nil {
-		fmt.Fprintf(&b, "log         %d stats line(s) in the window: requests +%d, cache hits +%d, misses +%d%s\n",
-			ls.StatsLines, ls.Delta.Requests, ls.Delta.CacheHits, ls.Delta.CacheMisses, probeHitRate(ls.WindowHitRatePct))
+		fmt.Fprintf(&b, "log         %s\n", logScanLine(ls))
 		if c := LogCoverage(ls.Coverage); c != "" {
 			fmt.Fprintf(&b, "            window %s\n", c)
 		}
@@ -216,19 +216,25 @@ func probeMarkdownLog(w io.Writer, r *results.ProbeReport) error {
 	io.WriteString(w, "\n## Server log\n\n")
 	switch ls := r.LogScan; {
 	case ls != nil:
-		fmt.Fprintf(w, "`%s`, bytes %d to %d: %d stats line(s), baseline %s.\n\n", ls.Path, ls.Window.StartOffset, ls.Window.EndOffset, ls.StatsLines, ls.Baseline)
-		if c := LogCoverage(ls.Coverage); c != "" {
-			fmt.Fprintf(w, "Window %s.\n\n", c)
-		}
-		rows := [][]string{{fmt.Sprint(ls.Delta.Requests), fmt.Sprint(ls.Delta.CacheHits), fmt.Sprint(ls.Delta.CacheMisses),
-			probeOptPct(ls.WindowHitRatePct), fmt.Sprint(ls.Delta.BuildCount), fmt.Sprint(ls.Delta.BuildFailures)}}
-		return markdownTable(w, []string{"requests", "cache hits", "cache misses", "hit rate", "builds", "build failures"}, rows)
+		return logScanTable(w, ls)
 	case r.LogScanError != "":
 		fmt.Fprintf(w, "Not scanned: %s\n", probeCell(r.LogScanError))
 	default:
 		io.WriteString(w, "Not scanned (no --log-file).\n")
 	}
 	return nil
+}
+
+// logScanTable is a log window's figures in Markdown: where, then the
+// counters' deltas.
+func logScanTable(w io.Writer, ls *logscan.WindowScan) error {
+	fmt.Fprintf(w, "`%s`, bytes %d to %d: %d stats line(s), baseline %s.\n\n", ls.Path, ls.Window.StartOffset, ls.Window.EndOffset, ls.StatsLines, ls.Baseline)
+	if c := LogCoverage(ls.Coverage); c != "" {
+		fmt.Fprintf(w, "Window %s.\n\n", c)
+	}
+	rows := [][]string{{fmt.Sprint(ls.Delta.Requests), fmt.Sprint(ls.Delta.CacheHits), fmt.Sprint(ls.Delta.CacheMisses),
+		probeOptPct(ls.WindowHitRatePct), fmt.Sprint(ls.Delta.BuildCount), fmt.Sprint(ls.Delta.BuildFailures)}}
+	return markdownTable(w, []string{"requests", "cache hits", "cache misses", "hit rate", "builds", "build failures"}, rows)
 }
 
 // probeHealthTable has a row for the snapshot before, the one after, and the

@@ -48,6 +48,7 @@ func WriteRunSummary(w io.Writer, r *results.RunReport) error {
 	if p.Sessions != nil {
 		writeSessionSummary(&b, p)
 	}
+	writeOperationLines(&b, p.ByOperation)
 	for _, k := range sortedKeys(p.ErrorsByKind) {
 		ex := p.ErrorExamples[k]
 		fmt.Fprintf(&b, "  %-16s %d  e.g. %s\n", k, p.ErrorsByKind[k], ex)
@@ -58,16 +59,9 @@ func WriteRunSummary(w io.Writer, r *results.RunReport) error {
 			fmt.Fprintf(&b, "note      %s: %s\n", t.Name, t.CardinalityNote)
 		}
 	}
-	for _, g := range r.Gates {
-		verdict := "passed"
-		if !g.Passed {
-			verdict = "FAILED"
-		}
-		note := ""
-		if g.Note != "" {
-			note = "; " + g.Note
-		}
-		fmt.Fprintf(&b, "gate      %s: %s (%s, limit %s%s)\n", g.Name, verdict, textfmt.Float(textfmt.Round3(g.Value)), textfmt.Float(g.Limit), note)
+	writeGateLines(&b, r.Gates, func(v float64) string { return textfmt.Float(textfmt.Round3(v)) })
+	if r.LogScan != nil {
+		fmt.Fprintf(&b, "log       %s\n", logScanLine(r.LogScan))
 	}
 	writeSoakSummary(&b, r.Soak)
 	if p.Client.Saturated {
@@ -78,6 +72,20 @@ func WriteRunSummary(w io.Writer, r *results.RunReport) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// writeOperationLines gives each operation of a mix (or each tool of
+// --gen-args) its own line: which one is slow shows in the summary, not
+// only in the files.
+func writeOperationLines(b *strings.Builder, ops []bench.OperationStats) {
+	width := 0
+	for _, o := range ops {
+		width = max(width, len(results.OperationName(o.Operation)))
+	}
+	for _, o := range ops {
+		fmt.Fprintf(b, "  %-*s  %d requests, %d errors, %.1f rps, p50 %s  p95 %s  p99 %s ms\n", width, results.OperationName(o.Operation),
+			o.Requests, o.Errors, o.RPS, fmtMS(o.P50MS), fmtMS(o.P95MS), fmtMS(o.P99MS))
+	}
 }
 
 // writeOperationErrors adds a line for each operation of a mix that had
@@ -171,6 +179,12 @@ func writeRunTail(w io.Writer, r *results.RunReport) error {
 	if err := writeSeriesMarkdown(w, p.Series, r.Soak); err != nil {
 		return err
 	}
+	if r.LogScan != nil {
+		io.WriteString(w, "\n## Server log\n\n")
+		if err := logScanTable(w, r.LogScan); err != nil {
+			return err
+		}
+	}
 	c := p.Client
 	fmt.Fprintf(w, "\n## Generator\n\npool %d connections, %.2f s CPU", c.PoolMaxConns, c.CPUS)
 	if c.Saturated {
@@ -216,6 +230,22 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	sort.Strings(keys)
 	return keys
+}
+
+// writeGateLines writes a summary line for each gate, its value formatted
+// by value.
+func writeGateLines(b *strings.Builder, gates []results.Gate, value func(float64) string) {
+	for _, g := range gates {
+		verdict := "passed"
+		if !g.Passed {
+			verdict = "FAILED"
+		}
+		note := ""
+		if g.Note != "" {
+			note = "; " + g.Note
+		}
+		fmt.Fprintf(b, "gate      %s: %s (%s, limit %s%s)\n", g.Name, verdict, value(g.Value), textfmt.Float(g.Limit), note)
+	}
 }
 
 // writeGates writes the Gates section (nothing when there are none), each

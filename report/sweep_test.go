@@ -104,7 +104,7 @@ func TestSweepReportJSON(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	want := []string{"schema", "mcpbench_version", "started_at", "target", "slo", "points", "summary", "knee", "usl", "recommendation"}
+	want := []string{"schema", "mcpbench_version", "started_at", "target", "slo", "points", "summary", "knee", "usl", "recommendation", "gates"}
 	if !slices.Equal(keys, want) {
 		t.Errorf("top-level keys %v, want %v", keys, want)
 	}
@@ -445,5 +445,36 @@ func TestSweepSVGRateAxisLinear(t *testing.T) {
 	first, last := xs[1]-xs[0], xs[9]-xs[8]
 	if math.Abs(first-last) > 2 {
 		t.Errorf("tick spacing %.1f at the low end, %.1f at the high end: not a linear axis", first, last)
+	}
+}
+
+// TestSweepSaysWhatToDistrust: saturated points, a point cut short and the
+// gates are in the terminal table and in the Markdown (issue 19, points 4,
+// 6 and 14).
+func TestSweepSaysWhatToDistrust(t *testing.T) {
+	r := fixtureSweep()
+	for _, i := range []int{8, 9} {
+		r.Points[i].Client.Saturated = true
+		r.Points[i].Client.SaturationReason = "the generator was short of CPU"
+	}
+	r.Points[9].Interrupted = true
+	r.Gates = []results.Gate{{Name: "points_meeting_slo", Limit: 1, Value: 7, Passed: true}}
+	var txt, md bytes.Buffer
+	if err := WriteSweepTable(&txt, r); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteSweepMarkdown(&md, r); err != nil {
+		t.Fatal(err)
+	}
+	note := "the generator was saturated at concurrency 24, 32 (at concurrency 24: the generator was short of CPU): those points describe mcpbench, not the server"
+	for name, out := range map[string]string{"table": txt.String(), "markdown": md.String()} {
+		for _, want := range []string{"WARNING", "T" + note[1:], "cut short", "The point at concurrency 32 was cut short by the interrupt", "points_meeting_slo"} {
+			if !strings.Contains(out, want) {
+				t.Errorf("%s lacks %q:\n%s", name, want, out)
+			}
+		}
+	}
+	if r.SaturationNote() != note {
+		t.Errorf("note %q", r.SaturationNote())
 	}
 }

@@ -41,19 +41,62 @@ func WriteSweepMarkdown(w io.Writer, r *results.SweepReport) error {
 		return fmt.Errorf("sweep markdown: %w", err)
 	}
 
-	b.WriteString("\n## Knee\n\n")
-	b.WriteString(kneeLine(r.Knee) + "\n")
-	b.WriteString("\n## Universal Scalability Law\n\n")
-	b.WriteString(uslLine(r.USL) + "\n")
+	for _, w := range sweepWarnings(r) {
+		fmt.Fprintf(&b, "\n> **WARNING** %s\n", w)
+	}
+	if hasClosedPoints(r) {
+		// Knee and USL describe concurrency; a rate sweep has neither.
+		b.WriteString("\n## Knee\n\n")
+		b.WriteString(kneeLine(r.Knee) + "\n")
+		b.WriteString("\n## Universal Scalability Law\n\n")
+		b.WriteString(uslLine(r.USL) + "\n")
+	}
 	b.WriteString("\n## Recommendation\n\n")
-	for _, l := range recommendationLines(r.Recommendation) {
+	for _, l := range recommendationLines(r) {
 		fmt.Fprintf(&b, "- %s\n", l)
 	}
 	fmt.Fprintf(&b, "\n%s\n", r.Recommendation.Reason)
+	if r.LogScan != nil {
+		b.WriteString("\n## Server log\n\n")
+	}
 	if _, err := io.WriteString(w, b.String()); err != nil {
 		return fmt.Errorf("sweep markdown: %w", err)
 	}
+	if r.LogScan != nil {
+		if err := logScanTable(w, r.LogScan); err != nil {
+			return fmt.Errorf("sweep markdown: %w", err)
+		}
+	}
+	if err := writeGates(w, r.Gates); err != nil {
+		return fmt.Errorf("sweep markdown: %w", err)
+	}
 	return nil
+}
+
+// sweepWarnings are what a reader of the points must be told beside them,
+// each a sentence: the points the generator saturated, and a point cut
+// short. The text, the Markdown and the HTML page all say them.
+func sweepWarnings(r *results.SweepReport) []string {
+	var out []string
+	if s := r.SaturationNote(); s != "" {
+		out = append(out, strings.ToUpper(s[:1])+s[1:]+".")
+	}
+	for _, p := range r.Points {
+		if p.Interrupted {
+			out = append(out, "The point at "+results.LevelName(&p)+" was cut short by the interrupt: it is shown but left out of the knee, the fit and the recommendation.")
+		}
+	}
+	return out
+}
+
+// hasClosedPoints reports whether the sweep measured concurrency levels.
+func hasClosedPoints(r *results.SweepReport) bool {
+	for _, p := range r.Points {
+		if p.Rate == nil {
+			return true
+		}
+	}
+	return false
 }
 
 // writeSweepOperations adds, for a mix, each operation's figures at each
@@ -96,15 +139,24 @@ func WriteSweepTable(w io.Writer, r *results.SweepReport) error {
 	if r.Interrupted {
 		b.WriteString("interrupted: analysis covers the points measured so far\n")
 	}
-	fmt.Fprintf(&b, "knee: %s\n", kneeLine(r.Knee))
-	fmt.Fprintf(&b, "usl:  %s\n", uslLine(r.USL))
-	for _, l := range recommendationLines(r.Recommendation) {
+	for _, w := range sweepWarnings(r) {
+		b.WriteString("WARNING " + w + "\n")
+	}
+	if hasClosedPoints(r) {
+		fmt.Fprintf(&b, "knee: %s\n", kneeLine(r.Knee))
+		fmt.Fprintf(&b, "usl:  %s\n", uslLine(r.USL))
+	}
+	for _, l := range recommendationLines(r) {
 		b.WriteString(strings.ReplaceAll(l, "**", "") + "\n")
 	}
 	fmt.Fprintf(&b, "reason: %s\n", r.Recommendation.Reason)
 	if ops := sweepOperationTotals(r.Points); len(ops) > 0 {
 		writeOperationErrors(&b, ops)
 	}
+	if ls := r.LogScan; ls != nil {
+		fmt.Fprintf(&b, "log:  %s\n", logScanLine(ls))
+	}
+	writeGateLines(&b, r.Gates, textfmt.Float)
 	if _, err := io.WriteString(w, b.String()); err != nil {
 		return fmt.Errorf("sweep table: %w", err)
 	}
@@ -213,6 +265,9 @@ func sessionCells(s *bench.SessionStats) []string {
 }
 
 func feasibleMark(p bench.Point, slo sweep.SLO) string {
+	if p.Interrupted {
+		return "cut short"
+	}
 	ok := slo.Feasible(p)
 	if p.Rate != nil {
 		ok = slo.Sustained(p)
@@ -279,17 +334,21 @@ func uslLine(u *sweep.USL) string {
 	return s
 }
 
-func recommendationLines(rec sweep.Recommendation) []string {
+// recommendationLines are the recommendation's figures for the kinds of
+// point the sweep measured: concurrency figures for concurrency levels,
+// the sustainable rate for rates.
+func recommendationLines(r *results.SweepReport) []string {
+	rec := r.Recommendation
 	var out []string
-	if rec.RecommendedConcurrency != nil || rec.MaxFeasibleConcurrency != nil || len(rec.FeasibleConcurrency) > 0 || rec.MaxSustainableRPS == nil {
+	if hasClosedPoints(r) || len(r.Points) == 0 {
 		out = append(out,
 			"**Recommended concurrency:** "+intOrNone(rec.RecommendedConcurrency),
 			"**Max feasible concurrency:** "+intOrNone(rec.MaxFeasibleConcurrency),
 			"**Feasible concurrency:** "+intsOrNone(rec.FeasibleConcurrency),
+			"**Knee concurrency:** "+intOrNone(rec.KneeConcurrency),
 		)
 	}
-	out = append(out, "**Knee concurrency:** "+intOrNone(rec.KneeConcurrency))
-	if rec.MaxSustainableRPS != nil || len(rec.FeasibleRates) > 0 {
+	if len(r.Points) > 0 && r.Points[len(r.Points)-1].Rate != nil {
 		rate := "none"
 		if rec.MaxSustainableRPS != nil {
 			rate = textfmt.Float(*rec.MaxSustainableRPS) + " rps"

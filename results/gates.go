@@ -117,21 +117,32 @@ func (g Gates) Probe(r *ProbeReport) bool {
 	return failed
 }
 
-// Sweep returns why the sweep fails its gates, or nil. Errors at single
-// points are data the analysis weighs, not failures of the sweep.
+// Sweep records the sweep's gates in r.Gates, the ones the flags turned
+// on, and returns why the sweep fails them, or nil. A sweep measures past
+// the limit on purpose: a point that misses the SLO is data, so the SLO
+// gate fails only when no point met it. Errors at single points are data
+// the analysis weighs, not failures of the sweep.
 func (g Gates) Sweep(r *SweepReport) error {
 	rec := r.Recommendation
-	if g.FailOnSLO && len(rec.FeasibleConcurrency) == 0 && rec.MaxSustainableRPS == nil {
-		return errors.New("no point met the SLO")
-	}
-	if g.RequireConcurrency > 0 {
-		if rec.MaxFeasibleConcurrency == nil || *rec.MaxFeasibleConcurrency < g.RequireConcurrency {
-			got := "none"
-			if rec.MaxFeasibleConcurrency != nil {
-				got = fmt.Sprint(*rec.MaxFeasibleConcurrency)
-			}
-			return fmt.Errorf("maximum feasible concurrency %s is below the required %d", got, g.RequireConcurrency)
+	r.Gates = []Gate{}
+	var failed error
+	if g.FailOnSLO {
+		met := len(rec.FeasibleConcurrency) + len(rec.FeasibleRates)
+		r.Gates = append(r.Gates, Gate{Name: "points_meeting_slo", Limit: 1, Value: float64(met), Passed: met >= 1})
+		if met == 0 {
+			failed = errors.New("no point met the SLO")
 		}
 	}
-	return nil
+	if g.RequireConcurrency > 0 {
+		got, text := 0, "none"
+		if rec.MaxFeasibleConcurrency != nil {
+			got, text = *rec.MaxFeasibleConcurrency, fmt.Sprint(*rec.MaxFeasibleConcurrency)
+		}
+		passed := got >= g.RequireConcurrency
+		r.Gates = append(r.Gates, Gate{Name: "max_feasible_concurrency", Limit: float64(g.RequireConcurrency), Value: float64(got), Passed: passed})
+		if !passed && failed == nil {
+			failed = fmt.Errorf("maximum feasible concurrency %s is below the required %d", text, g.RequireConcurrency)
+		}
+	}
+	return failed
 }

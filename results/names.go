@@ -49,6 +49,9 @@ func SLOLine(s sweep.SLO) string {
 	return strings.Join(parts, ", ")
 }
 
+// LevelName names a point's load level: "concurrency 8", "rate 250".
+func LevelName(p *bench.Point) string { return levelName(p) }
+
 // levelName names a point's load level, the key compare matches points on.
 func levelName(p *bench.Point) string {
 	if p.Rate != nil {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/mcpbench/mcpbench/bench"
 	"github.com/mcpbench/mcpbench/logscan"
@@ -21,6 +22,10 @@ type SweepReport struct {
 	// Interrupted marks a sweep stopped by Ctrl-C: the points are the ones
 	// measured before it, the analysis is over those.
 	Interrupted bool `json:"interrupted,omitempty"`
+	// Gates are the pass/fail checks --fail-on-slo and
+	// --require-concurrency asked for, as the exit code saw them; each is
+	// a lower bound: it passes when value >= limit.
+	Gates []Gate `json:"gates"`
 	// LogScan is the server's stats log over the whole sweep (null
 	// without --log-file).
 	LogScan *logscan.WindowScan `json:"log_scan,omitempty"`
@@ -39,6 +44,35 @@ type SweepReport struct {
 func NewSweepReport(h Header, points []bench.Point, slo sweep.SLO) *SweepReport {
 	h.Schema = SchemaSweep
 	return &SweepReport{Header: h, Analysis: sweep.Analyze(points, slo)}
+}
+
+// SaturationNote says which points the generator, not the server, limited,
+// with the first one's reason; "" when none. Every renderer of a sweep
+// shows it, so that a saturated point is never read as the server's.
+func (r *SweepReport) SaturationNote() string {
+	var levels []string
+	reason, axis := "", ""
+	for i := range r.Points {
+		p := &r.Points[i]
+		if !p.Client.Saturated {
+			continue
+		}
+		name := LevelName(p)
+		if reason == "" {
+			reason = name + ": " + p.Client.SaturationReason
+		}
+		// "concurrency 8, 16": the axis is named once while it stays.
+		if a, v, _ := strings.Cut(name, " "); a == axis {
+			name = v
+		} else {
+			axis = a
+		}
+		levels = append(levels, name)
+	}
+	if len(levels) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("the generator was saturated at %s (at %s): those points describe mcpbench, not the server", strings.Join(levels, ", "), reason)
 }
 
 // ReadSweepReport reads a sweep report, refusing other report kinds so

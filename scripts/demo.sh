@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # make demo: start the bundled reference server on a free loopback port,
 # sweep it (or the server named by MCPBENCH_URL), write the reports to
-# .run/reports, and stop the server again.
+# $OUT_DIR (default .run/reports) as demo-sweep.{json,md,svg}, replacing the
+# last demo's, say what the sweep found, and stop the server again.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=${MCPBENCH_BIN:-./mcpbench}
@@ -14,7 +15,10 @@ trap cleanup EXIT INT TERM
 
 url=${MCPBENCH_URL:-}
 if [ -z "$url" ]; then
-  # A server with 8 slots of 20 ms: its knee is at 8 and its ceiling 400 rps.
+  # 8 handler slots of 20 ms each: at most 8 requests in service, so
+  # throughput cannot pass 8 / 20 ms = 400 rps. The sweep measures where
+  # this server actually stops scaling.
+  : >.run/logs/demo-server.log
   "$bin" serve --addr 127.0.0.1:0 --tools 12 --capacity 8 --service-time 20ms \
     --log-file .run/logs/demo-server.log --stats-interval 500ms >.run/logs/demo-server.out 2>&1 &
   server_pid=$!
@@ -26,14 +30,23 @@ if [ -z "$url" ]; then
   base=$(sed -n 's/.*listening on \(http[^ ]*\).*/\1/p' .run/logs/demo-server.out | head -n1)
   [ -n "$base" ] || { echo "demo: the reference server did not start:"; cat .run/logs/demo-server.out; exit 1; }
   url="$base/mcp"
-  echo "demo: reference server at $url (8 slots x 20 ms: knee 8, ceiling 400 rps)"
+  echo "demo: reference server at $url: 8 handler slots of 20 ms, so at most 400 rps"
 fi
 
-if "$bin" sweep --help >/dev/null 2>&1; then
-  "$bin" sweep --url "$url" --concurrency-values 1,2,4,8,12,16,24,32 --total 400 --warmup 20 \
-    --p95-slo-ms 70 --p99-slo-ms 90 --out-dir "$out" --log-file .run/logs/demo-server.log --no-progress
-else
-  "$bin" run --url "$url" -c 8 -n 1000 --warmup 20 --json-out "$out/demo-run.json" --md-out "$out/demo-run.md" --no-progress
-fi
+# Fixed names: each demo replaces the last one's reports.
+report="$out/demo-sweep"
+"$bin" sweep --url "$url" --concurrency-values 1,2,4,8,12,16,24,32 --total 400 --warmup 20 \
+  --p95-slo-ms 70 --p99-slo-ms 90 --json-out "$report.json" --md-out "$report.md" --svg-out "$report.svg" \
+  --log-file .run/logs/demo-server.log --no-progress
+
+# The findings, read back from the report so that they cannot disagree with it.
+figure() { # the number after "KEY": in the report (the first one)
+  sed -n "s/^ *\"$1\": \([0-9.]*\).*/\1/p" "$report.json" | head -n1
+}
+knee=$(sed -n '/^  "knee": {/,/}/s/^ *"concurrency": \([0-9]*\).*/\1/p' "$report.json")
+rec=$(figure recommended_concurrency)
+peak=$(figure peak_rps)
+echo "demo: the sweep found the knee at concurrency ${knee:-none}, recommends concurrency ${rec:-none}" \
+  "and peaked at ${peak%%.*} rps (from $report.json)"
 echo "demo: reports in $out:"
-ls -1 "$out"
+ls -1 "$report".*

@@ -112,6 +112,8 @@ func recommendConcurrency(points []bench.Point, slo SLO, rec *Recommendation) st
 		fmt.Fprintf(&b, "concurrency %d is the lowest that met the SLO within 5%% of the best feasible throughput (%.1f rps against %.1f rps at concurrency %d)",
 			chosen.Concurrency, chosen.RPS, best.RPS, best.Concurrency)
 	}
+	b.WriteString(failedBelow(points, last, func(p bench.Point) bool { return p.Concurrency < last.Concurrency && !slo.Feasible(p) },
+		func(p bench.Point) string { return fmt.Sprintf("concurrency %d", p.Concurrency) }, slo))
 	if firstBad, ok := firstInfeasibleAbove(points, slo, last.Concurrency); ok {
 		fmt.Fprintf(&b, "; the SLO held up to concurrency %d and broke at %d (%s)", last.Concurrency, firstBad.Concurrency, strings.Join(failures(firstBad, slo), ", "))
 	} else if last.Concurrency == points[len(points)-1].Concurrency {
@@ -144,14 +146,11 @@ func recommendRate(points []bench.Point, slo SLO, rec *Recommendation) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s rps is the highest offered rate the server sustained within the SLO (%.1f rps achieved, p95 %.1f ms, p99 %.1f ms)",
 		fmtRate(*top.Rate), top.RPS, top.P95MS, top.P99MS)
+	b.WriteString(failedBelow(points, top, func(p bench.Point) bool { return *p.Rate < *top.Rate && !slo.Sustained(p) },
+		func(p bench.Point) string { return fmtRate(*p.Rate) + " rps" }, slo))
 	for _, p := range points {
 		if *p.Rate > *top.Rate && !slo.Sustained(p) {
-			var why []string
-			if p.RPS < SustainedShare**p.Rate {
-				why = append(why, fmt.Sprintf("achieved %.1f rps", p.RPS))
-			}
-			why = append(why, failures(p, slo)...)
-			fmt.Fprintf(&b, "; at %s rps it broke (%s)", fmtRate(*p.Rate), strings.Join(why, ", "))
+			fmt.Fprintf(&b, "; at %s rps it broke (%s)", fmtRate(*p.Rate), strings.Join(rateFailures(p, slo), ", "))
 			return b.String()
 		}
 	}
@@ -159,6 +158,38 @@ func recommendRate(points []bench.Point, slo SLO, rec *Recommendation) string {
 		b.WriteString("; every offered rate was sustained, so the limit may lie higher: extend the sweep")
 	}
 	return b.String()
+}
+
+// rateFailures lists why an offered rate was not sustained: too little
+// delivered, or the SLO missed.
+func rateFailures(p bench.Point, slo SLO) []string {
+	var why []string
+	if p.RPS < SustainedShare**p.Rate {
+		why = append(why, fmt.Sprintf("achieved %.1f rps", p.RPS))
+	}
+	return append(why, failures(p, slo)...)
+}
+
+// failedBelow names the lighter loads that failed although a heavier one,
+// top, passed. A series that passes, fails and passes again was measured
+// on a server whose limit moved (or with too few requests a point), so the
+// highest passing figure alone would overstate what can be relied on.
+func failedBelow(points []bench.Point, top bench.Point, failed func(bench.Point) bool, level func(bench.Point) string, slo SLO) string {
+	var notes []string
+	for _, p := range points {
+		if failed(p) {
+			why := failures(p, slo)
+			if p.Rate != nil {
+				why = rateFailures(p, slo)
+			}
+			notes = append(notes, fmt.Sprintf("%s (%s)", level(p), strings.Join(why, ", ")))
+		}
+	}
+	if len(notes) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("; but the lighter %s failed although %s passed: the limit moved during the sweep, so measure again (longer points) before relying on %s",
+		strings.Join(notes, " and "), level(top), level(top))
 }
 
 // noneFeasible explains an empty feasible set from the lightest load, the

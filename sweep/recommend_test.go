@@ -164,6 +164,19 @@ func TestRecommendRate(t *testing.T) {
 			reason: []string{"no point met the SLO: at rate 10 rps (the lightest load) p95 was 85.2 ms, above the 50 ms target"},
 		},
 		{
+			// 400 missed though 500 to 700 passed: the top figure alone
+			// would hide that the limit moved (issue 19, point 10).
+			name: "a lighter rate failed",
+			points: []bench.Point{
+				ratePoint(300, 300, 20, 30, 0), ratePoint(400, 400, 60, 140, 0), ratePoint(500, 499, 25, 40, 0),
+				ratePoint(600, 598, 30, 50, 0), ratePoint(700, 697, 35, 60, 0), ratePoint(800, 700, 900, 1500, 0),
+			},
+			want: floatp(697), rates: []float64{300, 500, 600, 700},
+			reason: []string{"700 rps is the highest offered rate",
+				"but the lighter 400 rps (p95 was 60.0 ms, above the 50 ms target, p99 was 140.0 ms, above the 100 ms target) failed although 700 rps passed: the limit moved during the sweep",
+				"at 800 rps it broke"},
+		},
+		{
 			name:   "all sustained",
 			points: []bench.Point{ratePoint(10, 10, 5, 6, 0), ratePoint(20.5, 20.5, 5, 6, 0)},
 			want:   floatp(20.5), rates: []float64{10, 20.5},

@@ -27,23 +27,31 @@ type Analysis struct {
 }
 
 // Analyze orders the points (closed loop by concurrency, then open loop by
-// rate) and derives the summary, knee, USL fit and recommendation. The
-// caller's slice is not modified.
+// rate) and derives the summary, knee, USL fit and recommendation. A point
+// cut short by an interrupt stays in Points, marked, but the analysis
+// leaves it out: its figures cover part of a level, and must not become
+// the knee or the recommendation. The caller's slice is not modified.
 func Analyze(points []bench.Point, slo SLO) Analysis {
 	closed, open := splitPoints(slices.Clone(points))
 	ordered := append(closed, open...)
 	if ordered == nil {
 		ordered = []bench.Point{}
 	}
+	whole := Complete(ordered)
 	res := Analysis{
 		SLO:     slo,
 		Points:  ordered,
 		Summary: summarize(ordered),
-		Knee:    FindKnee(ordered),
-		USL:     FitUSL(ordered),
+		Knee:    FindKnee(whole),
+		USL:     FitUSL(whole),
 	}
-	res.Recommendation = Recommend(ordered, slo, res.Knee)
+	res.Recommendation = Recommend(whole, slo, res.Knee)
 	return res
+}
+
+// Complete returns the points that were measured to the end.
+func Complete(points []bench.Point) []bench.Point {
+	return slices.DeleteFunc(slices.Clone(points), func(p bench.Point) bool { return p.Interrupted })
 }
 
 func summarize(points []bench.Point) Summary {
@@ -52,7 +60,7 @@ func summarize(points []bench.Point) Summary {
 	for i := range points {
 		p := &points[i]
 		s.ErrorTotal += p.Errors
-		if finite(p.RPS) && (peak == nil || p.RPS > peak.RPS) {
+		if finite(p.RPS) && !p.Interrupted && (peak == nil || p.RPS > peak.RPS) {
 			peak = p
 		}
 	}

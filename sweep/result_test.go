@@ -2,6 +2,7 @@ package sweep
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 
@@ -72,5 +73,29 @@ func TestAnalyzeEmptyJSON(t *testing.T) {
 		if !strings.Contains(string(b), want) {
 			t.Errorf("%s\nmissing %s", b, want)
 		}
+	}
+}
+
+// TestAnalyzeLeavesOutCutShortPoints: a point cut short by an interrupt is
+// kept and marked, but cannot be the knee, the peak or the recommendation,
+// however good its partial figures look (issue 19, point 14).
+func TestAnalyzeLeavesOutCutShortPoints(t *testing.T) {
+	points := capacityServer{k: 8, svc: 0.020}.sweep([]int{1, 2, 4, 8})
+	cut := lat(16, 900, 5, 6, 0) // a few fast answers before the stop
+	cut.Interrupted = true
+	a := Analyze(append(points, cut), SLO{P95MS: 70, P99MS: 100})
+	if len(a.Points) != 5 || !a.Points[4].Interrupted {
+		t.Fatalf("the cut-short point is not kept and marked: %+v", a.Points)
+	}
+	rec := a.Recommendation
+	if slices.Contains(rec.FeasibleConcurrency, 16) || rec.RecommendedConcurrency == nil || *rec.RecommendedConcurrency == 16 ||
+		rec.MaxFeasibleConcurrency == nil || *rec.MaxFeasibleConcurrency != 8 {
+		t.Errorf("recommendation took the cut-short point: %+v", rec)
+	}
+	if a.Summary.PeakConcurrency == 16 || a.Summary.PointCount != 5 {
+		t.Errorf("summary %+v", a.Summary)
+	}
+	if a.Knee != nil && a.Knee.Concurrency == 16 {
+		t.Errorf("knee at the cut-short point")
 	}
 }

@@ -20,6 +20,10 @@ const MaxPoints = 1000
 // beyond any one generator, and the bound keeps range arithmetic in int.
 const MaxConcurrency = 1_000_000
 
+// MaxRate bounds an offered rate in requests/s: ten million a second is
+// beyond any one generator, so a larger figure is a typo.
+const MaxRate = 10_000_000
+
 // DefaultRangeStep is the progression a range uses without an explicit step:
 // doubling, as in the seed script's 1,2,4,8 values.
 const DefaultRangeStep = "x2"
@@ -227,6 +231,9 @@ func parsePositiveFloat(of, f string) (float64, error) {
 	v, err := strconv.ParseFloat(f, 64)
 	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) || v <= 0 {
 		return 0, levelsErrorf(of, ": %q is not a positive number", f)
+	}
+	if v > MaxRate {
+		return 0, levelsErrorf(of, ": %s is above the %d requests/s limit", f, MaxRate)
 	}
 	return v, nil
 }

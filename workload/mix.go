@@ -5,6 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
+
+	"github.com/mcpbench/mcpbench/internal/textfmt"
 )
 
 // MixEntry is one operation of a weighted mix, as a mix file writes it. A
@@ -19,18 +22,36 @@ type MixEntry struct {
 	Weight  float64 `json:"weight"`
 }
 
+// maxWeight bounds a mix weight. Weights are relative, so any scale
+// works below it; above it a sum of weights can overflow to infinity and
+// send one operation only.
+const maxWeight = 1e9
+
+// mixExample is the shape a mix file takes, for errors about its shape.
+const mixExample = `[{"method":"tools/list","weight":3},{"method":"tools/call","tool":"echo","args":{"message":"hi"},"weight":1}]`
+
 // ParseMix reads a mix file's contents: a JSON list of entries, each of
-// them sound. Its errors say what is wrong with the contents; the caller
-// says which file.
+// them sound. An entry without a weight weighs 1. Its errors say what is
+// wrong with the contents in JSON's terms; the caller says which file.
 func ParseMix(b []byte) ([]MixEntry, error) {
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
-	var mix []MixEntry
-	if err := dec.Decode(&mix); err != nil {
-		return nil, err
+	var raw []json.RawMessage
+	if err := json.Unmarshal(b, &raw); err != nil {
+		return nil, fmt.Errorf("%s; a mix is a list of operations, e.g. %s", textfmt.JSONError(err), mixExample)
+	}
+	mix := make([]MixEntry, len(raw))
+	for i, r := range raw {
+		dec := json.NewDecoder(bytes.NewReader(r))
+		dec.DisallowUnknownFields()
+		mix[i] = MixEntry{Weight: 1}
+		if err := dec.Decode(&mix[i]); err != nil {
+			return nil, fmt.Errorf("entry %d: %s", i+1, textfmt.JSONError(err))
+		}
 	}
 	if err := checkMix(mix); err != nil {
 		return nil, err
+	}
+	if !slices.ContainsFunc(mix, func(m MixEntry) bool { return m.Weight > 0 }) {
+		return nil, errors.New("every weight is 0, so nothing would be sent: give an entry a weight above 0 (one without a weight weighs 1)")
 	}
 	return mix, nil
 }
@@ -44,6 +65,8 @@ func checkMix(mix []MixEntry) error {
 		switch {
 		case m.Weight < 0:
 			return fmt.Errorf("entry %d has a negative weight", i+1)
+		case m.Weight > maxWeight:
+			return fmt.Errorf("entry %d: weight %g is above %g (weights are relative: scale them down)", i+1, m.Weight, float64(maxWeight))
 		case m.Method == "":
 			return fmt.Errorf("entry %d has no method", i+1)
 		case m.Method == "tools/call" && m.Tool == "" && !m.GenArgs:

@@ -43,14 +43,18 @@ func TestParseMix(t *testing.T) {
 		`[{"method":"ping"},{"weight":1}]`:    "entry 2 has no method",
 		`[{"method":"tools/call"}]`:           "entry 1 calls no tool (name one, or set gen_args to call the tools selected)",
 		`[{"method":"ping","gen_args":true}]`: "entry 1: tool, args and gen_args go with tools/call",
-		`[{"method":"ping","bogus":1}]`:       `json: unknown field "bogus"`,
+		`[{"method":"ping","bogus":1}]`:       `entry 1: unknown field "bogus"`,
+		`[{"method":"ping","weight":0}]`:      "every weight is 0, so nothing would be sent: give an entry a weight above 0 (one without a weight weighs 1)",
+		`[{"method":"ping","weight":1e308}]`:  "entry 1: weight 1e+308 is above 1e+09 (weights are relative: scale them down)",
+		`[{"method":"ping","weight":"2"}]`:    "entry 1: weight: want a number, got a string",
+		`{"method":"ping"}`:                   `want a list, got an object; a mix is a list of operations, e.g. [{"method":"tools/list","weight":3},{"method":"tools/call","tool":"echo","args":{"message":"hi"},"weight":1}]`,
 	} {
 		if _, err := workload.ParseMix([]byte(in)); err == nil || err.Error() != want {
 			t.Errorf("%s: got %v, want %q", in, err, want)
 		}
 	}
 	mix, err := workload.ParseMix([]byte(`[{"method":"tools/call","tool":"echo","args":{"message":"x"},"weight":2},{"method":"ping"}]`))
-	if err != nil || len(mix) != 2 || mix[0].Weight != 2 || string(mix[0].Args) != `{"message":"x"}` {
+	if err != nil || len(mix) != 2 || mix[0].Weight != 2 || mix[1].Weight != 1 || string(mix[0].Args) != `{"message":"x"}` {
 		t.Fatalf("%+v %v", mix, err)
 	}
 }

@@ -16,6 +16,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rogpeppe/go-internal/testscript"
+
 	"github.com/mcpbench/mcpbench/target"
 )
 
@@ -23,20 +25,28 @@ import (
 // do: as a separate process, judged by exit code and output.
 var binary string
 
+// TestMain builds the binary for the CLI tests, and makes the test binary
+// itself the mcpbench (and helper programs) the testscripts run.
 func TestMain(m *testing.M) {
+	testscript.Main(builtFirst{m}, scriptCommands())
+}
+
+// builtFirst runs the tests with the binary built, and removes it after.
+type builtFirst struct{ m *testing.M }
+
+func (b builtFirst) Run() int {
 	dir, err := os.MkdirTemp("", "mcpbench-cli")
 	if err != nil {
 		panic(err)
 	}
+	defer os.RemoveAll(dir)
 	binary = filepath.Join(dir, "mcpbench")
 	out, err := exec.Command("go", "build", "-o", binary, ".").CombinedOutput()
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "building mcpbench: %v\n%s", err, out)
-		os.Exit(2)
+		return 2
 	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
+	return b.m.Run()
 }
 
 type cliResult struct {
@@ -110,8 +120,8 @@ func TestExitCodes(t *testing.T) {
 		{"unknown command", []string{"frobnicate"}, 2, "unknown command"},
 		{"bad flag", []string{"run", "--url", srv.MCPURL(), "--bogus"}, 2, "unknown flag"},
 		{"no url", []string{"run", "-n", "5"}, 2, "--url is required"},
-		{"zero workers", []string{"run", "--url", srv.MCPURL(), "-c", "0"}, 2, "-c must be at least 1"},
-		{"bad duration", []string{"run", "--url", srv.MCPURL(), "-d", "ten"}, 2, "invalid argument"},
+		{"zero workers", []string{"run", "--url", srv.MCPURL(), "-c", "0"}, 2, "-c/--concurrency 0: must be from 1 to 1000000"},
+		{"bad duration", []string{"run", "--url", srv.MCPURL(), "-d", "ten"}, 2, "want a duration such as 500ms"},
 		{"bad args", []string{"run", "--url", srv.MCPURL(), "--method", "tools/call", "--tool", "echo", "--args", "{nope"}, 2, "not a JSON object"},
 		{"bad header", []string{"run", "--url", srv.MCPURL(), "-H", "no colon here"}, 2, "bad --header"},
 		{"bad scheme", []string{"run", "--url", "ftp://127.0.0.1/mcp"}, 2, "scheme"},

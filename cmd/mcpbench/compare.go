@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/spf13/pflag"
+
 	"github.com/mcpbench/mcpbench/report"
 	"github.com/mcpbench/mcpbench/results"
 )
@@ -37,54 +39,112 @@ Examples:
       --md-out "$GITHUB_STEP_SUMMARY" --junit-out compare.xml --html-out compare.html
 `
 
-func compareMain(_ context.Context, args []string, e env) int {
+// compareFlags are compare's flags: the limits as typed, and where the
+// comparison goes.
+type compareFlags struct {
+	p95, p99, rps, errRate            string
+	jsonOut, mdOut, junitOut, htmlOut string
+	quiet                             bool
+}
+
+func (f *compareFlags) flagSet() *pflag.FlagSet {
 	def := results.DefaultLimits()
-	var p95, p99, rps, errRate, jsonOut, mdOut, junitOut, htmlOut string
-	var quiet bool
 	fs := newFlagSet("compare")
-	fs.StringVar(&p95, "max-p95-regression", def.P95.Text, "largest allowed p95 rise: 10% of base, or 5ms")
-	fs.StringVar(&p99, "max-p99-regression", def.P99.Text, "largest allowed p99 rise: 20% of base, or 5ms")
-	fs.StringVar(&rps, "max-rps-regression", def.RPS.Text, "largest allowed throughput fall: 10% of base, or 50 (rps)")
-	fs.StringVar(&errRate, "max-error-rate-increase", def.ErrorRate.Text, "largest allowed error-rate rise: 0.01 (a fraction), or 50% of base")
-	fs.StringVar(&mdOut, "md-out", "", "write the Markdown table to `FILE`, e.g. $GITHUB_STEP_SUMMARY (- = stdout)")
-	fs.StringVar(&jsonOut, "json-out", "", "write the comparison as JSON to `FILE` (- = stdout)")
-	fs.StringVar(&junitOut, "junit-out", "", "write JUnit XML to `FILE`, one test case per gate")
-	fs.StringVar(&htmlOut, "html-out", "", "write an HTML page to `FILE`: the checks, and the two reports' charts overlaid")
-	fs.BoolVarP(&quiet, "quiet", "q", false, "no table on stdout")
-	if done, code := parseFlags(fs, args, compareUsage, e); done {
-		return code
-	}
-	if fs.NArg() != 2 {
-		return exitFor(e, "compare", usagef("want two reports, BASE.json NEW.json (got %d)", fs.NArg()))
-	}
+	fs.StringVar(&f.p95, "max-p95-regression", def.P95.Text, "largest allowed p95 rise: 10% of base, or 5ms")
+	fs.StringVar(&f.p99, "max-p99-regression", def.P99.Text, "largest allowed p99 rise: 20% of base, or 5ms")
+	fs.StringVar(&f.rps, "max-rps-regression", def.RPS.Text, "largest allowed throughput fall: 10% of base, or 50 (rps)")
+	fs.StringVar(&f.errRate, "max-error-rate-increase", def.ErrorRate.Text, "largest allowed error-rate rise: 0.01 (a fraction), or 50% of base")
+	fs.StringVar(&f.mdOut, "md-out", "", "write the Markdown table to `FILE`, e.g. $GITHUB_STEP_SUMMARY (- = stdout)")
+	fs.StringVar(&f.jsonOut, "json-out", "", "write the comparison as JSON to `FILE` (- = stdout)")
+	fs.StringVar(&f.junitOut, "junit-out", "", "write JUnit XML to `FILE`, one test case per gate")
+	fs.StringVar(&f.htmlOut, "html-out", "", "write an HTML page to `FILE`: the checks, and the two reports' charts overlaid")
+	fs.BoolVarP(&f.quiet, "quiet", "q", false, "no table on stdout")
+	return fs
+}
+
+// limits reads the four limits.
+func (f *compareFlags) limits() (results.Limits, error) {
 	var g results.Limits
 	for _, l := range []struct {
 		flag, val string
 		kind      results.MetricKind
 		dst       *results.Limit
 	}{
-		{"--max-p95-regression", p95, results.KindLatency, &g.P95},
-		{"--max-p99-regression", p99, results.KindLatency, &g.P99},
-		{"--max-rps-regression", rps, results.KindRPS, &g.RPS},
-		{"--max-error-rate-increase", errRate, results.KindErrorRate, &g.ErrorRate},
+		{"--max-p95-regression", f.p95, results.KindLatency, &g.P95},
+		{"--max-p99-regression", f.p99, results.KindLatency, &g.P99},
+		{"--max-rps-regression", f.rps, results.KindRPS, &g.RPS},
+		{"--max-error-rate-increase", f.errRate, results.KindErrorRate, &g.ErrorRate},
 	} {
 		lim, err := results.ParseLimit(l.val, l.kind)
 		if err != nil {
-			return exitFor(e, "compare", usagef("%s: %v", l.flag, err))
+			return g, usagef("%s: %v", l.flag, err)
 		}
 		*l.dst = lim
 	}
-	basePath, newPath := fs.Arg(0), fs.Arg(1)
-	base, err := readReportFile(basePath)
+	return g, nil
+}
+
+// outputs are where the comparison goes. The Markdown table goes to stdout
+// unless a file or stdout takes it, or another format already has stdout.
+func (f *compareFlags) outputs() map[string]output {
+	md := output{path: f.mdOut, flag: "--md-out"}
+	if !f.quiet && f.mdOut == "" && f.jsonOut != "-" && f.junitOut != "-" && f.htmlOut != "-" {
+		md = output{path: "-", flag: "the table"}
+	}
+	return map[string]output{
+		report.FormatJSON:     {path: f.jsonOut, flag: "--json-out"},
+		report.FormatJUnit:    {path: f.junitOut, flag: "--junit-out"},
+		report.FormatMarkdown: md,
+		report.FormatHTML:     {path: f.htmlOut, flag: "--html-out"},
+	}
+}
+
+func compareMain(_ context.Context, args []string, e env) int {
+	var f compareFlags
+	fs := f.flagSet()
+	if done, code := parseFlags(fs, args, compareUsage, e); done {
+		return code
+	}
+	if fs.NArg() != 2 {
+		return exitFor(e, "compare", usagef("want two reports, BASE.json NEW.json (got %d)", fs.NArg()))
+	}
+	g, err := f.limits()
 	if err != nil {
 		return exitFor(e, "compare", err)
+	}
+	outs := f.outputs()
+	if err := checkOutputs(files(outs)); err != nil {
+		return exitFor(e, "compare", err)
+	}
+	c, err := compareFiles(fs.Arg(0), fs.Arg(1), g)
+	if err != nil {
+		return exitFor(e, "compare", err)
+	}
+	writeErr := writeFormats(report.CompareFormats, c, outs, e)
+	if !c.Passed && !f.quiet {
+		fmt.Fprintf(e.stderr, "mcpbench compare: %d regression(s) of %s against %s\n", c.Regressions, c.New.Path, c.Base.Path)
+	}
+	switch {
+	case writeErr != nil:
+		return exitFor(e, "compare", writeErr)
+	case !c.Passed:
+		return exitGate
+	}
+	return exitOK
+}
+
+// compareFiles reads the two reports and compares them under g.
+func compareFiles(basePath, newPath string, g results.Limits) (*results.Comparison, error) {
+	base, err := readReportFile(basePath)
+	if err != nil {
+		return nil, err
 	}
 	cur, err := readReportFile(newPath)
 	if err != nil {
-		return exitFor(e, "compare", err)
+		return nil, err
 	}
 	if base.Kind() != cur.Kind() {
-		return exitFor(e, "compare", usagef("%s is a %s report and %s a %s report: compare two of the same kind", basePath, base.Kind(), newPath, cur.Kind()))
+		return nil, usagef("%s is a %s report and %s a %s report: compare two of the same kind", basePath, base.Kind(), newPath, cur.Kind())
 	}
 	var c *results.Comparison
 	if base.Sweep != nil {
@@ -94,33 +154,7 @@ func compareMain(_ context.Context, args []string, e env) int {
 	}
 	c.Base.Path, c.New.Path = basePath, newPath
 	c.MCPBenchVersion = buildVersion()
-	outs := compareOutputs(jsonOut, mdOut, junitOut, htmlOut, quiet)
-	if err := writeFormats(report.CompareFormats, c, outs, e); err != nil {
-		return exitFor(e, "compare", usagef("%v", err))
-	}
-	if !c.Passed {
-		if !quiet {
-			fmt.Fprintf(e.stderr, "mcpbench compare: %d regression(s) of %s against %s\n", c.Regressions, newPath, basePath)
-		}
-		return exitGate
-	}
-	return exitOK
-}
-
-// compareOutputs are compare's destinations. The Markdown table goes to
-// stdout unless a file or stdout takes it, or another format already has
-// stdout.
-func compareOutputs(jsonOut, mdOut, junitOut, htmlOut string, quiet bool) map[string]output {
-	md := output{path: mdOut, flag: "--md-out"}
-	if !quiet && mdOut == "" && jsonOut != "-" && junitOut != "-" && htmlOut != "-" {
-		md = output{path: "-"}
-	}
-	return map[string]output{
-		report.FormatJSON:     {path: jsonOut, flag: "--json-out"},
-		report.FormatJUnit:    {path: junitOut, flag: "--junit-out"},
-		report.FormatMarkdown: md,
-		report.FormatHTML:     {path: htmlOut, flag: "--html-out"},
-	}
+	return c, nil
 }
 
 // readReportFile reads a run or sweep report; any failure is bad input.

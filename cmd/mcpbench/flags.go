@@ -41,13 +41,22 @@ func newFlagSet(name string) *pflag.FlagSet {
 }
 
 // parseFlags parses args; it prints help (returning done=true, code 0) or
-// one line for a bad flag (done=true, code 2).
+// one line for a bad flag or a number out of its range (done=true, code 2).
 func parseFlags(fs *pflag.FlagSet, args []string, usage string, e env) (done bool, code int) {
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			fmt.Fprintf(e.stdout, usage, fs.FlagUsages())
-			return true, exitOK
+	err := fs.Parse(args)
+	if errors.Is(err, pflag.ErrHelp) {
+		if strings.Contains(usage, "%s") {
+			usage = fmt.Sprintf(usage, fs.FlagUsages())
 		}
+		fmt.Fprint(e.stdout, usage)
+		return true, exitOK
+	}
+	if err != nil {
+		err = flagParseError(fs, err)
+	} else {
+		err = checkLimits(fs)
+	}
+	if err != nil {
 		fmt.Fprintf(e.stderr, "mcpbench %s: %v (see --help)\n", fs.Name(), err)
 		return true, exitUsage
 	}

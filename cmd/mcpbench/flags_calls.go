@@ -41,6 +41,7 @@ func (f *callFlags) register(fs *pflag.FlagSet) {
 	fs.StringSliceVar(&f.tools, "tools", nil, "with --gen-args: call only the tools matching one of these `GLOB`s, e.g. 'read_*,list_*'")
 	fs.StringSliceVar(&f.excludeTools, "exclude-tools", nil, "with --gen-args: never call the tools matching one of these `GLOB`s")
 	fs.BoolVar(&f.dryRun, "dry-run", false, "connect, list the tools and print the plan (tools, annotations, sample arguments, load), then exit without calling any tool")
+	limitFlags(fs, atLeastOne(maxCardinality), "arg-cardinality")
 }
 
 // spec turns the workload flags into a workload.Spec, with every check

@@ -61,6 +61,9 @@ func FuzzFlagValues(f *testing.F) {
 		rf.register(fs)
 		if fs.Lookup(name) != nil {
 			err := fs.Parse([]string{"--url", "http://127.0.0.1:9/mcp", arg})
+			if err == nil {
+				err = checkLimits(fs)
+			}
 			checkFlagErr(t, name, value, err)
 			if err == nil {
 				err = rf.shard.splitRun(&rf.workload, fs.Changed("concurrency"))
@@ -84,6 +87,9 @@ func FuzzFlagValues(f *testing.F) {
 			return
 		}
 		err := fs.Parse([]string{"--url", "http://127.0.0.1:9/mcp", arg})
+		if err == nil {
+			err = checkLimits(fs)
+		}
 		checkFlagErr(t, name, value, err)
 		if err != nil {
 			return

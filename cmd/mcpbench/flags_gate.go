@@ -17,13 +17,19 @@ type gateFlags struct {
 	countToolErr bool
 }
 
-func (g *gateFlags) register(fs *pflag.FlagSet) {
+func (g *gateFlags) register(fs *pflag.FlagSet, sweep bool) {
 	fs.Float64Var(&g.p95SLO, "p95-slo-ms", 0, "p95 latency target in ms (0 = none)")
 	fs.Float64Var(&g.p99SLO, "p99-slo-ms", 0, "p99 latency target in ms (0 = none)")
 	fs.Float64Var(&g.maxErrorRate, "max-error-rate", 0, "highest acceptable error rate, 0..1")
 	fs.BoolVar(&g.allowErrors, "allow-request-errors", false, "any error rate is acceptable")
-	fs.BoolVar(&g.failOnSLO, "fail-on-slo", false, "exit 1 when the p95/p99 targets are missed")
+	if sweep {
+		fs.BoolVar(&g.failOnSLO, "fail-on-slo", false, "exit 1 when no point meets the SLO (points past the limit are data, not failures)")
+	} else {
+		fs.BoolVar(&g.failOnSLO, "fail-on-slo", false, "exit 1 when p95 or p99 misses its target")
+	}
 	fs.BoolVar(&g.countToolErr, "count-tool-errors", false, "with --gen-args: count tool_error answers in the --max-error-rate gate (by default made-up arguments a tool turns down do not fail a run)")
+	limitFlags(fs, zeroOrMore(maxSLOMillis), "p95-slo-ms", "p99-slo-ms")
+	limitFlags(fs, fraction, "max-error-rate")
 }
 
 func (g *gateFlags) validate() error {

@@ -1,12 +1,19 @@
 package main
 
 import (
+	"fmt"
 	"io"
+	"net/url"
 	"os"
 	"path/filepath"
 	"runtime/pprof"
+	"slices"
+	"strings"
 
 	"github.com/spf13/pflag"
+
+	"github.com/mcpbench/mcpbench/bench"
+	"github.com/mcpbench/mcpbench/report"
 )
 
 // outputFlags say where reports go.
@@ -21,28 +28,122 @@ type outputFlags struct {
 	memProfile string
 }
 
-func (o *outputFlags) register(fs *pflag.FlagSet) {
-	o.registerReports(fs, true)
+// defaultOutDir is where reports named by mcpbench go.
+const defaultOutDir = ".run/reports"
+
+func (o *outputFlags) register(fs *pflag.FlagSet, dirUsage string) {
+	o.registerReports(fs)
 	o.registerHTML(fs)
+	fs.StringVar(&o.outDir, "out-dir", defaultOutDir, dirUsage)
 	fs.BoolVar(&o.noProgress, "no-progress", false, "no progress line on stderr")
 	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a Go CPU profile of mcpbench itself to `FILE`")
 	fs.StringVar(&o.memProfile, "memprofile", "", "write a Go heap profile of mcpbench, taken at the end of the load, to `FILE`")
 }
 
-// registerReports adds the flags of where reports go, with --out-dir
-// for the commands that name reports themselves.
-func (o *outputFlags) registerReports(fs *pflag.FlagSet, withDir bool) {
+// registerReports adds the flags of where reports go.
+func (o *outputFlags) registerReports(fs *pflag.FlagSet) {
 	fs.StringVar(&o.jsonOut, "json-out", "", "write the JSON report to `FILE` (- = stdout, and nothing else there)")
-	fs.StringVar(&o.mdOut, "md-out", "", "write the Markdown report to `FILE` (alias --markdown-out)")
-	if withDir {
-		fs.StringVar(&o.outDir, "out-dir", ".run/reports", "directory for reports written under default names")
-	}
+	fs.StringVar(&o.mdOut, "md-out", "", "write the Markdown report to `FILE` (alias --markdown-out; - = stdout)")
 	fs.BoolVarP(&o.quiet, "quiet", "q", false, "no human summary on stdout")
 }
 
 // registerHTML adds --html-out, for the commands with an HTML report.
 func (o *outputFlags) registerHTML(fs *pflag.FlagSet) {
 	fs.StringVar(&o.htmlOut, "html-out", "", "write the HTML report to `FILE`: one page with charts that works offline")
+}
+
+// reportExts are the file names' endings of the formats written under
+// default names.
+var reportExts = map[string]string{report.FormatJSON: ".json", report.FormatMarkdown: ".md", report.FormatSVG: ".svg", report.FormatHTML: ".html"}
+
+// defaultNames points every report file of outs at BASE.ext in --out-dir.
+func (o *outputFlags) defaultNames(outs map[string]output, base string) {
+	for name, ext := range reportExts {
+		if out, ok := outs[name]; ok && out.to == nil {
+			outs[name] = output{path: filepath.Join(o.outDir, base+ext), flag: "--out-dir"}
+		}
+	}
+}
+
+// named reports whether outs names any report file.
+func named(outs map[string]output) bool {
+	for _, out := range files(outs) {
+		if out.path != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// announce says which files were written under default names, on the
+// summary's stream.
+func (o *outputFlags) announce(outs map[string]output, e env) {
+	var paths []string
+	for _, out := range files(outs) {
+		if out.flag == "--out-dir" {
+			paths = append(paths, out.path)
+		}
+	}
+	slices.Sort(paths)
+	for _, p := range paths {
+		fmt.Fprintf(o.summaryOut(e), "wrote %s\n", p)
+	}
+}
+
+// reportBase is the default name of a report of kind about the target:
+// mcpbench-<host>_<port>-<kind>, or mcpbench-stdio_<program>-<kind>.
+func reportBase(t *targetFlags, kind string) string {
+	host, port := "server", ""
+	if len(t.command) > 0 {
+		host, port = "stdio", filepath.Base(t.command[0])
+	} else if u, err := url.Parse(t.url); err == nil && u.Host != "" {
+		host, port = u.Hostname(), u.Port()
+		if port == "" {
+			port = map[bool]string{true: "443", false: "80"}[u.Scheme == "https"]
+		}
+	}
+	clean := func(s string) string {
+		return strings.Map(func(r rune) rune {
+			if r == '.' || r == '-' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' {
+				return r
+			}
+			return '_'
+		}, s)
+	}
+	return fmt.Sprintf("mcpbench-%s_%s-%s", clean(host), clean(port), kind)
+}
+
+// ready checks, before the load, that every report and profile can be
+// written, then starts the profiles; stop ends the CPU profile.
+func (o *outputFlags) ready(outs map[string]output, e env, cmd string, cfg *bench.Config) (stop func(), err error) {
+	if err := checkOutputs(append(files(outs), o.profileOutputs()...)); err != nil {
+		return nil, err
+	}
+	return o.profiles(e, cmd, cfg)
+}
+
+// profiles starts the CPU profile and arranges the heap profile at the end
+// of the load (through cfg.OnDone); stop ends the CPU profile.
+func (o *outputFlags) profiles(e env, cmd string, cfg *bench.Config) (stop func(), err error) {
+	stop = func() {}
+	if o.cpuProfile != "" {
+		if stop, err = startCPUProfile(o.cpuProfile); err != nil {
+			return nil, usagef("--cpuprofile %s: %v", o.cpuProfile, err)
+		}
+	}
+	if o.memProfile != "" {
+		cfg.OnDone = func() {
+			if err := writeHeapProfile(o.memProfile); err != nil {
+				fmt.Fprintf(e.stderr, "mcpbench %s: --memprofile: %v\n", cmd, err)
+			}
+		}
+	}
+	return stop, nil
+}
+
+// profileOutputs are the profile files, for checkOutputs.
+func (o *outputFlags) profileOutputs() []output {
+	return []output{{path: o.cpuProfile, flag: "--cpuprofile"}, {path: o.memProfile, flag: "--memprofile"}}
 }
 
 // writeHeapProfile records what the generator holds in memory.
@@ -69,7 +170,7 @@ func startCPUProfile(path string) (func(), error) {
 }
 
 // summaryOut is where the human summary goes: nowhere when quiet or when
-// stdout carries the JSON.
+// stdout carries a report.
 func (o *outputFlags) summaryOut(e env) io.Writer {
 	if o.quiet || o.jsonOut == "-" || o.mdOut == "-" || o.htmlOut == "-" {
 		return io.Discard
@@ -78,34 +179,9 @@ func (o *outputFlags) summaryOut(e env) io.Writer {
 }
 
 // summaryErr is where gate verdicts go: stderr, unless quiet.
-func (o *outputFlags) summaryErr() io.Writer {
+func (o *outputFlags) summaryErr(e env) io.Writer {
 	if o.quiet {
 		return io.Discard
 	}
-	return os.Stderr
-}
-
-// writeFile writes one report through fn to path ("-" = stdout), creating
-// the directory.
-func writeFile(path string, e env, fn func(io.Writer) error) error {
-	if path == "" {
-		return nil
-	}
-	if path == "-" {
-		return fn(e.stdout)
-	}
-	if dir := filepath.Dir(path); dir != "." {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return err
-		}
-	}
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	if err := fn(e.scrubbed(f)); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
+	return e.stderr
 }

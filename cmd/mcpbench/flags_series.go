@@ -1,6 +1,7 @@
 package main
 
 import (
+	"math"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -32,7 +33,10 @@ func (f *seriesFlags) register(fs *pflag.FlagSet, run bool) {
 	if run {
 		fs.BoolVar(&f.failOnLeak, "fail-on-leak", false, "exit 1 when a server series grows significantly and materially (a leak verdict); needs --server-pid or --server-metrics")
 		fs.DurationVar(&f.soakWarmup, "soak-warmup", 0, "leave the first `D` of the series out of the trend verdicts (default: the first tenth of the run)")
+		limitFlags(fs, durationUpTo(maxRunTime), "soak-warmup")
 	}
+	limitFlags(fs, limit{min: 0.01, max: maxWait.Seconds()}, "interval")
+	limitFlags(fs, atLeastOne(math.MaxInt32), "server-pid") // whether it runs is checked when sampling starts
 }
 
 // validate checks the flags; run says whether they are run's.

@@ -53,6 +53,14 @@ func (t *targetFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&t.logFile, "log-file", "", "server log `FILE` to scan over the measured window")
 	t.logSettle = autoSettle
 	fs.Var(&t.logSettle, "log-settle", "with --log-file: after the load, wait up to this long for the stats line that covers its end (auto: the lines' interval and a half, at most 15s; 0: no wait)")
+	enumFlag(fs, "transport", "auto", "http", "sse", "stdio")
+	enumFlag(fs, "engine", string(mcp.EngineAuto), string(mcp.EngineDirect), string(mcp.EngineNetHTTP))
+	enumFlag(fs, "protocol-version", append([]string{"auto"}, mcp.Revisions()...)...)
+	enumFlag(fs, "session", string(mcp.SessionPerWorker), string(mcp.SessionShared), string(mcp.SessionPerRequest))
+	limitFlags(fs, atLeastOne(maxProcs), "stdio-procs")
+	limitFlags(fs, durationUpTo(maxWait), "timeout")
+	limitFlags(fs, above0(maxWait.Seconds()), "timeout-secs")
+	limitFlags(fs, atLeastOne(maxBytes), "max-response-bytes")
 }
 
 // options turns the flags into client options.
@@ -99,7 +107,7 @@ func (t *targetFlags) checkTransport() error {
 	switch t.transport {
 	case "stdio":
 		if len(t.command) == 0 {
-			return usagef("--transport stdio needs the server command after --, e.g. -- npx @modelcontextprotocol/server-everything")
+			return usagef("--transport stdio needs the server command after --, e.g. -- npx -y @modelcontextprotocol/server-everything stdio")
 		}
 		if t.stdioProcs < 1 {
 			return usagef("--stdio-procs must be at least 1")
@@ -111,8 +119,8 @@ func (t *targetFlags) checkTransport() error {
 		if t.url == "" {
 			return usagef("--url is required (e.g. --url http://127.0.0.1:3002/mcp)")
 		}
-		if _, err := mcp.ParseURL(t.url); err != nil {
-			return usagef("%v", err)
+		if err := checkURL(t.url); err != nil {
+			return err
 		}
 	default:
 		return usagef("--transport must be auto, http, sse or stdio, not %q", t.transport)
@@ -121,6 +129,18 @@ func (t *targetFlags) checkTransport() error {
 	case mcp.SessionPerWorker, mcp.SessionShared, mcp.SessionPerRequest:
 	default:
 		return usagef("--session must be per-worker, shared or per-request, not %q", t.session)
+	}
+	return nil
+}
+
+// checkURL refuses an endpoint that is not an absolute http(s) URL,
+// suggesting the scheme a bare host:port lacks.
+func checkURL(raw string) error {
+	if !strings.Contains(raw, "://") {
+		return usagef("--url %q has no scheme: did you mean --url http://%s ?", mcp.Redact(raw), strings.TrimPrefix(mcp.Redact(raw), "//"))
+	}
+	if _, err := mcp.ParseURL(raw); err != nil {
+		return usagef("--url: %v", err)
 	}
 	return nil
 }

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/spf13/pflag"
+
+	"github.com/mcpbench/mcpbench/internal/textfmt"
 )
 
 // workloadFlags say what to send and how much.
@@ -30,16 +32,33 @@ func (w *workloadFlags) register(fs *pflag.FlagSet, sweep bool) {
 	fs.StringVar(&w.tool, "tool", "", "tool NAME for tools/call")
 	fs.StringVar(&w.args, "args", "", "tools/call arguments: JSON, or @FILE")
 	if !sweep {
-		fs.IntVarP(&w.concurrency, "concurrency", "c", 1, "closed loop: N workers, each waits for its answer")
-		fs.Float64Var(&w.rate, "rate", 0, "open loop: R requests/s on a fixed schedule")
+		fs.IntVarP(&w.concurrency, "concurrency", "c", 1, "closed loop: `N` workers, each waits for its answer")
+		fs.Float64Var(&w.rate, "rate", 0, "open loop: `R` requests/s on a fixed schedule")
 	}
 	fs.IntVar(&w.maxInFlight, "max-in-flight", 0, "open loop: most requests outstanding at once")
-	fs.Int64VarP(&w.total, "total", "n", 0, "stop after N measured requests")
-	fs.DurationVarP(&w.duration, "duration", "d", 0, "stop after D (default 10s when -n is not given)")
+	if sweep {
+		fs.Int64VarP(&w.total, "total", "n", 0, "measure `N` requests at each point (default 1000 at each concurrency when -d is not given)")
+		fs.DurationVarP(&w.duration, "duration", "d", 0, "measure each point for `D` (default 10s at each rate when -n is not given)")
+	} else {
+		fs.Int64VarP(&w.total, "total", "n", 0, "stop after `N` measured requests")
+		fs.DurationVarP(&w.duration, "duration", "d", 0, "stop after `D` (default 10s when -n is not given)")
+	}
 	fs.Int64Var(&w.warmup, "warmup", 0, "requests sent and discarded before measuring (alias --warmup-calls)")
 	fs.DurationVar(&w.rampUp, "ramp-up", 0, "add workers (or raise the rate) evenly over D, not measured")
 	fs.Float64Var(&w.maxRate, "max-rate", 0, "cap a closed loop at R requests/s")
 	fs.Uint64Var(&w.seed, "seed", 1, "seed for mixes and generated arguments")
+	enumFlag(fs, "method", "tools/list", "tools/call", "ping", "server/discover")
+	if !sweep {
+		limitFlags(fs, atLeastOne(maxWorkers), "concurrency")
+		limitFlags(fs, above0(maxRate), "rate")
+	}
+	limitFlags(fs, atLeastOne(maxWorkers), "max-in-flight")
+	limitFlags(fs, atLeastOne(maxRequests), "total")
+	limitFlags(fs, durationUpTo(maxRunTime), "duration")
+	limitFlags(fs, zeroOrMore(maxRequests), "warmup")
+	limitFlags(fs, pauseUpTo(maxRunTime), "ramp-up")
+	limitFlags(fs, above0(maxRate), "max-rate")
+	limitFlags(fs, anyValue, "seed")
 }
 
 // readJSONArg reads a JSON object given inline or as @FILE.
@@ -55,8 +74,12 @@ func readJSONArg(flag, v string) (json.RawMessage, error) {
 		}
 	}
 	var obj map[string]json.RawMessage
-	if err := json.Unmarshal(b, &obj); err != nil {
-		return nil, usagef("%s: not a JSON object: %v", flag, err)
+	if err := json.Unmarshal(b, &obj); err != nil || obj == nil {
+		why := "got null"
+		if err != nil {
+			why = textfmt.JSONError(err)
+		}
+		return nil, usagef(`%s: not a JSON object (%s); e.g. %s '{"message":"hi"}'`, flag, why, flag)
 	}
 	return json.RawMessage(b), nil
 }

@@ -1,6 +1,9 @@
 package main
 
 import (
+	"fmt"
+	"strings"
+	"sync"
 	"time"
 
 	"github.com/mcpbench/mcpbench/bench"
@@ -24,14 +27,95 @@ func (t *targetFlags) setup(opts mcp.Options, spec workload.Spec, s *shardFlags)
 	}
 }
 
-// watch makes the harness's callbacks print: warnings and the tools about
-// to be called on stderr, and the progress line cleared after each
-// measurement. It returns the progress
-// line's printer, nil when there is none.
+// watch makes the harness's callbacks print: the stage before the load,
+// warnings and the tools about to be called on stderr, and the progress
+// line cleared after each measurement. It returns the progress line's
+// printer, nil when there is none.
 func watch(s *harness.Setup, e env, cmd string, off bool) func(bench.Progress) {
 	progress := progressPrinter(e, off)
 	s.Warn = warnSetting(e, cmd)
 	s.Announce = announce(e, cmd)
 	s.MeasureDone = func() { clearProgress(e, progress) }
+	s.OnStage = newStageWatch(e, cmd, s.Options, progress != nil).enter
 	return progress
+}
+
+// slowStage is how long a step before the load may take before mcpbench
+// says what it is waiting for, even with no progress line.
+const slowStage = 5 * time.Second
+
+// stageWatch shows what the setup is waiting on: on the progress line when
+// there is one, and in one line on stderr when a step that waits on the
+// server takes longer than slowStage.
+type stageWatch struct {
+	e       env
+	cmd     string
+	target  string
+	timeout time.Duration
+	line    bool
+
+	mu    sync.Mutex
+	timer *time.Timer
+}
+
+// newStageWatch watches the setup of a command against the target o;
+// line says the progress line is on.
+func newStageWatch(e env, cmd string, o mcp.Options, line bool) *stageWatch {
+	return &stageWatch{e: e, cmd: cmd, target: targetName(o), timeout: o.Timeout, line: line}
+}
+
+// enter maps the harness's stages to show.
+func (w *stageWatch) enter(st harness.Stage) {
+	switch st {
+	case harness.StageConnecting:
+		w.show("connecting to "+w.target, true)
+	case harness.StageWorkload:
+		w.show("listing what "+w.target+" offers", true)
+	case harness.StageStartWait:
+		w.show("waiting for --start-at", false) // a wait the user asked for
+	default:
+		w.show("", false)
+	}
+}
+
+// show puts what on the progress line ("" clears it) and, when the step
+// waits on the server, arms the one-line notice for a slow answer.
+func (w *stageWatch) show(what string, waitsOnServer bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.timer != nil {
+		w.timer.Stop()
+		w.timer = nil
+	}
+	if w.line {
+		fmt.Fprint(w.e.stderr, "\r\033[K")
+		if what != "" {
+			fmt.Fprintf(w.e.stderr, "%s…", what)
+		}
+	}
+	if !waitsOnServer {
+		return
+	}
+	var t *time.Timer
+	t = time.AfterFunc(slowStage, func() {
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		if w.timer != t {
+			return // the step ended meanwhile
+		}
+		if w.line {
+			fmt.Fprint(w.e.stderr, "\r\033[K")
+		}
+		fmt.Fprintf(w.e.stderr, "mcpbench %s: still %s after %s (each request may take up to --timeout %s)\n", w.cmd, what, slowStage, w.timeout)
+	})
+	w.timer = t
+}
+
+// targetName is the server as the user gave it: the URL, or the stdio
+// command.
+func targetName(o mcp.Options) string {
+	if len(o.Command) > 0 {
+		return strings.Join(o.Command, " ")
+	}
+	return mcp.Redact(o.URL)
 }

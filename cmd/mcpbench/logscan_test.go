@@ -135,7 +135,7 @@ func TestLogscanBadInput(t *testing.T) {
 		{"directory", []string{t.TempDir()}, "not a regular file"},
 		{"bad flag", []string{"--nope", path}, "unknown flag"},
 		{"bad offset", []string{"--from-offset", "abc", path}, "from-offset"},
-		{"negative offset", []string{"--from-offset", "-3", path}, "negative"},
+		{"negative offset", []string{"--from-offset", "-3", path}, "0 or more"},
 		{"offset past the end", []string{"--from-offset", "999999", path}, "beyond the end"},
 		{"both to stdout", []string{"--json-out", "-", "--md-out", "-", path}, "both be stdout"},
 		{"unwritable output", []string{"--json-out", filepath.Join(path, "x.json"), path}, "--json-out"},

@@ -9,6 +9,8 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/spf13/pflag"
 )
 
 // Exit codes of the contract.
@@ -74,18 +76,24 @@ type command struct {
 	name    string
 	summary string
 	main    func(ctx context.Context, args []string, e env) int
+	// flags builds the command's flag set, for completion; nil when it
+	// has none.
+	flags func() *pflag.FlagSet
+	// fileArgs: its arguments are files (reports, a log).
+	fileArgs bool
 }
 
 func commands() []command {
 	return []command{
-		{"run", "one load point against one MCP server", runMain},
-		{"sweep", "a series of load points, knee and SLO recommendation", sweepMain},
-		{"probe", "one-shot observability probe", probeMain},
-		{"logscan", "scan a server log for tools/list stats lines", logscanMain},
-		{"compare", "regression gate between two reports", compareMain},
-		{"merge", "combine shard reports into one", mergeMain},
-		{"serve", "the bundled reference MCP server", serveMain},
-		{"version", "version, commit, Go version", versionMain},
+		{"run", "one load point against one MCP server", runMain, func() *pflag.FlagSet { return new(runFlags).flagSet() }, false},
+		{"sweep", "a series of load points, knee and SLO recommendation", sweepMain, func() *pflag.FlagSet { return new(sweepFlags).flagSet() }, false},
+		{"probe", "one-shot observability probe", probeMain, func() *pflag.FlagSet { return new(probeFlags).flagSet() }, false},
+		{"logscan", "scan a server log for tools/list stats lines", logscanMain, func() *pflag.FlagSet { return new(logscanFlags).flagSet() }, true},
+		{"compare", "regression gate between two reports", compareMain, func() *pflag.FlagSet { return new(compareFlags).flagSet() }, true},
+		{"merge", "combine shard reports into one", mergeMain, func() *pflag.FlagSet { return new(mergeFlags).flagSet() }, true},
+		{"serve", "the bundled reference MCP server", serveMain, func() *pflag.FlagSet { return new(serveFlags).flagSet() }, false},
+		{"version", "version, commit, Go version", versionMain, nil, false},
+		{"completion", "shell completion script for bash, zsh or fish", completionMain, nil, false},
 	}
 }
 
@@ -124,7 +132,7 @@ func usage(w io.Writer) {
 	fmt.Fprintln(w, "Usage: mcpbench COMMAND [flags]")
 	fmt.Fprintln(w)
 	for _, c := range commands() {
-		fmt.Fprintf(w, "  %-8s %s\n", c.name, c.summary)
+		fmt.Fprintf(w, "  %-10s %s\n", c.name, c.summary)
 	}
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "Run 'mcpbench COMMAND --help' for a command's flags and an example.")

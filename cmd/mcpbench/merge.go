@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/spf13/pflag"
+
 	"github.com/mcpbench/mcpbench/report"
 	"github.com/mcpbench/mcpbench/results"
 )
@@ -29,23 +31,37 @@ Examples:
   mcpbench merge reports/*.json --json-out merged.json --md-out merged.md --html-out merged.html
 `
 
-func mergeMain(_ context.Context, args []string, e env) int {
-	var out outputFlags
-	var allowMissing bool
+// mergeFlags are merge's flags.
+type mergeFlags struct {
+	out          outputFlags
+	allowMissing bool
+}
+
+func (f *mergeFlags) flagSet() *pflag.FlagSet {
 	fs := newFlagSet("merge")
-	fs.StringVar(&out.jsonOut, "json-out", "", "write the merged report to `FILE` (- = stdout)")
-	fs.StringVar(&out.mdOut, "md-out", "", "write the merged report's Markdown to `FILE`")
-	out.registerHTML(fs)
-	fs.BoolVar(&allowMissing, "allow-missing", false, "merge an incomplete set of shards (warns and lists the missing ones)")
-	fs.BoolVarP(&out.quiet, "quiet", "q", false, "no summary on stdout")
+	fs.StringVar(&f.out.jsonOut, "json-out", "", "write the merged report to `FILE` (- = stdout)")
+	fs.StringVar(&f.out.mdOut, "md-out", "", "write the merged report's Markdown to `FILE` (- = stdout)")
+	f.out.registerHTML(fs)
+	fs.BoolVar(&f.allowMissing, "allow-missing", false, "merge an incomplete set of shards (warns and lists the missing ones)")
+	fs.BoolVarP(&f.out.quiet, "quiet", "q", false, "no summary on stdout")
+	return fs
+}
+
+func mergeMain(_ context.Context, args []string, e env) int {
+	var f mergeFlags
+	fs := f.flagSet()
 	if done, code := parseFlags(fs, args, mergeUsage, e); done {
 		return code
 	}
+	out, allowMissing := &f.out, f.allowMissing
 	if fs.NArg() < 2 {
 		return exitFor(e, "merge", usagef("want at least two reports to merge (got %d)", fs.NArg()))
 	}
 	if out.jsonOut == "" && out.mdOut == "" && out.htmlOut == "" {
 		return exitFor(e, "merge", usagef("--json-out FILE is required (or --md-out, --html-out)"))
+	}
+	if err := checkOutputs(files(out.outputs(e))); err != nil {
+		return exitFor(e, "merge", err)
 	}
 	var runs []*results.RunReport
 	var sweeps []*results.SweepReport
@@ -66,10 +82,10 @@ func mergeMain(_ context.Context, args []string, e env) int {
 	opt := results.MergeOptions{AllowMissing: allowMissing}
 	if len(sweeps) > 0 {
 		m, warns, err := results.MergeSweeps(sweeps, opt)
-		return writeMerged(report.SweepFormats, m, warns, err, &out, e)
+		return writeMerged(report.SweepFormats, m, warns, err, out, e)
 	}
 	m, warns, err := results.MergeRuns(runs, opt)
-	return writeMerged(report.RunFormats, m, warns, err, &out, e)
+	return writeMerged(report.RunFormats, m, warns, err, out, e)
 }
 
 // writeMerged shows merge's warnings and writes the merged report m, or
@@ -88,8 +104,8 @@ func writeMerged[R any](formats []report.Format[R], m R, warns []string, err err
 		}
 		fmt.Fprintf(e.stderr, "mcpbench merge: warning: %s\n", w)
 	}
-	if err := writeFormats(formats, m, out.outputs(e, true), e); err != nil {
-		return exitFor(e, "merge", usagef("%v", err))
+	if err := writeFormats(formats, m, out.outputs(e), e); err != nil {
+		return exitFor(e, "merge", err)
 	}
 	return exitOK
 }

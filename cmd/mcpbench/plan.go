@@ -15,8 +15,8 @@ func dryRunExit(e env, cmd string, r *results.PlanReport, err error, o *outputFl
 	if err != nil {
 		return harnessExit(e, cmd, "request", err)
 	}
-	if err := writeFormats(report.PlanFormats, r, o.outputs(e, false), e); err != nil {
-		return exitFor(e, cmd, usagef("writing report: %v", err))
+	if err := writeFormats(report.PlanFormats, r, o.outputs(e), e); err != nil {
+		return exitFor(e, cmd, err)
 	}
 	return exitOK
 }

@@ -33,7 +33,7 @@ Flags:
 %s
 Examples:
   mcpbench probe --base-url http://127.0.0.1:3002 \
-      --log-file .run/logs/omni-mcp-sse-3002.log \
+      --log-file .run/logs/mcp.log \
       --json-out .run/reports/mcp-tools-list-observability.json
   mcpbench probe --url http://127.0.0.1:3002/mcp --bench-large-total 0 --md-out probe.md
   mcpbench probe --transport stdio --bench-large-total 0 -- npx -y @modelcontextprotocol/server-memory
@@ -62,8 +62,24 @@ func (f *probeFlags) register(fs *pflag.FlagSet) {
 	fs.IntVar(&f.largeC, "bench-large-concurrency", 50, "workers of the large benchmark")
 	fs.Float64Var(&f.maxErrorRate, "max-error-rate", 0, "highest acceptable error rate of each benchmark and of the sequential listings, 0..1")
 	fs.BoolVar(&f.allowErrors, "allow-request-errors", false, "any error rate is acceptable")
-	f.output.registerReports(fs, false)
+	f.output.registerReports(fs)
 	fs.BoolVar(&f.output.noProgress, "no-progress", false, "no progress on stderr")
+	limitFlags(fs, zeroOrMore(maxSamples), "sequential-samples")
+	limitFlags(fs, zeroOrMore(maxWait.Seconds()*1000), "sequential-sleep-ms")
+	limitFlags(fs, zeroOrMore(maxRequests), "bench-small-total", "bench-large-total")
+	limitFlags(fs, atLeastOne(maxWorkers), "bench-small-concurrency", "bench-large-concurrency")
+	limitFlags(fs, fraction, "max-error-rate")
+}
+
+// maxSamples bounds the sequential listings: each is sent alone, so more
+// than this would take hours.
+const maxSamples = 100_000
+
+// flagSet is probe's flag set, bound to f.
+func (f *probeFlags) flagSet() *pflag.FlagSet {
+	fs := newFlagSet("probe")
+	f.register(fs)
+	return fs
 }
 
 func (f *probeFlags) validate() error {
@@ -87,23 +103,30 @@ func (f *probeFlags) validate() error {
 
 func probeMain(ctx context.Context, args []string, e env) int {
 	var f probeFlags
-	fs := newFlagSet("probe")
-	f.register(fs)
+	fs := f.flagSet()
 	if done, code := parseFlags(fs, args, probeUsage, e); done {
 		return code
 	}
 	cfg, err := f.config(fs, &e)
+	if err == nil {
+		err = checkOutputs(files(f.output.outputs(e)))
+	}
 	if err != nil {
 		return exitFor(e, "probe", err)
 	}
 	progress := progressPrinter(e, f.output.noProgress)
-	if progress != nil {
-		cfg.Progress = func(stage string) { fmt.Fprintf(e.stderr, "\r\033[Kprobe: %s", stage) }
-		cfg.BenchProgress = progress
+	cfg.BenchProgress = progress
+	st := newStageWatch(e, "probe", cfg.Options, progress != nil)
+	cfg.Progress = func(stage string) {
+		if stage == probe.StageDial {
+			st.show("connecting to "+st.target, true)
+			return
+		}
+		st.show("probe: "+stage, false)
 	}
 	started := time.Now()
 	res, err := probe.Run(ctx, cfg)
-	clearProgress(e, progress)
+	st.show("", false)
 	if err != nil {
 		if ctx.Err() != nil {
 			fmt.Fprintln(e.stderr, "mcpbench probe: interrupted before the server answered")
@@ -120,16 +143,8 @@ func probeMain(ctx context.Context, args []string, e env) int {
 	}
 	r := f.report(res, cfg, started)
 	gateFailed := results.Gates{SLO: sweep.SLO{MaxErrorRate: f.maxErrorRate}}.Probe(r)
-	if err := writeProbeReports(r, &f.output, e); err != nil {
-		return exitFor(e, "probe", usagef("writing report: %v", err))
-	}
-	switch {
-	case r.Interrupted:
-		return exitInterrupted
-	case gateFailed:
-		return exitGate
-	}
-	return exitOK
+	writeErr := writeFormats(report.ProbeFormats, r, f.output.outputs(e), e)
+	return finish(e, "probe", writeErr, r.Interrupted, gateFailed)
 }
 
 // config checks probe's flags and turns them into the probe's
@@ -184,8 +199,4 @@ func (f *probeFlags) report(res *probe.Report, cfg probe.Config, started time.Ti
 		},
 		Report: *res,
 	}
-}
-
-func writeProbeReports(r *results.ProbeReport, o *outputFlags, e env) error {
-	return writeFormats(report.ProbeFormats, r, o.outputs(e, false), e)
 }

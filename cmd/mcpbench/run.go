@@ -2,8 +2,8 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"math"
+	"path/filepath"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -11,7 +11,6 @@ import (
 	"github.com/mcpbench/mcpbench/bench"
 	"github.com/mcpbench/mcpbench/harness"
 	"github.com/mcpbench/mcpbench/report"
-	"github.com/mcpbench/mcpbench/results"
 	"github.com/mcpbench/mcpbench/workload"
 )
 
@@ -36,8 +35,9 @@ Flags:
 Examples:
   mcpbench run --url http://127.0.0.1:3002/mcp -c 10 -n 500
   mcpbench run --url http://127.0.0.1:3002/mcp --method tools/call --tool echo \
-      --args '{"message":"hi"}' --rate 200 -d 30s --json-out run.json --html-out run.html
-  MCPBENCH_TOKEN=... mcpbench run --url https://mcp.example.internal/mcp -c 4 -d 1m
+      --args '{"message":"hi"}' --rate 200 -d 5s --json-out run.json --html-out run.html
+  mcpbench run --transport stdio -c 4 -n 1000 -- npx -y @modelcontextprotocol/server-everything stdio
+  MCPBENCH_TOKEN=... mcpbench run --url https://mcp.example.internal/mcp -c 4 -n 1000
   mcpbench run --transport stdio --gen-args --dry-run -c 4 -n 200 \
       -- npx -y @modelcontextprotocol/server-filesystem /tmp/scratch
   mcpbench run --url http://127.0.0.1:3002/mcp --rate 50 -d 1h --live \
@@ -58,22 +58,28 @@ type runFlags struct {
 	scenario scenarioFlags
 }
 
+// flagSet is run's flag set, bound to f.
+func (f *runFlags) flagSet() *pflag.FlagSet {
+	fs := newFlagSet("run")
+	f.register(fs)
+	return fs
+}
+
 // register adds run's flags to fs.
 func (f *runFlags) register(fs *pflag.FlagSet) {
 	f.target.register(fs)
 	f.workload.register(fs, false)
 	f.scenario.register(fs, false)
 	f.calls.register(fs)
-	f.gate.register(fs)
+	f.gate.register(fs, false)
 	f.series.register(fs, true)
-	f.output.register(fs)
+	f.output.register(fs, "write the reports to `DIR` as mcpbench-<host>_<port>-run.json, .md and .html (when given; an interrupted run without --json-out keeps its JSON there)")
 	f.shard.register(fs)
 }
 
 func runMain(ctx context.Context, args []string, e env) int {
 	var f runFlags
-	fs := newFlagSet("run")
-	f.register(fs)
+	fs := f.flagSet()
 	if done, code := parseFlags(fs, args, runUsage, e); done {
 		return code
 	}
@@ -85,22 +91,17 @@ func runMain(ctx context.Context, args []string, e env) int {
 		plan, err := harness.PlanRun(ctx, cfg)
 		return dryRunExit(e, "run", plan, err, &f.output)
 	}
-	if f.output.cpuProfile != "" {
-		stop, err := startCPUProfile(f.output.cpuProfile)
-		if err != nil {
-			return exitFor(e, "run", usagef("--cpuprofile: %v", err))
-		}
-		defer stop()
+	outs := f.output.outputs(e)
+	if fs.Changed("out-dir") && !named(outs) {
+		f.output.defaultNames(outs, reportBase(&f.target, "run"))
 	}
 	cfg.Load.Progress = watch(&cfg.Setup, e, "run", f.output.noProgress || f.series.live)
 	f.series.apply(&cfg.Load, &cfg.Setup, e, "run")
-	if f.output.memProfile != "" {
-		cfg.Load.OnDone = func() {
-			if err := writeHeapProfile(f.output.memProfile); err != nil {
-				fmt.Fprintf(e.stderr, "mcpbench run: --memprofile: %v\n", err)
-			}
-		}
+	stop, err := f.output.ready(outs, e, "run", &cfg.Load)
+	if err != nil {
+		return exitFor(e, "run", err)
 	}
+	defer stop()
 	r, err := harness.Run(ctx, cfg)
 	if err != nil {
 		unit := "request"
@@ -112,16 +113,29 @@ func runMain(ctx context.Context, args []string, e env) int {
 	gates := f.gate.gates()
 	gates.FailOnLeak = f.series.failOnLeak
 	gateFailed := gates.Run(r)
-	if err := writeRunReports(r, &f.output, e); err != nil {
-		return exitFor(e, "run", usagef("writing report: %v", err))
+	if r.Point.Interrupted && outs[report.FormatJSON].path == "" {
+		// What was measured before the stop is kept, not lost with the run.
+		outs[report.FormatJSON] = output{path: filepath.Join(f.output.outDir, reportBase(&f.target, "run")+".json"), flag: "--out-dir"}
 	}
+	writeErr := writeFormats(report.RunFormats, r, outs, e)
+	f.output.announce(outs, e)
+	return finish(e, "run", writeErr, r.Point.Interrupted, gateFailed)
+}
+
+// finish is the exit code once the reports are out: an interrupt first,
+// then a report that could not be written where asked, then the gates.
+func finish(e env, cmd string, writeErr error, interrupted, gateFailed bool) int {
+	code := exitOK
 	switch {
-	case r.Point.Interrupted:
-		return exitInterrupted
+	case writeErr != nil:
+		code = exitFor(e, cmd, writeErr)
 	case gateFailed:
-		return exitGate
+		code = exitGate
 	}
-	return exitOK
+	if interrupted {
+		return exitInterrupted
+	}
+	return code
 }
 
 // config checks run's flags, in the order whose errors the contract
@@ -215,8 +229,4 @@ func (f *runFlags) benchConfig(concurrencySet bool) (bench.Config, error) {
 		cfg.Duration = 10 * time.Second
 	}
 	return cfg, nil
-}
-
-func writeRunReports(r *results.RunReport, o *outputFlags, e env) error {
-	return writeFormats(report.RunFormats, r, o.outputs(e, false), e)
 }

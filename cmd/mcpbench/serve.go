@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -25,15 +26,15 @@ tools/call holding one for --service-time, so the knee is at K concurrent
 requests and the throughput ceiling is K / service time. The first line on
 stdout is the listening URL. Stops on Ctrl-C or SIGTERM.
 
-Fault kinds: %s.
+Fault kinds: {faults}.
 
 Flags:
 %s
 Examples:
   mcpbench serve --addr 127.0.0.1:0 --capacity 8 --service-time 20ms
-  mcpbench serve --log-file .run/logs/mcp.log --stats-interval 5s --list-cache-ttl 2s
-  mcpbench serve --fault http-500 --fault-rate 0.01 --stall 500ms --stall-every 10s
-  mcpbench serve --leak-per-request 20000    # then: mcpbench run ... --server-metrics http://127.0.0.1:3002/metrics
+  mcpbench serve --addr 127.0.0.1:3002 --log-file .run/logs/mcp.log --stats-interval 5s --list-cache-ttl 2s
+  mcpbench serve --addr 127.0.0.1:0 --fault http-500 --fault-rate 0.01 --stall 500ms --stall-every 10s
+  mcpbench serve --addr 127.0.0.1:3002 --leak-per-request 20000    # then: mcpbench run ... --server-metrics http://127.0.0.1:3002/metrics
 `
 
 // serveFlags are the flags of `mcpbench serve`: the server's configuration
@@ -71,24 +72,36 @@ func (f *serveFlags) register(fs *pflag.FlagSet) {
 	fs.BoolVar(&cfg.LeakSessions, "leak-sessions", false, "never release a session a client ends (its DELETE is answered, the session kept): a session leak on purpose")
 }
 
+// flagSet is serve's flag set, bound to f.
+func (f *serveFlags) flagSet() *pflag.FlagSet {
+	fs := newFlagSet("serve")
+	f.register(fs)
+	enumFlag(fs, "fixed-engine", target.FixedFastHTTP, target.FixedNetHTTP)
+	enumFlag(fs, "service-dist", target.DistFixed, target.DistExp, target.DistLognormal)
+	enumFlag(fs, "fault", target.FaultKinds()...)
+	limitFlags(fs, zeroOrMore(maxTools), "tools")
+	limitFlags(fs, atLeastOne(maxWorkers), "capacity")
+	limitFlags(fs, pauseUpTo(time.Hour), "service-time", "list-build-time", "stall")
+	limitFlags(fs, durationUpTo(maxWait), "stats-interval")
+	limitFlags(fs, pauseUpTo(maxWait), "list-cache-ttl", "stall-every")
+	limitFlags(fs, fraction, "fault-rate")
+	limitFlags(fs, atLeastOne(maxBytes), "oversized-bytes")
+	limitFlags(fs, zeroOrMore(maxBytes), "leak-per-request")
+	limitFlags(fs, anyValue, "seed")
+	return fs
+}
+
+// maxTools bounds --tools: a listing of more is a typo, not a server.
+const maxTools = 100_000
+
 // serveMain implements `mcpbench serve`.
 func serveMain(ctx context.Context, args []string, e env) int {
-	fail := func(format string, a ...any) int {
-		msg := strings.ReplaceAll(fmt.Sprintf(format, a...), "\n", " ")
-		fmt.Fprintf(e.stderr, "mcpbench serve: %s\n", msg)
-		return exitUsage
-	}
-
-	fs := pflag.NewFlagSet("serve", pflag.ContinueOnError)
-	fs.SetOutput(io.Discard) // errors are reported in one line below
+	fail := func(format string, a ...any) int { return exitFor(e, "serve", usagef(format, a...)) }
 	var f serveFlags
-	f.register(fs)
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			fmt.Fprintf(e.stdout, serveUsage, strings.Join(target.FaultKinds(), ", "), fs.FlagUsages())
-			return exitOK
-		}
-		return fail("%v (see --help)", err)
+	fs := f.flagSet()
+	usage := strings.Replace(serveUsage, "{faults}", strings.Join(target.FaultKinds(), ", "), 1)
+	if done, code := parseFlags(fs, args, usage, e); done {
+		return code
 	}
 	if fs.NArg() != 0 {
 		return fail("unexpected argument %q (see --help)", fs.Arg(0))
@@ -101,9 +114,9 @@ func serveMain(ctx context.Context, args []string, e env) int {
 		return fail("--fault-rate needs --fault KIND")
 	}
 	if f.logFile != "" {
-		lf, err := os.OpenFile(f.logFile, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+		lf, err := openLog(f.logFile)
 		if err != nil {
-			return fail("%v", err)
+			return fail("--log-file %s: %v", f.logFile, err)
 		}
 		defer lf.Close()
 		cfg.StatsLog = lf
@@ -154,6 +167,17 @@ func serveStdio(ctx context.Context, cfg target.Config, e env, fail func(string,
 		fmt.Fprintf(e.stderr, "mcpbench serve: %v\n", err)
 	}
 	return exitOK
+}
+
+// openLog opens the stats log for appending, creating it and its
+// directory.
+func openLog(path string) (*os.File, error) {
+	if dir := filepath.Dir(path); dir != "." {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return nil, err
+		}
+	}
+	return os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
 }
 
 type nopWriteCloser struct{ io.Writer }

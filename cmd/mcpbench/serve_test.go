@@ -112,7 +112,7 @@ func TestServeUsage(t *testing.T) {
 		out  string // on stdout for help, the one stderr line otherwise
 	}{
 		{[]string{"--help"}, exitOK, "Examples:"},
-		{[]string{"--capacity", "x"}, exitUsage, "mcpbench serve: invalid argument"},
+		{[]string{"--capacity", "x"}, exitUsage, "mcpbench serve: --capacity \"x\": want a whole number"},
 		{[]string{"--fault", "nope"}, exitUsage, "mcpbench serve: "},
 		{[]string{"--fault-rate", "0.5"}, exitUsage, "mcpbench serve: --fault-rate needs --fault"},
 		{[]string{"--service-dist", "gamma"}, exitUsage, "mcpbench serve: "},

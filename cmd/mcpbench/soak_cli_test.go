@@ -230,7 +230,7 @@ func TestSeriesFlagErrors(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--interval", "0s"}, "--interval must be positive"},
+		{[]string{"--interval", "0s"}, "--interval 0s: must be from 10ms to 24h0m0s"},
 		{[]string{"--server-metric", "x"}, "--server-metric goes with --server-metrics"},
 		{[]string{"--fail-on-leak"}, "--fail-on-leak needs a server series"},
 		{[]string{"--server-pid", "999999999"}, "--server-pid: process 999999999"},

@@ -4,9 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/url"
-	"path/filepath"
-	"slices"
 	"strings"
 	"time"
 
@@ -41,8 +38,8 @@ Examples:
       --total 1000 --p95-slo-ms 400 --p99-slo-ms 800
   mcpbench sweep --url http://127.0.0.1:3002/mcp --concurrency-range 1:64:x2 --refine \
       --p99-slo-ms 100 --require-concurrency 16
-  mcpbench sweep --url http://127.0.0.1:3002/mcp --rate-range 100:600:+100 -d 10s --p99-slo-ms 100
-  mcpbench sweep --url http://127.0.0.1:3002/mcp --gen-args --tools 'search_*' \
+  mcpbench sweep --url http://127.0.0.1:3002/mcp --rate-range 100:400:+100 -d 2s --p99-slo-ms 100
+  mcpbench sweep --url http://127.0.0.1:3002/mcp --gen-args --tools 'tool_00*' \
       --concurrency-values 1,4,16 --dry-run
   mcpbench sweep --url http://127.0.0.1:3002/mcp --scenario docs/examples/coding-agent.yaml \
       --users-values 1,4,16,64 -d 30s --p95-slo-ms 200
@@ -79,11 +76,20 @@ func (f *sweepFlags) register(fs *pflag.FlagSet) {
 	fs.BoolVar(&f.refine, "refine", false, "search between the last feasible and first infeasible point for the exact maximum")
 	fs.DurationVar(&f.cooldown, "cooldown", 0, "pause between points")
 	fs.IntVar(&f.requireConcurrency, "require-concurrency", 0, "exit 1 when the maximum feasible concurrency is below N")
-	f.gate.register(fs)
+	f.gate.register(fs, true)
 	f.series.register(fs, false)
-	f.output.register(fs)
+	f.output.register(fs, "write the reports to `DIR` as mcpbench-<host>_<port>-sweep.json, .md, .svg and .html when no --json-out, --md-out, --svg-out or --html-out is given")
 	fs.StringVar(&f.svgOut, "svg-out", "", "write the chart to `FILE`")
 	f.shard.register(fs)
+	limitFlags(fs, pauseUpTo(maxWait), "cooldown")
+	limitFlags(fs, atLeastOne(maxWorkers), "require-concurrency")
+}
+
+// flagSet is sweep's flag set, bound to f.
+func (f *sweepFlags) flagSet() *pflag.FlagSet {
+	fs := newFlagSet("sweep")
+	f.register(fs)
+	return fs
 }
 
 // levels returns the sweep's concurrency levels or rates, exactly one of
@@ -132,8 +138,7 @@ func (f *sweepFlags) levels() ([]int, []float64, error) {
 
 func sweepMain(ctx context.Context, args []string, e env) int {
 	var f sweepFlags
-	fs := newFlagSet("sweep")
-	f.register(fs)
+	fs := f.flagSet()
 	if done, code := parseFlags(fs, args, sweepUsage, e); done {
 		return code
 	}
@@ -145,7 +150,13 @@ func sweepMain(ctx context.Context, args []string, e env) int {
 		plan, err := harness.PlanSweep(ctx, cfg)
 		return dryRunExit(e, "sweep", plan, err, &f.output)
 	}
+	outs := f.outputs(e)
 	f.series.apply(&cfg.Point, &cfg.Setup, e, "sweep")
+	stop, err := f.output.ready(outs, e, "sweep", &cfg.Point)
+	if err != nil {
+		return exitFor(e, "sweep", err)
+	}
+	defer stop()
 	if progress := watch(&cfg.Setup, e, "sweep", f.output.noProgress || f.series.live); progress != nil {
 		cfg.Progress = func(st sweep.Step, p bench.Progress) {
 			fmt.Fprintf(e.stderr, "\r\033[Kpoint %d/%d (%s): ", st.N, st.Total, levelLabel(st.Level))
@@ -156,13 +167,34 @@ func sweepMain(ctx context.Context, args []string, e env) int {
 	if r == nil {
 		return harnessExit(e, "sweep", "point", runErr)
 	}
-	if err := f.writeReports(r, e); err != nil {
-		return exitFor(e, "sweep", usagef("writing report: %v", err))
-	}
+	gateErr := f.gates().Sweep(r)
+	writeErr := writeFormats(report.SweepFormats, r, outs, e)
+	f.output.announce(outs, e)
 	if runErr != nil {
 		fmt.Fprintf(e.stderr, "mcpbench sweep: stopped early: %v\n", oneLine(runErr.Error()))
 	}
-	return f.exitCode(r)
+	if gateErr != nil {
+		fmt.Fprintf(f.output.summaryErr(e), "mcpbench sweep: %v\n", gateErr)
+	}
+	return finish(e, "sweep", writeErr, r.Interrupted, gateErr != nil)
+}
+
+// outputs are the sweep's report destinations: the files named, or all
+// three under default names in --out-dir.
+func (f *sweepFlags) outputs(e env) map[string]output {
+	outs := f.output.outputs(e)
+	outs[report.FormatSVG] = output{path: f.svgOut, flag: "--svg-out"}
+	if !named(outs) {
+		f.output.defaultNames(outs, reportBase(&f.target, "sweep"))
+	}
+	return outs
+}
+
+// gates are the sweep's pass/fail rules.
+func (f *sweepFlags) gates() results.Gates {
+	g := f.gate.gates()
+	g.RequireConcurrency = f.requireConcurrency
+	return g
 }
 
 // config checks sweep's flags, in the order whose errors the contract
@@ -275,64 +307,12 @@ func sweepPool(cs []int, rs []float64, maxInFlight int) int {
 	return pool
 }
 
-// exitCode applies the sweep's gates: errors at points are data, not
-// failures.
-func (f *sweepFlags) exitCode(r *results.SweepReport) int {
-	if r.Interrupted {
-		return exitInterrupted
-	}
-	g := f.gate.gates()
-	g.RequireConcurrency = f.requireConcurrency
-	if err := g.Sweep(r); err != nil {
-		fmt.Fprintf(f.output.summaryErr(), "mcpbench sweep: %v\n", err)
-		return exitGate
-	}
-	return exitOK
-}
-
 // levelLabel names a point's level on the progress line.
 func levelLabel(l sweep.Level) string {
 	if l.Rate > 0 {
 		return fmt.Sprintf("rate %s", fmtNum(l.Rate))
 	}
 	return fmt.Sprintf("concurrency %d", l.Concurrency)
-}
-
-// defaultSweepBase is the report name the contract gives a sweep written
-// without explicit paths: mcpbench-<host>_<port>-sweep.
-func defaultSweepBase(rawURL string) string {
-	host, port := "server", ""
-	if u, err := url.Parse(rawURL); err == nil {
-		host, port = u.Hostname(), u.Port()
-		if port == "" {
-			port = map[bool]string{true: "443", false: "80"}[u.Scheme == "https"]
-		}
-	}
-	clean := strings.Map(func(r rune) rune {
-		if r == '.' || r == '-' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' {
-			return r
-		}
-		return '_'
-	}, host)
-	return fmt.Sprintf("mcpbench-%s_%s-sweep", clean, port)
-}
-
-func (f *sweepFlags) writeReports(r *results.SweepReport, e env) error {
-	o := &f.output
-	if o.jsonOut == "" && o.mdOut == "" && f.svgOut == "" && o.htmlOut == "" {
-		base := filepath.Join(o.outDir, defaultSweepBase(r.Target.URL))
-		o.jsonOut, o.mdOut, f.svgOut, o.htmlOut = base+".json", base+".md", base+".svg", base+".html"
-	}
-	outs := o.outputs(e, false)
-	outs[report.FormatSVG] = output{path: f.svgOut}
-	if err := writeFormats(report.SweepFormats, r, outs, e); err != nil {
-		return err
-	}
-	out := o.summaryOut(e)
-	for _, p := range slices.DeleteFunc([]string{o.jsonOut, o.mdOut, f.svgOut, o.htmlOut}, func(s string) bool { return s == "" || s == "-" }) {
-		fmt.Fprintf(out, "wrote %s\n", p)
-	}
-	return nil
 }
 
 func fmtNum(v float64) string {

@@ -7,14 +7,17 @@ import (
 	"runtime/debug"
 )
 
-// commit is set at build time with -ldflags "-X main.commit=…"; otherwise
-// the VCS stamp of the build, if any.
-var commit = ""
+// version and commit are stamped by `make build` and `make install` with
+// -ldflags "-X main.version=… -X main.commit=…".
+var (
+	version = ""
+	commit  = ""
+)
 
-// version is set at build time with -ldflags "-X main.version=…".
-var version = ""
-
-// buildVersion is the version reports carry.
+// buildVersion is the version every report and `mcpbench version` carry:
+// the stamped one, else the module version the go command recorded (a
+// release for `go install …@v1.2.3`, a pseudo-version for a build in a
+// clone), else "(devel)".
 func buildVersion() string {
 	if version != "" {
 		return version
@@ -25,28 +28,55 @@ func buildVersion() string {
 	return "(devel)"
 }
 
-func versionMain(_ context.Context, args []string, e env) int {
-	if len(args) > 0 && (args[0] == "-h" || args[0] == "--help") {
-		fmt.Fprintln(e.stdout, "Usage: mcpbench version\n\nPrints the version, commit and Go version.\n\nExample:\n  mcpbench version")
-		return exitOK
+// buildCommit is the stamped commit, else the one the go command recorded
+// from the clone it built in (with -dirty for uncommitted changes), else "".
+func buildCommit() string {
+	if commit != "" {
+		return commit
 	}
-	if len(args) > 0 {
-		fmt.Fprintf(e.stderr, "mcpbench version: unexpected argument %q\n", args[0])
-		return exitUsage
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return ""
 	}
-	c := commit
-	if c == "" {
-		if bi, ok := debug.ReadBuildInfo(); ok {
-			for _, s := range bi.Settings {
-				if s.Key == "vcs.revision" {
-					c = s.Value
-				}
-			}
+	rev, dirty := "", ""
+	for _, s := range bi.Settings {
+		switch {
+		case s.Key == "vcs.revision":
+			rev = s.Value[:min(12, len(s.Value))]
+		case s.Key == "vcs.modified" && s.Value == "true":
+			dirty = "-dirty"
 		}
 	}
+	if rev == "" {
+		return ""
+	}
+	return rev + dirty
+}
+
+const versionUsage = `Usage: mcpbench version
+
+Prints the version, commit and Go version; --version does the same. Every
+report names the same version in mcpbench_version.
+
+Example:
+  mcpbench version
+`
+
+func versionMain(_ context.Context, args []string, e env) int {
+	fs := newFlagSet("version")
+	if done, code := parseFlags(fs, args, versionUsage, e); done {
+		return code
+	}
+	if fs.NArg() > 0 {
+		return exitFor(e, "version", usagef("unexpected argument %q", fs.Arg(0)))
+	}
+	c := buildCommit()
 	if c == "" {
 		c = "unknown"
 	}
 	fmt.Fprintf(e.stdout, "mcpbench %s (commit %s, %s %s/%s)\n", buildVersion(), c, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+	if buildVersion() == "(devel)" && c == "unknown" {
+		fmt.Fprintln(e.stderr, "mcpbench version: this binary carries no version: `make install` (or `make build`) stamps one, as does `go install` with VCS stamping on (-buildvcs=auto, not false)")
+	}
 	return exitOK
 }
