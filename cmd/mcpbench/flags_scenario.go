@@ -30,8 +30,11 @@ func (f *scenarioFlags) register(fs *pflag.FlagSet, sweep bool) {
 	} else {
 		fs.IntVar(&f.users, "users", 0, "with --scenario, closed loop: N virtual users, each running sessions back to back (default 1)")
 		fs.Float64Var(&f.sessionRate, "session-rate", 0, "with --scenario, open loop: R new sessions/s on a fixed schedule (--max-in-flight bounds the users)")
+		limitFlags(fs, atLeastOne(maxWorkers), "users")
+		limitFlags(fs, above0(maxRate), "session-rate")
 	}
 	fs.Int64Var(&f.maxSessions, "max-sessions", 0, "with --scenario: stop after N measured sessions (with -d: whichever comes first)")
+	limitFlags(fs, atLeastOne(maxRequests), "max-sessions")
 	fs.BoolVar(&f.newConnection, "new-connection-per-session", false, "with --scenario: open each session on connections of its own, closed at its end (connection churn)")
 }
 

@@ -43,7 +43,7 @@ Examples:
   mcpbench run --url http://127.0.0.1:3002/mcp --rate 50 -d 1h --live \
       --server-pid "$(pgrep -f my-mcp-server)" --server-metrics http://127.0.0.1:9090/metrics --fail-on-leak
   mcpbench run --url http://127.0.0.1:3002/mcp --scenario docs/examples/coding-agent.yaml \
-      --users 8 --ramp-up 10s -d 1m
+      --users 8 --ramp-up 1s -d 4s
 `
 
 // runFlags are all of run's flags.

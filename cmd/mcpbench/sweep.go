@@ -42,7 +42,7 @@ Examples:
   mcpbench sweep --url http://127.0.0.1:3002/mcp --gen-args --tools 'tool_00*' \
       --concurrency-values 1,4,16 --dry-run
   mcpbench sweep --url http://127.0.0.1:3002/mcp --scenario docs/examples/coding-agent.yaml \
-      --users-values 1,4,16,64 -d 30s --p95-slo-ms 200
+      --users-values 1,4,8 -d 2s --p95-slo-ms 200
 `
 
 type sweepFlags struct {
