@@ -97,7 +97,7 @@ func checkProcess(t *testing.T, what string, o outcome, limit time.Duration) {
 // parse.
 func checkReports(t *testing.T, r *result) {
 	t.Helper()
-	for _, f := range []string{"run.json", "run.md", "sweep.json", "sweep.md", "sweep.svg"} {
+	for _, f := range []string{"run.json", "run.md", "sweep.json", "sweep.md", "sweep.svg", "run.html", "sweep.html"} {
 		b, ok := r.files[f]
 		switch {
 		case !ok:

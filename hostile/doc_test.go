@@ -26,9 +26,9 @@ The test requires of each run: it ends by itself within its *bound* (the timeout
 exchanges it may make, handshakes and session renewals included, plus %s, plus %s for a stdio
 server's shutdown); mcpbench's peak RSS (its VmHWM, sampled every 10 ms; – for a process gone
 before the first sample) stays under %d MiB; every request is counted, each failure in the one
-*kind* named, whose first example must say what the server did; the JSON, Markdown and SVG
+*kind* named, whose first example must say what the server did; the JSON, Markdown, SVG and HTML
 reports are written and the JSON parses; no part of the token appears in stdout, stderr, any
-report or (for the echo cases) compare's JUnit; a stdio server's process is gone when mcpbench
+report or (for the echo cases) compare's JUnit and HTML; a stdio server's process is gone when mcpbench
 has exited; and, when the suite ends, no goroutine or file descriptor of its servers is left in
 the test process. A sweep point's errors are data, so the sweep exits 0.
 

@@ -117,7 +117,7 @@ func runCase(dir string, exp expect) *result {
 
 	r.runBound = bound(exp, t.srv == nil, roundsOf(n, runWorkers))
 	args := append([]string{"run", "-c", strconv.Itoa(runWorkers), "-n", strconv.Itoa(n),
-		"--json-out", filepath.Join(dir, "run.json"), "--md-out", filepath.Join(dir, "run.md")}, common...)
+		"--json-out", filepath.Join(dir, "run.json"), "--md-out", filepath.Join(dir, "run.md"), "--html-out", filepath.Join(dir, "run.html")}, common...)
 	inits := t.inits()
 	r.run = runChild(r.runBound+30*time.Second, t.env, append(args, t.args...)...)
 	r.inits = t.inits() - inits
@@ -133,7 +133,7 @@ func runCase(dir string, exp expect) *result {
 	}
 	r.swBound = bound(exp, t.srv == nil, rounds)
 	args = append([]string{"sweep", "--concurrency-values", joinInts(sweepLevels), "-n", strconv.Itoa(sn),
-		"--json-out", filepath.Join(dir, "sweep.json"), "--md-out", filepath.Join(dir, "sweep.md"), "--svg-out", filepath.Join(dir, "sweep.svg")}, common...)
+		"--json-out", filepath.Join(dir, "sweep.json"), "--md-out", filepath.Join(dir, "sweep.md"), "--svg-out", filepath.Join(dir, "sweep.svg"), "--html-out", filepath.Join(dir, "sweep.html")}, common...)
 	r.sweep = runChild(r.swBound+30*time.Second, t.env, append(args, t.args...)...)
 	readReports(r, dir)
 	return r
@@ -190,7 +190,7 @@ func (t *target) stop(r *result) {
 // readReports reads back what the runs wrote, and for the secret cases
 // has compare write JUnit from the run's report.
 func readReports(r *result, dir string) {
-	for _, f := range []string{"run.json", "run.md", "sweep.json", "sweep.md", "sweep.svg", "net.json"} {
+	for _, f := range []string{"run.json", "run.md", "run.html", "sweep.json", "sweep.md", "sweep.svg", "sweep.html", "net.json", "compare.html"} {
 		if b, err := os.ReadFile(filepath.Join(dir, f)); err == nil {
 			r.files[f] = b
 		}
@@ -204,8 +204,11 @@ func readReports(r *result, dir string) {
 	r.swReps = sw.Points
 	if _, ok := r.files["run.json"]; ok && strings.HasPrefix(r.exp.name, "echo-token") {
 		junit := filepath.Join(dir, "compare.xml")
-		cmp := runChild(30*time.Second, nil, "compare", "--junit-out", junit, filepath.Join(dir, "run.json"), filepath.Join(dir, "run.json"))
+		cmp := runChild(30*time.Second, nil, "compare", "--junit-out", junit, "--html-out", filepath.Join(dir, "compare.html"), filepath.Join(dir, "run.json"), filepath.Join(dir, "run.json"))
 		r.junit, _ = os.ReadFile(junit)
+		if b, err := os.ReadFile(filepath.Join(dir, "compare.html")); err == nil {
+			r.files["compare.html"] = b
+		}
 		r.junit = append(append(r.junit, cmp.stdout...), cmp.stderr...)
 	}
 }
