@@ -46,9 +46,10 @@ func WriteRunSummary(w io.Writer, r *results.RunReport) error {
 			fmtMS(u.P50MS), fmtMS(u.P95MS), fmtMS(u.P99MS), fmtMS(u.MaxMS), fmtMS(lag.P99))
 	}
 	if p.Sessions != nil {
-		writeSessionSummary(&b, p)
+		writeSessionSummary(&b, p) // its step table is the per-operation list
+	} else {
+		writeOperationLines(&b, p.ByOperation)
 	}
-	writeOperationLines(&b, p.ByOperation)
 	for _, k := range sortedKeys(p.ErrorsByKind) {
 		ex := p.ErrorExamples[k]
 		fmt.Fprintf(&b, "  %-16s %d  e.g. %s\n", k, p.ErrorsByKind[k], ex)
