@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # make demo: start the bundled reference server on a free loopback port,
 # sweep it (or the server named by MCPBENCH_URL), write the reports to
-# $OUT_DIR (default .run/reports) as demo-sweep.{json,md,svg}, replacing the
+# $OUT_DIR (default .run/reports) as demo-sweep.{json,md,svg,html}, replacing the
 # last demo's, say what the sweep found, and stop the server again.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -36,7 +36,7 @@ fi
 # Fixed names: each demo replaces the last one's reports.
 report="$out/demo-sweep"
 "$bin" sweep --url "$url" --concurrency-values 1,2,4,8,12,16,24,32 --total 400 --warmup 20 \
-  --p95-slo-ms 70 --p99-slo-ms 90 --json-out "$report.json" --md-out "$report.md" --svg-out "$report.svg" \
+  --p95-slo-ms 70 --p99-slo-ms 90 --json-out "$report.json" --md-out "$report.md" --svg-out "$report.svg" --html-out "$report.html" \
   --log-file .run/logs/demo-server.log --no-progress
 
 # The findings, read back from the report so that they cannot disagree with it.

@@ -26,8 +26,8 @@ func TestDemo(t *testing.T) {
 	for _, e := range entries {
 		names = append(names, e.Name())
 	}
-	if !slices.Equal(names, []string{"demo-sweep.json", "demo-sweep.md", "demo-sweep.svg"}) {
-		t.Fatalf("reports %v, want demo-sweep.{json,md,svg}", names)
+	if !slices.Equal(names, []string{"demo-sweep.html", "demo-sweep.json", "demo-sweep.md", "demo-sweep.svg"}) {
+		t.Fatalf("reports %v, want demo-sweep.{html,json,md,svg}", names)
 	}
 	m := regexp.MustCompile(`demo: the sweep found the knee at concurrency (\S+), recommends concurrency (\S+) and peaked at (\d+) rps`).FindStringSubmatch(r.stdout)
 	if m == nil {
