@@ -38,6 +38,10 @@ type Options struct {
 	// StdioProcs how many copies of it (sessions are spread over them).
 	Command    []string
 	StdioProcs int
+	// ClientRequests answers the requests the server sends during a call
+	// (ParseClientRequests); nil declines elicitations and answers
+	// sampling and roots with method-not-found.
+	ClientRequests *ClientRequests
 }
 
 // ServerInfo is what negotiation learned about the server.
@@ -63,6 +67,7 @@ type Client struct {
 	info    ServerInfo
 	shared  string // session id shared by all workers in shared mode
 	maxBody int
+	counts  clientCounts
 }
 
 // ParseURL checks an endpoint URL. A URL with an empty path or "/" means
@@ -163,9 +168,9 @@ func streamableLink(u *url.URL, o Options, hc *http.Client, dials *atomic.Int64)
 		return nil, configErrorf("unknown engine %q (auto, direct or net/http)", o.Engine)
 	}
 	if !direct || stdio {
-		return httpLink{hc}, nil
+		return newHTTPLink(hc), nil
 	}
-	return directLink{httpLink{hc}, newWirePool(u, o, max(o.PoolSize, 1), dials)}, nil
+	return directLink{newHTTPLink(hc), newWirePool(u, o, max(o.PoolSize, 1), dials)}, nil
 }
 
 // ProtocolVersion is the negotiated revision.

@@ -165,7 +165,7 @@ func (c *Client) useLegacy() error {
 		return err
 	}
 	c.link.close()
-	c.link, c.opts.PoolSize = legacyLink{httpLink{hc}}, o.PoolSize
+	c.link, c.opts.PoolSize = legacyLink{newHTTPLink(hc)}, o.PoolSize
 	return nil
 }
 

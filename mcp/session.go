@@ -30,6 +30,13 @@ type Session struct {
 	// connWait is how long the current request waited for a connection,
 	// as its transport measured it (an HTTP trace, the direct pool).
 	connWait time.Duration
+	// sentAt is when the current request went out, for the time to its
+	// first SSE event.
+	sentAt time.Time
+	// stream is how the last SSE answer was left: read up to the
+	// response but not to its end, the transport reads the rest off the
+	// clock.
+	stream streamEnd
 }
 
 // Result is the outcome of one measured request.
@@ -46,6 +53,10 @@ type Result struct {
 	// ConnWait is how long the request waited for a pooled connection
 	// (including a dial, when it needed one).
 	ConnWait time.Duration
+	// FirstEvent is the time from sending to the first event of an SSE
+	// answer (0 for a JSON answer): the first byte, beside the full
+	// answer's latency.
+	FirstEvent time.Duration
 }
 
 // ID returns the session id ("" for stateless revisions).
@@ -127,6 +138,7 @@ func (s *Session) do(ctx context.Context, p *Prepared, cursor string) Result {
 	s.sendScratch = body
 
 	s.connWait = 0
+	s.sentAt = time.Now()
 	// The result lives in the session: passed by address through
 	// interfaces, a local would escape to the heap on every request.
 	res := &s.result

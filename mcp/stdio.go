@@ -29,10 +29,13 @@ type stdioProc struct {
 	err     error         // why it ended
 
 	stderr *tailBuffer
+	// onServer handles a message from the server that answers no request
+	// and returns the answer to write back, if any.
+	onServer func(rep *reply, line []byte) []byte
 }
 
 // startStdio starts one server process.
-func startStdio(argv []string, maxLine int) (*stdioProc, error) {
+func startStdio(argv []string, maxLine int, onServer func(*reply, []byte) []byte) (*stdioProc, error) {
 	if len(argv) == 0 {
 		return nil, errors.New("stdio: no server command given (put it after --)")
 	}
@@ -45,7 +48,7 @@ func startStdio(argv []string, maxLine int) (*stdioProc, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &stdioProc{cmd: cmd, stdin: stdin, pending: map[int64]chan []byte{}, done: make(chan struct{}), stderr: newTailBuffer(20)}
+	p := &stdioProc{cmd: cmd, stdin: stdin, pending: map[int64]chan []byte{}, done: make(chan struct{}), stderr: newTailBuffer(20), onServer: onServer}
 	cmd.Stderr = p.stderr
 	// Its own process group, so a Ctrl-C meant for mcpbench does not kill
 	// the server before mcpbench has shut it down in order.
@@ -70,10 +73,10 @@ func (p *stdioProc) readLoop(stdout io.Reader, maxLine int) {
 			continue // not JSON-RPC: a server that logs to stdout
 		}
 		if head.isNotification() {
-			if len(nonNull(head.ID)) > 0 {
-				// A request from the server (roots, sampling...): we offer
-				// no such capability, so say so instead of leaving it to hang.
-				_ = p.write(append(append([]byte(`{"jsonrpc":"2.0","id":`), head.ID...), `,"error":{"code":-32601,"message":"not supported by mcpbench"}}`...))
+			// A request from the server (elicitation, sampling, roots) is
+			// answered by the client's policy, never left to hang.
+			if msg := p.onServer(&head, line); msg != nil {
+				_ = p.write(msg)
 			}
 			continue
 		}

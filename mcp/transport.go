@@ -34,6 +34,9 @@ type transport interface {
 	exchange(ctx context.Context, p *Prepared, body []byte, id int64, res *Result) (found bool, err error)
 	// notify sends a JSON-RPC notification.
 	notify(ctx context.Context, method string) error
+	// respond sends msg, the answer to a request the server sent during
+	// an exchange, the way the wire carries messages to the server.
+	respond(ctx context.Context, msg []byte) error
 	// endSession ends the session on the server where the wire has such
 	// sessions (DELETE on Streamable HTTP); elsewhere it does nothing.
 	endSession(ctx context.Context) error

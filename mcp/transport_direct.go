@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"io"
@@ -44,6 +45,7 @@ type directTransport struct {
 	out     []byte
 	in      []byte
 	held    heldBody
+	inBuf   bytes.Buffer // an answer fasthttp's parser read
 	current atomic.Pointer[wireConn]
 	watched context.Context
 	unwatch func() bool
@@ -56,10 +58,11 @@ func (t *directTransport) close() {
 	}
 }
 
-// exchange is the net/http exchange on the direct engine. The answer is
-// read whole (bounded by --max-response-bytes) before it is parsed, which
-// is what reading an SSE answer to its end amounts to anyway. The engine
-// bounds its requests itself, without a context timer.
+// exchange is the net/http exchange on the direct engine. A JSON answer
+// is read whole (bounded by --max-response-bytes) before it is parsed; an
+// SSE answer is read as it arrives, since the server may wait for an
+// answer to a request of its own before it sends the response. The
+// engine bounds its requests itself, without a context timer.
 func (t *directTransport) exchange(ctx context.Context, p *Prepared, body []byte, id int64, res *Result) (bool, error) {
 	if err := ctx.Err(); err != nil {
 		return false, &Error{Kind: KindOf(err), Msg: p.req.Method, Err: err}
@@ -77,14 +80,24 @@ func (t *directTransport) exchange(ctx context.Context, p *Prepared, body []byte
 	}
 	t.watch(ctx, c)
 	a, err := t.roundTrip(c, p, body, deadline)
-	t.current.Store(nil)
 	if err != nil {
+		t.current.Store(nil)
 		pool.put(c, false)
 		if ctx.Err() != nil {
 			err = ctx.Err() // cut off by the caller, not by the server
 		}
 		return false, wireError(p, err)
 	}
+	if a.stream != nil {
+		found, aerr := t.answer(ctx, p, id, res, a.status, a.contentType, a.sessionID, a.stream)
+		t.current.Store(nil)
+		if aerr != nil && ctx.Err() != nil {
+			aerr = wireError(p, ctx.Err())
+		}
+		t.finishStream(c, a, start)
+		return found, aerr
+	}
+	t.current.Store(nil)
 	// The connection goes back before the answer is handled: handling a
 	// lost session sends an initialize, which needs a connection of its
 	// own.
@@ -93,7 +106,30 @@ func (t *directTransport) exchange(ctx context.Context, p *Prepared, body []byte
 	t.held.reset(a.body)
 	found, aerr := t.answer(ctx, p, id, res, a.status, a.contentType, a.sessionID, &t.held)
 	res.Received = int64(len(a.body))
+	t.s.stream = streamEnded // held whole: nothing is left to read
 	return found, aerr
+}
+
+// finishStream gives a streamed answer's connection back once the stream
+// has ended: at once when it was read to its end, else from a goroutine
+// that reads the rest, so neither this request nor the next waits for the
+// server to close a stream whose response is in.
+func (t *directTransport) finishStream(c *wireConn, a wireAnswer, start time.Time) {
+	state := t.s.stream
+	t.s.stream = streamEnded
+	done := func(ended bool) {
+		fasthttp.ReleaseResponse(a.resp)
+		c.lastUsed = start
+		t.pool.put(c, ended && !a.close)
+	}
+	switch state {
+	case streamEnded:
+		done(true)
+	case streamLeftOpen:
+		go func() { done(readToEnd(a.stream)) }() // the deadline set for the request bounds it
+	default:
+		done(false)
+	}
 }
 
 // wireRequest is a prepared request's bytes up to the Content-Length
@@ -171,13 +207,15 @@ func (t *directTransport) buf(n int) []byte {
 }
 
 // readUncommon hands an answer the in-place parser does not take to
-// fasthttp's, which reads it from the same buffer.
+// fasthttp's, which reads it from the same buffer. A successful SSE answer
+// is left as a stream for the session to read as it arrives.
 func (t *directTransport) readUncommon(br *bufio.Reader, a *wireAnswer, wantSession bool) error {
 	// Pooled, not kept per connection: ten thousand connections would
 	// each hold a body buffer as large as their largest answer.
 	r := fasthttp.AcquireResponse()
-	defer fasthttp.ReleaseResponse(r)
+	r.StreamBody = true
 	if err := r.ReadLimitBody(br, t.pool.maxBody); err != nil {
+		fasthttp.ReleaseResponse(r)
 		return err
 	}
 	a.status = r.StatusCode()
@@ -185,9 +223,22 @@ func (t *directTransport) readUncommon(br *bufio.Reader, a *wireAnswer, wantSess
 	if wantSession {
 		a.sessionID = string(r.Header.Peek("Mcp-Session-Id"))
 	}
-	a.body = append(t.buf(0), r.Body()...)
-	t.in = a.body
-	a.close = r.ConnectionClose()
+	// A body that ends with the connection (neither a length nor chunks)
+	// leaves nothing to reuse.
+	a.close = r.ConnectionClose() || r.Header.ContentLength() == -2
+	if a.status >= 200 && a.status < 300 && hasMediaType(a.contentType, "text/event-stream") {
+		a.stream, a.resp = r.BodyStream(), r
+		return nil
+	}
+	defer fasthttp.ReleaseResponse(r)
+	t.inBuf.Reset()
+	if _, err := t.inBuf.ReadFrom(io.LimitReader(r.BodyStream(), int64(t.pool.maxBody)+1)); err != nil {
+		return err
+	}
+	if t.inBuf.Len() > t.pool.maxBody {
+		return fasthttp.ErrBodyTooLarge
+	}
+	a.body = t.inBuf.Bytes()
 	return nil
 }
 

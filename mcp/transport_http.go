@@ -19,18 +19,43 @@ import (
 // and answer handling.
 
 // httpLink is net/http's side of Streamable HTTP: the pooled http.Client
-// (NewHTTPClient) is all its sessions share.
-type httpLink struct{ hc *http.Client }
+// (NewHTTPClient) and its side client are all its sessions share.
+type httpLink struct {
+	hc *http.Client
+	// side carries what is sent while a measured request holds its
+	// connection (answers to the server's requests, resumed streams):
+	// from the pool of measured requests, each session would wait for a
+	// connection another one holds.
+	side *http.Client
+}
 
-func (l httpLink) attach(s *Session) transport { return &httpTransport{s: s, hc: l.hc} }
+// newHTTPLink pairs hc with a side client on a pool of its own.
+func newHTTPLink(hc *http.Client) httpLink {
+	side := *hc
+	if tr, ok := hc.Transport.(*http.Transport); ok {
+		tr = tr.Clone()
+		tr.MaxConnsPerHost, tr.MaxIdleConnsPerHost = 0, 4
+		side.Transport = tr
+	}
+	return httpLink{hc: hc, side: &side}
+}
+
+func (l httpLink) attach(s *Session) transport { return &httpTransport{s: s, hc: l.hc, side: l.side} }
 func (httpLink) engine() Engine                { return EngineNetHTTP }
-func (l httpLink) close()                      { l.hc.CloseIdleConnections() }
+
+func (l httpLink) close() {
+	l.hc.CloseIdleConnections()
+	if l.side != nil {
+		l.side.CloseIdleConnections()
+	}
+}
 
 // httpTransport is one session's Streamable HTTP over net/http.
 type httpTransport struct {
 	s    *Session
 	hc   *http.Client
-	ids  int64 // the last request id used
+	side *http.Client // nil: hc
+	ids  int64        // the last request id used
 	body bodyReader
 
 	// Connection wait of the current request, timed by an HTTP trace.
@@ -76,14 +101,33 @@ func (t *httpTransport) close() {}
 // stream, into the session's reply.
 func (t *httpTransport) exchange(ctx context.Context, p *Prepared, body []byte, id int64, res *Result) (bool, error) {
 	ctx, cancel := context.WithTimeout(t.traced(ctx), t.s.c.opts.Timeout)
-	defer cancel()
-	resp, err := t.post(ctx, t.s.c.url, t.header(p), body)
+	resp, err := t.post(ctx, t.hc, t.s.c.url, t.header(p), body)
 	if err != nil {
+		cancel()
 		k := classifyNetErr(err)
 		return false, &Error{Kind: k, Msg: p.req.Method, Err: err}
 	}
-	defer resp.Body.Close()
-	return t.answer(ctx, p, id, res, resp.StatusCode, resp.Header.Get("Content-Type"), resp.Header.Get("Mcp-Session-Id"), resp.Body)
+	t.s.stream = streamEnded
+	found, err := t.answer(ctx, p, id, res, resp.StatusCode, resp.Header.Get("Content-Type"), resp.Header.Get("Mcp-Session-Id"), resp.Body)
+	t.finish(resp.Body, cancel)
+	return found, err
+}
+
+// finish closes an answer's body. A stream left at its response is read
+// to its end from a goroutine, off the clock, so its connection goes back
+// to the pool when the server closes it rather than being dropped.
+func (t *httpTransport) finish(body io.ReadCloser, cancel context.CancelFunc) {
+	if t.s.stream != streamLeftOpen {
+		body.Close()
+		cancel()
+		return
+	}
+	t.s.stream = streamEnded
+	go func() {
+		drain(body)
+		body.Close()
+		cancel()
+	}()
 }
 
 // traced returns ctx with the session's connection trace, made once per
@@ -134,7 +178,7 @@ func (t *httpTransport) buildHeader(p *Prepared) http.Header {
 	if s.c.rev != "" && s.c.rev >= Rev20250618 {
 		h["Mcp-Protocol-Version"] = []string{s.c.rev}
 	}
-	if IsModern(s.c.rev) {
+	if IsModern(s.c.rev) && p.req.Method != "" {
 		h["Mcp-Method"] = []string{p.req.Method}
 		if p.nameHeader != "" {
 			h["Mcp-Name"] = []string{p.nameHeader}
@@ -146,16 +190,22 @@ func (t *httpTransport) buildHeader(p *Prepared) http.Header {
 	return h
 }
 
-// post sends body to u and returns the response; the caller closes its
-// body.
-func (t *httpTransport) post(ctx context.Context, u *url.URL, h http.Header, body []byte) (*http.Response, error) {
-	t.body.Reset(body)
+// post sends body to u on hc and returns the response; the caller closes
+// its body.
+func (t *httpTransport) post(ctx context.Context, hc *http.Client, u *url.URL, h http.Header, body []byte) (*http.Response, error) {
+	return postWith(ctx, hc, u, h, &t.body, body)
+}
+
+// postWith POSTs body through rd, a reader the caller may keep for the
+// next request.
+func postWith(ctx context.Context, hc *http.Client, u *url.URL, h http.Header, rd *bodyReader, body []byte) (*http.Response, error) {
+	rd.Reset(body)
 	req := &http.Request{
 		Method: http.MethodPost, URL: u, Host: u.Host, Header: h,
-		Body: &t.body, ContentLength: int64(len(body)),
+		Body: rd, ContentLength: int64(len(body)),
 		Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
 	}
-	return t.hc.Do(req.WithContext(ctx))
+	return hc.Do(req.WithContext(ctx))
 }
 
 // answer reads a Streamable HTTP answer to id, whichever engine fetched it:
@@ -186,8 +236,10 @@ func (t *httpTransport) answer(ctx context.Context, p *Prepared, id int64, res *
 	}
 	switch {
 	case hasMediaType(ct, "text/event-stream"):
-		found, err := s.readSSE(body, id, res)
+		found, err := s.readSSE(ctx, body, id, res)
 		if !found && err == nil {
+			// The POST stream ended cleanly, whatever the resumed ones do.
+			defer func() { s.stream = streamEnded }()
 			return t.resumeSSE(ctx, p, id, res)
 		}
 		return found, err
@@ -227,10 +279,10 @@ func (t *httpTransport) resumeSSE(ctx context.Context, p *Prepared, id int64, re
 			resp.Body.Close()
 			return false, &Error{Kind: KindHTTPStatus, Status: resp.StatusCode, Msg: fmt.Sprintf("%s: resuming the SSE stream: HTTP %d", p.req.Method, resp.StatusCode)}
 		}
-		before := res.Received
 		lastID, retry := append([]byte(nil), s.sse.id...), s.sse.retryMS
-		found, err := s.readSSE(resp.Body, id, res)
-		res.Received += before
+		found, err := s.readSSE(ctx, resp.Body, id, res)
+		// A resumed stream may be the session's standing GET stream,
+		// which stays open: the request is done at its response.
 		resp.Body.Close()
 		if found || err != nil {
 			return found, err
@@ -258,7 +310,7 @@ func (t *httpTransport) resumeGet(ctx context.Context, p *Prepared) (*http.Respo
 	req.Header.Del("Content-Type")
 	req.Header.Set("Accept", "text/event-stream")
 	req.Header.Set("Last-Event-ID", string(s.sse.id))
-	resp, err := t.hc.Do(req)
+	resp, err := t.sideClient().Do(req)
 	if err != nil {
 		return nil, &Error{Kind: classifyNetErr(err), Msg: p.req.Method + ": resuming the SSE stream", Err: err}
 	}
@@ -267,22 +319,43 @@ func (t *httpTransport) resumeGet(ctx context.Context, p *Prepared) (*http.Respo
 
 // notify sends a notification; a 2xx answer is success.
 func (t *httpTransport) notify(ctx context.Context, method string) error {
-	return t.notifyAt(ctx, t.s.c.url, method)
+	return t.postMessage(ctx, t.hc, t.s.c.url, method, notification(method))
 }
 
-// notifyAt POSTs a notification to u.
-func (t *httpTransport) notifyAt(ctx context.Context, u *url.URL, method string) error {
+// respond sends the answer to a request from the server, on the side
+// client: the request it arrived during holds a connection.
+func (t *httpTransport) respond(ctx context.Context, msg []byte) error {
+	return t.postMessage(ctx, t.sideClient(), t.s.c.url, "", msg)
+}
+
+func (t *httpTransport) sideClient() *http.Client {
+	if t.side != nil {
+		return t.side
+	}
+	return t.hc
+}
+
+// postMessage POSTs a message that has no response of its own (a
+// notification, or an answer to the server) to u under the header of
+// method ("" for an answer).
+func (t *httpTransport) postMessage(ctx context.Context, hc *http.Client, u *url.URL, method string, msg []byte) error {
 	ctx, cancel := context.WithTimeout(ctx, t.s.c.opts.Timeout)
 	defer cancel()
 	h := t.buildHeader(&Prepared{req: Request{Method: method}})
-	resp, err := t.post(ctx, u, h, notification(method))
+	what := method
+	if what == "" {
+		what = "answering the server's request"
+	}
+	// A reader of its own: an answer goes out while the request it
+	// answers still holds t.body.
+	resp, err := postWith(ctx, hc, u, h, new(bodyReader), msg)
 	if err != nil {
-		return wrapNet(err, method)
+		return wrapNet(err, what)
 	}
 	drain(resp.Body)
 	resp.Body.Close()
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return &Error{Kind: KindHTTPStatus, Status: resp.StatusCode, Msg: fmt.Sprintf("%s: HTTP %d", method, resp.StatusCode)}
+		return &Error{Kind: KindHTTPStatus, Status: resp.StatusCode, Msg: fmt.Sprintf("%s: HTTP %d", what, resp.StatusCode)}
 	}
 	return nil
 }

@@ -134,7 +134,7 @@ func (t *legacyTransport) exchange(ctx context.Context, p *Prepared, body []byte
 		}
 	}
 	ls := t.stream
-	resp, err := t.post(ctx, ls.endpoint, t.header(p), body)
+	resp, err := t.post(ctx, t.hc, ls.endpoint, t.header(p), body)
 	if err != nil {
 		return false, &Error{Kind: classifyNetErr(err), Msg: p.req.Method, Err: err}
 	}
@@ -161,12 +161,12 @@ func (t *legacyTransport) exchange(ctx context.Context, p *Prepared, body []byte
 		res.Received += drain(resp.Body)
 		resp.Body.Close()
 	}
-	return t.await(ls, p, id, res)
+	return t.await(ctx, ls, p, id, res)
 }
 
 // await reads the session's stream until the answer to id, for no longer
 // than the timeout.
-func (t *legacyTransport) await(ls *legacyStream, p *Prepared, id int64, res *Result) (bool, error) {
+func (t *legacyTransport) await(ctx context.Context, ls *legacyStream, p *Prepared, id int64, res *Result) (bool, error) {
 	s := t.s
 	ls.timer.Reset(s.c.opts.Timeout)
 	defer ls.timer.Stop()
@@ -188,6 +188,11 @@ func (t *legacyTransport) await(ls *legacyStream, p *Prepared, id int64, res *Re
 			return false, &Error{Kind: KindTransport, Msg: "malformed JSON on the SSE stream", Err: err}
 		}
 		if s.rep.isNotification() {
+			if msg := s.c.serverMessage(&s.rep, data); msg != nil {
+				if err := t.respond(ctx, msg); err != nil {
+					return false, err
+				}
+			}
 			continue
 		}
 		if sameID(s.rep.ID, id, s.scratch[:0]) {
@@ -211,9 +216,18 @@ func (t *legacyTransport) close() {
 // stream is open, to the URL).
 func (t *legacyTransport) notify(ctx context.Context, method string) error {
 	if t.stream != nil {
-		return t.notifyAt(ctx, t.stream.endpoint, method)
+		return t.postMessage(ctx, t.hc, t.stream.endpoint, method, notification(method))
 	}
 	return t.httpTransport.notify(ctx, method)
+}
+
+// respond POSTs an answer to the server's request to the session's
+// endpoint, on the side client.
+func (t *legacyTransport) respond(ctx context.Context, msg []byte) error {
+	if t.stream == nil {
+		return &Error{Kind: KindTransport, Msg: "a request from the server with no SSE stream open"}
+	}
+	return t.postMessage(ctx, t.sideClient(), t.stream.endpoint, "", msg)
 }
 
 // isLegacyHint tells from a failed initialize POST whether the URL may

@@ -66,6 +66,12 @@ func (t *stdioTransport) notify(_ context.Context, method string) error {
 	return t.proc.write(notification(method))
 }
 
+// respond writes an answer to the server's request. (The process's reader
+// answers the requests it reads itself; this serves the others.)
+func (t *stdioTransport) respond(_ context.Context, msg []byte) error {
+	return t.proc.write(msg)
+}
+
 // endSession does nothing: a process's session ends with the process.
 func (t *stdioTransport) endSession(context.Context) error { return nil }
 
@@ -112,7 +118,7 @@ func (c *Client) dialStdio(ctx context.Context) error {
 	c.link = l
 	n := max(c.opts.StdioProcs, 1)
 	for i := 0; i < n; i++ {
-		p, err := startStdio(c.opts.Command, c.maxBody)
+		p, err := startStdio(c.opts.Command, c.maxBody, c.serverMessage)
 		if err != nil {
 			l.close()
 			return err

@@ -4,12 +4,15 @@ import (
 	"bufio"
 	"bytes"
 	"errors"
+	"io"
 	"net"
 	"net/url"
 	"os"
 	"strings"
 	"sync/atomic"
 	"time"
+
+	"github.com/valyala/fasthttp"
 )
 
 // The direct engine carries the measured POSTs of plain-HTTP Streamable
@@ -200,7 +203,10 @@ func (c *wireConn) alive() bool {
 	return errors.As(err, &ne) && ne.Timeout()
 }
 
-// wireAnswer is what a round trip read; body is the session's buffer.
+// wireAnswer is what a round trip read; body is the session's buffer. An
+// SSE answer is not read whole but handed over as stream, which reads the
+// rest of it from the connection as it arrives; resp holds the stream's
+// parser until the stream is done with.
 type wireAnswer struct {
 	status      int
 	contentType string
@@ -208,6 +214,8 @@ type wireAnswer struct {
 	length      int
 	body        []byte
 	close       bool
+	stream      io.Reader
+	resp        *fasthttp.Response
 }
 
 // peekHead returns the answer's status line and headers, through the
