@@ -147,7 +147,7 @@ func (c *Client) setModern(rev string) {
 	meta, _ := json.Marshal(map[string]any{
 		metaProtocolVersion:    rev,
 		metaClientInfo:         c.opts.Client,
-		metaClientCapabilities: map[string]any{},
+		metaClientCapabilities: c.opts.ClientRequests.capabilities(),
 	})
 	c.meta = meta
 }
@@ -217,7 +217,7 @@ func (s *Session) initialize(ctx context.Context, want string) error {
 	}
 	params, _ := json.Marshal(map[string]any{
 		"protocolVersion": offer,
-		"capabilities":    map[string]any{},
+		"capabilities":    c.opts.ClientRequests.capabilities(),
 		"clientInfo":      c.opts.Client,
 	})
 	s.id = ""

@@ -87,6 +87,9 @@ type Config struct {
 	JSONResponse bool // answer POSTs with application/json instead of SSE
 
 	Tools int // synthetic tools tool_000..; beside them echo and fail always exist
+	// ClientTools adds the tools that exercise a client's side of the
+	// protocol (client_tools.go): elicit, region_echo, input_once.
+	ClientTools bool
 
 	Capacity    int           // concurrent handler slots for tools/list and tools/call; DefaultCapacity when <= 0
 	ServiceTime time.Duration // mean time a request holds its slot

@@ -91,7 +91,7 @@ func New(cfg Config) (*Server, error) {
 		Instructions: "mcpbench reference server: synthetic tools with a modelled capacity.",
 		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}},
 	})
-	for _, d := range buildTools(cfg.Tools) {
+	for _, d := range buildTools(cfg.Tools, cfg.ClientTools) {
 		s.tools[d.tool.Name] = d
 		s.defs = append(s.defs, d.tool)
 		s.mcp.AddTool(d.tool, d.handler())
