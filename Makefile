@@ -36,7 +36,7 @@ faults-doc:
 FUZZTIME ?= 5m
 FUZZ_TARGETS := \
 	./mcp/:FuzzSSEReader ./mcp/:FuzzClassify ./mcp/:FuzzMembers ./mcp/:FuzzParseMemo ./mcp/:FuzzWireAnswer \
-	./report/:FuzzReadReports ./logscan/:FuzzParseStatsLine \
+	./report/:FuzzReadReports ./logscan/:FuzzParseStatsLine ./logscan/:FuzzWatchFeed \
 	./sweep/:FuzzParseRange ./cmd/mcpbench/:FuzzParseShard ./cmd/mcpbench/:FuzzFlagValues \
 	./toolschema/:FuzzGenerate ./toolschema/:FuzzDecode
 

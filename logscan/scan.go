@@ -78,6 +78,9 @@ type WindowScan struct {
 	DynamicLoaderLines   int `json:"dynamic_loader_lines"`
 	ToolsListServedLines int `json:"tools_list_served_lines"`
 	SkippedLongLines     int `json:"skipped_long_lines"`
+
+	// Coverage is filled in when the log was watched during the load.
+	Coverage *Coverage `json:"coverage,omitempty"`
 }
 
 // ScanBytes scans data as a whole window. baseline, when not nil, is the

@@ -80,7 +80,7 @@ func (s *Session) readSSE(ctx context.Context, body io.Reader, id int64, res *Re
 		}
 		if err != nil {
 			if errors.Is(err, errEventTooLarge) {
-				return false, &Error{Kind: KindTransport, Msg: "answer larger than --max-response-bytes"}
+				return false, &Error{Kind: KindTransport, Msg: msgTooLarge}
 			}
 			if k := classifyNetErr(err); k == KindTimeout {
 				return false, &Error{Kind: KindTimeout, Msg: "reading SSE stream", Err: err}
@@ -149,7 +149,7 @@ func readLimited(buf *bytes.Buffer, r io.Reader, limit int) (int64, error) {
 		buf.Write(free[:n])
 		total += int64(n)
 		if buf.Len() > limit {
-			return total, &Error{Kind: KindTransport, Msg: "answer larger than --max-response-bytes"}
+			return total, &Error{Kind: KindTransport, Msg: msgTooLarge}
 		}
 		if err == io.EOF {
 			return total, nil

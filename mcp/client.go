@@ -160,7 +160,7 @@ func streamableLink(u *url.URL, o Options, hc *http.Client, dials *atomic.Int64)
 		direct = wireEligible(u)
 	case EngineDirect:
 		if !stdio && !wireEligible(u) {
-			return nil, configErrorf("the direct engine serves plain http:// without a proxy; use --engine net/http")
+			return nil, optionErrorf("Engine", "the direct engine serves plain http:// without a proxy; the net/http engine serves the rest")
 		}
 		direct = true
 	case EngineNetHTTP:

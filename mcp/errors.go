@@ -117,11 +117,23 @@ func wrapNet(err error, msg string) *Error {
 }
 
 // ConfigError is a problem with the options, not with the server: the
-// caller's to report as a usage error.
-type ConfigError struct{ msg string }
+// caller's to report as a usage error. Option names the Options field at
+// fault ("CACert", "Engine"), "" when the message says it all, so that a
+// caller can name the setting in its own terms.
+type ConfigError struct {
+	Option string
+	msg    string
+}
 
 func (e *ConfigError) Error() string { return e.msg }
 
 func configErrorf(format string, a ...any) error {
-	return &ConfigError{fmt.Sprintf(format, a...)}
+	return &ConfigError{msg: fmt.Sprintf(format, a...)}
 }
+
+func optionErrorf(option, format string, a ...any) error {
+	return &ConfigError{Option: option, msg: fmt.Sprintf(format, a...)}
+}
+
+// msgTooLarge is the error of an answer over Options.MaxResponseBytes.
+const msgTooLarge = "answer larger than the response size limit"

@@ -53,14 +53,14 @@ func NewHTTPClient(o Options) (*http.Client, *atomic.Int64, error) {
 		if o.CACert != "" {
 			pem, err := os.ReadFile(o.CACert)
 			if err != nil {
-				return nil, nil, configErrorf("--cacert: %v", err)
+				return nil, nil, optionErrorf("CACert", "%v", err)
 			}
 			pool, err := x509.SystemCertPool()
 			if err != nil || pool == nil {
 				pool = x509.NewCertPool()
 			}
 			if !pool.AppendCertsFromPEM(pem) {
-				return nil, nil, configErrorf("--cacert %s: no PEM certificate found", o.CACert)
+				return nil, nil, optionErrorf("CACert", "%s: no PEM certificate found", o.CACert)
 			}
 			cfg.RootCAs = pool
 		}

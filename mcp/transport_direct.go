@@ -266,7 +266,7 @@ func wireError(p *Prepared, err error) *Error {
 	case errors.Is(err, errNoFreeConn):
 		return &Error{Kind: KindTimeout, Msg: p.req.Method + ": no free connection in time", Err: err}
 	case errors.Is(err, fasthttp.ErrBodyTooLarge):
-		return &Error{Kind: KindTransport, Msg: "answer larger than --max-response-bytes", Err: err}
+		return &Error{Kind: KindTransport, Msg: msgTooLarge, Err: err}
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		return &Error{Kind: KindOf(err), Msg: p.req.Method, Err: err}
 	}

@@ -97,7 +97,7 @@ func (t *stdioTransport) exchange(ctx context.Context, _ *Prepared, body []byte,
 	case line := <-t.waiter:
 		res.Received = int64(len(line) + 1)
 		if len(line) > s.c.maxBody {
-			return false, &Error{Kind: KindTransport, Msg: "answer larger than --max-response-bytes"}
+			return false, &Error{Kind: KindTransport, Msg: msgTooLarge}
 		}
 		if err := s.rep.parse(line); err != nil {
 			return false, &Error{Kind: KindTransport, Msg: "malformed JSON answer", Err: err}

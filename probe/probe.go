@@ -57,7 +57,8 @@ type Config struct {
 	// LogFile, when set, is the server log whose stats lines are scanned
 	// over the probe's window. LogSettle is how long to wait, after the last
 	// request, for the server to write one more stats line, so that the
-	// window's counters cover every request the probe sent.
+	// window's counters cover every request the probe sent; negative: as
+	// long as the lines' interval suggests (logscan.Watch.Close).
 	LogFile   string
 	LogSettle time.Duration
 	// Progress, if set, is called at the start of each stage.
@@ -115,9 +116,12 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		cfg.Progress = func(string) {}
 	}
 	res := &Report{}
-	mark, err := markLog(cfg)
+	watch, err := watchLog(cfg)
 	if err != nil {
 		return res, err
+	}
+	if watch != nil {
+		defer watch.Stop()
 	}
 
 	hc, _, err := mcp.NewHTTPClient(withPool(cfg.Options, 1))
@@ -143,26 +147,27 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	res.ServerInfo = serverInfoOf(client)
 
 	measure(ctx, client, plain, cfg, res)
-	closeWindow(ctx, plain, healthURL, mark, cfg, res)
+	closeWindow(ctx, plain, healthURL, watch, cfg, res)
 	return res, nil
 }
 
-// markLog opens the log's window before the first byte is sent, so the
-// log's counters cover the handshake as well as the measured requests.
-func markLog(cfg Config) (logscan.Offset, error) {
+// watchLog opens the log's window before the first byte is sent, so the
+// log's counters cover the handshake as well as the measured requests, and
+// follows it until the window closes. nil without a log file.
+func watchLog(cfg Config) (*logscan.Watch, error) {
 	if cfg.LogFile == "" {
-		return logscan.Offset{}, nil
+		return nil, nil
 	}
 	cfg.Progress(StageLogMark)
 	m, err := logscan.Mark(cfg.LogFile)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		// A server that has not written its log yet: read it all.
-		return logscan.Offset{}, nil
+		m = logscan.Offset{}
 	case err != nil:
-		return logscan.Offset{}, &StageError{StageLogMark, err}
+		return nil, &StageError{StageLogMark, err}
 	}
-	return m, nil
+	return logscan.StartWatch(cfg.LogFile, m, 0), nil
 }
 
 // measure runs the stages that talk to the server, in order, until ctx is
@@ -193,7 +198,7 @@ func measure(ctx context.Context, client *mcp.Client, plain *plainHTTP, cfg Conf
 // closeWindow takes the closing figures: the health after and the log's
 // stats lines since mark. They are taken even after an interrupt: they
 // describe what the part that ran did to the server.
-func closeWindow(ctx context.Context, plain *plainHTTP, healthURL string, mark logscan.Offset, cfg Config, res *Report) {
+func closeWindow(ctx context.Context, plain *plainHTTP, healthURL string, watch *logscan.Watch, cfg Config, res *Report) {
 	endCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), healthTimeout(cfg.Options)+time.Second)
 	defer cancel()
 	cfg.Progress(StageHealthEnd)
@@ -205,40 +210,10 @@ func closeWindow(ctx context.Context, plain *plainHTTP, healthURL string, mark l
 		return
 	}
 	cfg.Progress(StageLogScan)
-	if !res.Interrupted {
-		settle(ctx, cfg.LogFile, cfg.LogSettle)
-	}
-	if r, err := logscan.Scan(cfg.LogFile, mark); err == nil {
+	if r, err := watch.Close(ctx, time.Now(), cfg.LogSettle); err == nil {
 		res.LogScan = &r
 	} else {
 		res.LogScanError = err.Error()
-	}
-}
-
-// settle waits up to d for the log to gain a stats line written after now:
-// the server counts a request before it answers, so that line covers every
-// request already answered.
-func settle(ctx context.Context, path string, d time.Duration) {
-	if d <= 0 {
-		return
-	}
-	start, err := logscan.Mark(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		start, err = logscan.Offset{}, nil
-	}
-	if err != nil {
-		return
-	}
-	deadline := time.Now().Add(d)
-	for time.Now().Before(deadline) {
-		if r, err := logscan.Scan(path, start); err == nil && r.StatsLines > 0 {
-			return
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-time.After(20 * time.Millisecond):
-		}
 	}
 }
 

@@ -77,3 +77,18 @@ func optFigure[T any](v *T, format string) string {
 	}
 	return fmt.Sprintf(format, *v)
 }
+
+// LogCoverage says in words whether the stats lines bracket the measured
+// window, so a partial log delta is never read as the whole count.
+func LogCoverage(c *logscan.Coverage) string {
+	switch {
+	case c == nil:
+		return ""
+	case c.Complete:
+		return fmt.Sprintf("complete: the stats lines bracket the %.1f s window (waited %.1f s for the line after it)", c.MeasuredS, c.SettledS)
+	case c.TailSeen:
+		return fmt.Sprintf("partial: no stats line from before the window; the lines cover %.1f of %.1f s", c.CoveredS, c.MeasuredS)
+	default:
+		return fmt.Sprintf("partial: no stats line after the load was seen (waited %.1f s, lines every %.1f s); the lines cover %.1f of %.1f s", c.SettledS, c.IntervalS, c.CoveredS, c.MeasuredS)
+	}
+}

@@ -55,6 +55,9 @@ func WriteProbeSummary(w io.Writer, r *results.ProbeReport) error {
 	if ls := r.LogScan; ls != nil {
 		fmt.Fprintf(&b, "log         %d stats line(s) in the window: requests +%d, cache hits +%d, misses +%d%s\n",
 			ls.StatsLines, ls.Delta.Requests, ls.Delta.CacheHits, ls.Delta.CacheMisses, probeHitRate(ls.WindowHitRatePct))
+		if c := LogCoverage(ls.Coverage); c != "" {
+			fmt.Fprintf(&b, "            window %s\n", c)
+		}
 	} else if r.LogScanError != "" {
 		fmt.Fprintf(&b, "log         not scanned: %s\n", r.LogScanError)
 	}
@@ -215,6 +218,9 @@ func probeMarkdownLog(w io.Writer, r *results.ProbeReport) error {
 	switch ls := r.LogScan; {
 	case ls != nil:
 		fmt.Fprintf(w, "`%s`, bytes %d to %d: %d stats line(s), baseline %s.\n\n", ls.Path, ls.Window.StartOffset, ls.Window.EndOffset, ls.StatsLines, ls.Baseline)
+		if c := LogCoverage(ls.Coverage); c != "" {
+			fmt.Fprintf(w, "Window %s.\n\n", c)
+		}
 		rows := [][]string{{fmt.Sprint(ls.Delta.Requests), fmt.Sprint(ls.Delta.CacheHits), fmt.Sprint(ls.Delta.CacheMisses),
 			probeOptPct(ls.WindowHitRatePct), fmt.Sprint(ls.Delta.BuildCount), fmt.Sprint(ls.Delta.BuildFailures)}}
 		return markdownTable(w, []string{"requests", "cache hits", "cache misses", "hit rate", "builds", "build failures"}, rows)

@@ -12,6 +12,22 @@ import (
 // checkShards applies the shard rules: all reports carry a shard or none
 // does; all shards of one count; no index twice; none missing unless
 // allowed.
+// WarnNoShard is merge's warning for reports that name no shard.
+const WarnNoShard = "the reports carry no shard: merged as independent generators run at the same time"
+
+// MissingShardsError is a sharded run with shards absent, merged without
+// MergeOptions.AllowMissing. It is an ErrMismatch.
+type MissingShardsError struct {
+	Missing []int
+	Count   int
+}
+
+func (e *MissingShardsError) Error() string {
+	return fmt.Sprintf("%v: shards %v of %d are missing", ErrMismatch, e.Missing, e.Count)
+}
+
+func (e *MissingShardsError) Unwrap() error { return ErrMismatch }
+
 func checkShards(shards []*Shard, opt MergeOptions) (*MergeInfo, []string, error) {
 	info := &MergeInfo{Reports: len(shards)}
 	with := 0
@@ -22,7 +38,7 @@ func checkShards(shards []*Shard, opt MergeOptions) (*MergeInfo, []string, error
 	}
 	switch {
 	case with == 0:
-		return info, []string{"the reports carry no shard (--shard): merged as independent generators run at the same time"}, nil
+		return info, []string{WarnNoShard}, nil
 	case with < len(shards):
 		return nil, nil, mismatch("%d of %d reports carry a shard and the others do not: merge shards of one sharded run", with, len(shards))
 	}
@@ -52,7 +68,7 @@ func checkShards(shards []*Shard, opt MergeOptions) (*MergeInfo, []string, error
 	}
 	list := fmt.Sprint(info.Missing)
 	if !opt.AllowMissing {
-		return nil, nil, mismatch("shards %s of %d are missing (--allow-missing merges the ones present)", list, count)
+		return nil, nil, &MissingShardsError{Missing: info.Missing, Count: count}
 	}
 	return info, []string{fmt.Sprintf("shards %s of %d are missing: the merged figures cover %d of %d shards", list, count, len(info.Shards), count)}, nil
 }

@@ -27,39 +27,39 @@ const DefaultRangeStep = "x2"
 // ParseConcurrencyValues parses --concurrency-values, e.g. "1,2,4,8". The
 // result is sorted, deduplicated and positive.
 func ParseConcurrencyValues(s string) ([]int, error) {
-	const flag = "--concurrency-values"
-	fields, err := splitList(flag, s)
+	const of = "concurrency values"
+	fields, err := splitList(of, s)
 	if err != nil {
 		return nil, err
 	}
 	out := make([]int, 0, len(fields))
 	for _, f := range fields {
-		n, err := parsePositiveInt(flag, f)
+		n, err := parsePositiveInt(of, f)
 		if err != nil {
 			return nil, err
 		}
 		out = append(out, n)
 	}
-	return sortedUniqueInts(flag, out)
+	return sortedUniqueInts(of, out)
 }
 
 // ParseRateValues parses --rate-values, e.g. "100,200,400" (requests/s;
 // fractions allowed). The result is sorted, deduplicated and positive.
 func ParseRateValues(s string) ([]float64, error) {
-	const flag = "--rate-values"
-	fields, err := splitList(flag, s)
+	const of = "rate values"
+	fields, err := splitList(of, s)
 	if err != nil {
 		return nil, err
 	}
 	out := make([]float64, 0, len(fields))
 	for _, f := range fields {
-		v, err := parsePositiveFloat(flag, f)
+		v, err := parsePositiveFloat(of, f)
 		if err != nil {
 			return nil, err
 		}
 		out = append(out, v)
 	}
-	return sortedUniqueFloats(flag, out)
+	return sortedUniqueFloats(of, out)
 }
 
 // ParseConcurrencyRange parses --concurrency-range FROM:TO[:xF|:+S]. xF
@@ -67,26 +67,26 @@ func ParseRateValues(s string) ([]float64, error) {
 // range doubles. TO itself is always measured, even when the progression
 // steps over it, because the user asked for that load explicitly.
 func ParseConcurrencyRange(s string) ([]int, error) {
-	const flag = "--concurrency-range"
-	r, err := parseRange(flag, s)
+	const of = "concurrency range"
+	r, err := parseRange(of, s)
 	if err != nil {
 		return nil, err
 	}
-	from, err := parsePositiveInt(flag, r.from)
+	from, err := parsePositiveInt(of, r.from)
 	if err != nil {
 		return nil, err
 	}
-	to, err := parsePositiveInt(flag, r.to)
+	to, err := parsePositiveInt(of, r.to)
 	if err != nil {
 		return nil, err
 	}
 	if from > to {
-		return nil, fmt.Errorf("%s %q: FROM (%d) is above TO (%d)", flag, s, from, to)
+		return nil, levelsErrorf(of, " %q: FROM (%d) is above TO (%d)", s, from, to)
 	}
 	if !r.geometric && r.step != math.Trunc(r.step) {
-		return nil, fmt.Errorf("%s %q: the step +%s must be a whole number", flag, s, r.stepText)
+		return nil, levelsErrorf(of, " %q: the step +%s must be a whole number", s, r.stepText)
 	}
-	vals, err := expand(flag, s, float64(from), float64(to), r)
+	vals, err := expand(of, s, float64(from), float64(to), r)
 	if err != nil {
 		return nil, err
 	}
@@ -94,33 +94,33 @@ func ParseConcurrencyRange(s string) ([]int, error) {
 	for _, v := range vals {
 		out = append(out, int(math.Round(v)))
 	}
-	return sortedUniqueInts(flag, out)
+	return sortedUniqueInts(of, out)
 }
 
 // ParseRateRange parses --rate-range FROM:TO[:xF|:+S] in requests/s, with
 // the same rules as ParseConcurrencyRange but fractional values allowed.
 func ParseRateRange(s string) ([]float64, error) {
-	const flag = "--rate-range"
-	r, err := parseRange(flag, s)
+	const of = "rate range"
+	r, err := parseRange(of, s)
 	if err != nil {
 		return nil, err
 	}
-	from, err := parsePositiveFloat(flag, r.from)
+	from, err := parsePositiveFloat(of, r.from)
 	if err != nil {
 		return nil, err
 	}
-	to, err := parsePositiveFloat(flag, r.to)
+	to, err := parsePositiveFloat(of, r.to)
 	if err != nil {
 		return nil, err
 	}
 	if from > to {
-		return nil, fmt.Errorf("%s %q: FROM (%s) is above TO (%s)", flag, s, r.from, r.to)
+		return nil, levelsErrorf(of, " %q: FROM (%s) is above TO (%s)", s, r.from, r.to)
 	}
-	vals, err := expand(flag, s, from, to, r)
+	vals, err := expand(of, s, from, to, r)
 	if err != nil {
 		return nil, err
 	}
-	return sortedUniqueFloats(flag, vals)
+	return sortedUniqueFloats(of, vals)
 }
 
 type rangeSpec struct {
@@ -130,8 +130,8 @@ type rangeSpec struct {
 	stepText  string
 }
 
-func parseRange(flag, s string) (rangeSpec, error) {
-	usage := fmt.Errorf("%s %q: want FROM:TO[:xF|:+S], e.g. 1:64 (doubling), 1:64:x2 or 10:100:+10", flag, s)
+func parseRange(of, s string) (rangeSpec, error) {
+	usage := levelsErrorf(of, " %q: want FROM:TO[:xF|:+S], e.g. 1:64 (doubling), 1:64:x2 or 10:100:+10", s)
 	parts := strings.Split(strings.TrimSpace(s), ":")
 	if len(parts) < 2 || len(parts) > 3 {
 		return rangeSpec{}, usage
@@ -152,12 +152,12 @@ func parseRange(flag, s string) (rangeSpec, error) {
 	switch step[0] {
 	case 'x', 'X', '*':
 		if v <= 1 {
-			return rangeSpec{}, fmt.Errorf("%s %q: the factor x%s must be above 1", flag, s, r.stepText)
+			return rangeSpec{}, levelsErrorf(of, " %q: the factor x%s must be above 1", s, r.stepText)
 		}
 		r.geometric = true
 	case '+':
 		if v <= 0 {
-			return rangeSpec{}, fmt.Errorf("%s %q: the step +%s must be positive", flag, s, r.stepText)
+			return rangeSpec{}, levelsErrorf(of, " %q: the step +%s must be positive", s, r.stepText)
 		}
 	default:
 		return rangeSpec{}, usage
@@ -168,7 +168,7 @@ func parseRange(flag, s string) (rangeSpec, error) {
 
 // expand lists from, from∘step, ... up to to, then to itself. Each value is
 // computed from the index, not accumulated, so +0.1 steps do not drift.
-func expand(flag, s string, from, to float64, r rangeSpec) ([]float64, error) {
+func expand(of, s string, from, to float64, r rangeSpec) ([]float64, error) {
 	const slack = 1e-9 // tolerate float error when a step lands exactly on TO
 	var out []float64
 	for i := 0; ; i++ {
@@ -183,7 +183,7 @@ func expand(flag, s string, from, to float64, r rangeSpec) ([]float64, error) {
 		}
 		out = append(out, roundSig(v))
 		if len(out) > MaxPoints {
-			return nil, fmt.Errorf("%s %q: expands to more than %d points; use a larger step", flag, s, MaxPoints)
+			return nil, levelsErrorf(of, " %q: expands to more than %d points; use a larger step", s, MaxPoints)
 		}
 	}
 	if len(out) == 0 || out[len(out)-1] < to {
@@ -199,7 +199,7 @@ func roundSig(v float64) float64 {
 	return r
 }
 
-func splitList(flag, s string) ([]string, error) {
+func splitList(of, s string) ([]string, error) {
 	var out []string
 	for _, f := range strings.Split(s, ",") {
 		if f = strings.TrimSpace(f); f != "" {
@@ -207,44 +207,56 @@ func splitList(flag, s string) ([]string, error) {
 		}
 	}
 	if len(out) == 0 {
-		return nil, fmt.Errorf("%s %q: want a comma-separated list, e.g. 1,2,4,8", flag, s)
+		return nil, levelsErrorf(of, " %q: want a comma-separated list, e.g. 1,2,4,8", s)
 	}
 	return out, nil
 }
 
-func parsePositiveInt(flag, f string) (int, error) {
+func parsePositiveInt(of, f string) (int, error) {
 	n, err := strconv.Atoi(f)
 	if err != nil || n <= 0 {
-		return 0, fmt.Errorf("%s: %q is not a positive whole number", flag, f)
+		return 0, levelsErrorf(of, ": %q is not a positive whole number", f)
 	}
 	if n > MaxConcurrency {
-		return 0, fmt.Errorf("%s: %d is above the %d concurrency limit", flag, n, MaxConcurrency)
+		return 0, levelsErrorf(of, ": %d is above the %d concurrency limit", n, MaxConcurrency)
 	}
 	return n, nil
 }
 
-func parsePositiveFloat(flag, f string) (float64, error) {
+func parsePositiveFloat(of, f string) (float64, error) {
 	v, err := strconv.ParseFloat(f, 64)
 	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) || v <= 0 {
-		return 0, fmt.Errorf("%s: %q is not a positive number", flag, f)
+		return 0, levelsErrorf(of, ": %q is not a positive number", f)
 	}
 	return v, nil
 }
 
-func sortedUniqueInts(flag string, v []int) ([]int, error) {
+func sortedUniqueInts(of string, v []int) ([]int, error) {
 	slices.Sort(v)
 	v = slices.Compact(v)
 	if len(v) > MaxPoints {
-		return nil, fmt.Errorf("%s: %d points is more than the %d allowed", flag, len(v), MaxPoints)
+		return nil, levelsErrorf(of, ": %d points is more than the %d allowed", len(v), MaxPoints)
 	}
 	return v, nil
 }
 
-func sortedUniqueFloats(flag string, v []float64) ([]float64, error) {
+func sortedUniqueFloats(of string, v []float64) ([]float64, error) {
 	slices.Sort(v)
 	v = slices.Compact(v)
 	if len(v) > MaxPoints {
-		return nil, fmt.Errorf("%s: %d points is more than the %d allowed", flag, len(v), MaxPoints)
+		return nil, levelsErrorf(of, ": %d points is more than the %d allowed", len(v), MaxPoints)
 	}
 	return v, nil
+}
+
+// LevelsError is a list or range of load levels that cannot be used. Of
+// says which kind was being read ("concurrency values", "rate range"), so
+// a caller can name where the text came from; Detail is the rest of the
+// message, beginning with the text read or a colon.
+type LevelsError struct{ Of, Detail string }
+
+func (e *LevelsError) Error() string { return e.Of + e.Detail }
+
+func levelsErrorf(of, format string, a ...any) error {
+	return &LevelsError{Of: of, Detail: fmt.Sprintf(format, a...)}
 }

@@ -26,7 +26,7 @@ func TestParseConcurrencyValues(t *testing.T) {
 	}
 	for _, tt := range tests {
 		got, err := ParseConcurrencyValues(tt.in)
-		checkParse(t, tt.in, got, err, tt.want, tt.wantErr, "--concurrency-values")
+		checkParse(t, tt.in, got, err, tt.want, tt.wantErr, "concurrency values")
 	}
 }
 
@@ -59,7 +59,7 @@ func TestParseConcurrencyRange(t *testing.T) {
 	}
 	for _, tt := range tests {
 		got, err := ParseConcurrencyRange(tt.in)
-		checkParse(t, tt.in, got, err, tt.want, tt.wantErr, "--concurrency-range")
+		checkParse(t, tt.in, got, err, tt.want, tt.wantErr, "concurrency range")
 	}
 }
 
@@ -77,7 +77,7 @@ func TestParseRateValuesAndRange(t *testing.T) {
 	}
 	for _, tt := range vals {
 		got, err := ParseRateValues(tt.in)
-		checkParse(t, tt.in, got, err, tt.want, tt.wantErr, "--rate-values")
+		checkParse(t, tt.in, got, err, tt.want, tt.wantErr, "rate values")
 	}
 	ranges := []struct {
 		in      string
@@ -93,11 +93,11 @@ func TestParseRateValuesAndRange(t *testing.T) {
 	}
 	for _, tt := range ranges {
 		got, err := ParseRateRange(tt.in)
-		checkParse(t, tt.in, got, err, tt.want, tt.wantErr, "--rate-range")
+		checkParse(t, tt.in, got, err, tt.want, tt.wantErr, "rate range")
 	}
 }
 
-func checkParse[T comparable](t *testing.T, in string, got []T, err error, want []T, wantErr, flag string) {
+func checkParse[T comparable](t *testing.T, in string, got []T, err error, want []T, wantErr, of string) {
 	t.Helper()
 	if wantErr != "" {
 		if err == nil {
@@ -105,8 +105,8 @@ func checkParse[T comparable](t *testing.T, in string, got []T, err error, want 
 			return
 		}
 		msg := err.Error()
-		if !strings.Contains(msg, wantErr) || !strings.HasPrefix(msg, flag) || strings.Contains(msg, "\n") {
-			t.Errorf("%q: error %q, want one line starting %q containing %q", in, msg, flag, wantErr)
+		if !strings.Contains(msg, wantErr) || !strings.HasPrefix(msg, of) || strings.Contains(msg, "\n") {
+			t.Errorf("%q: error %q, want one line starting %q containing %q", in, msg, of, wantErr)
 		}
 		return
 	}

@@ -15,6 +15,10 @@ var (
 	ErrCallWithoutTool = errors.New("tools/call needs a tool")
 	// ErrCardinality: generated arguments with a cardinality below 1.
 	ErrCardinality = errors.New("the argument cardinality must be at least 1")
+	// ErrMixReplaces: a tool or arguments beside a mix, which replaces them.
+	ErrMixReplaces = errors.New("a mix replaces the single tool and arguments")
+	// ErrGenArgsReplaces: arguments beside generated ones.
+	ErrGenArgsReplaces = errors.New("generated arguments replace the given ones")
 )
 
 // MethodError is a single operation's method the workload cannot send.

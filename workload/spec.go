@@ -27,11 +27,14 @@ type Spec struct {
 	Args   json.RawMessage
 	// GenArgs replaces Args with Cardinality distinct argument sets per
 	// tool, generated from its inputSchema; it calls Tool, or every tool
-	// the server lists when Tool is "". Method is tools/call then.
+	// the server lists when Tool is "". Method is tools/call then. Args
+	// given beside it are refused (ErrGenArgsReplaces): one of the two
+	// was a mistake.
 	GenArgs     bool
 	Cardinality int
 	// Mix, when set, replaces all of the above: weighted operations.
 	// Cardinality still counts for its entries with generated arguments.
+	// A Tool or Args beside it is refused (ErrMixReplaces).
 	Mix []MixEntry
 	// Seed makes the generated arguments and a mix's choices repeatable.
 	Seed uint64
@@ -58,6 +61,10 @@ func (s Spec) entries() []MixEntry {
 // Check reports what is wrong with s without asking the server.
 func (s Spec) Check() error {
 	switch {
+	case len(s.Mix) > 0 && (s.Tool != "" || len(s.Args) > 0):
+		return ErrMixReplaces
+	case len(s.Mix) == 0 && s.GenArgs && len(s.Args) > 0:
+		return ErrGenArgsReplaces
 	case len(s.Mix) > 0:
 		if err := checkMix(s.Mix); err != nil {
 			return err

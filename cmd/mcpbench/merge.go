@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/mcpbench/mcpbench/report"
@@ -73,11 +74,17 @@ func mergeMain(_ context.Context, args []string, e env) int {
 // writeMerged shows merge's warnings and writes the merged report m, or
 // fails with err.
 func writeMerged[R any](formats []report.Format[R], m R, warns []string, err error, out *outputFlags, e env) int {
+	if _, ok := errors.AsType[*results.MissingShardsError](err); ok {
+		return exitFor(e, "merge", usagef("%v (--allow-missing merges the ones present)", err))
+	}
 	if err != nil {
 		// Every merge failure is about the reports given: bad input.
 		return exitFor(e, "merge", usagef("%v", err))
 	}
 	for _, w := range warns {
+		if w == results.WarnNoShard {
+			w = "the reports carry no shard (--shard): merged as independent generators run at the same time"
+		}
 		fmt.Fprintf(e.stderr, "mcpbench merge: warning: %s\n", w)
 	}
 	if err := writeFormats(formats, m, out.outputs(e, true), e); err != nil {

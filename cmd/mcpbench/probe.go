@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/mcpbench/mcpbench/harness"
 	"github.com/mcpbench/mcpbench/mcp"
 	"github.com/mcpbench/mcpbench/probe"
 	"github.com/mcpbench/mcpbench/report"
@@ -43,7 +44,6 @@ type probeFlags struct {
 	smallC       int
 	largeTotal   int64
 	largeC       int
-	logSettle    time.Duration
 	maxErrorRate float64
 	allowErrors  bool
 }
@@ -56,14 +56,10 @@ func (f *probeFlags) register(fs *pflag.FlagSet) {
 	fs.IntVar(&f.smallC, "bench-small-concurrency", 10, "workers of the small benchmark")
 	fs.Int64Var(&f.largeTotal, "bench-large-total", 1000, "requests of the large concurrent benchmark (0 = skip it)")
 	fs.IntVar(&f.largeC, "bench-large-concurrency", 50, "workers of the large benchmark")
-	fs.DurationVar(&f.logSettle, "log-settle", 0, "with --log-file: wait up to D after the last request for one more stats line, so the window counts every request")
 	fs.Float64Var(&f.maxErrorRate, "max-error-rate", 0, "highest acceptable error rate of each benchmark and of the sequential listings, 0..1")
 	fs.BoolVar(&f.allowErrors, "allow-request-errors", false, "any error rate is acceptable")
-	o := &f.output
-	fs.StringVar(&o.jsonOut, "json-out", "", "write the JSON report to `FILE` (- = stdout, and nothing else there)")
-	fs.StringVar(&o.mdOut, "md-out", "", "write the Markdown report to `FILE` (alias --markdown-out)")
-	fs.BoolVarP(&o.quiet, "quiet", "q", false, "no human summary on stdout")
-	fs.BoolVar(&o.noProgress, "no-progress", false, "no progress on stderr")
+	f.output.registerReports(fs, false)
+	fs.BoolVar(&f.output.noProgress, "no-progress", false, "no progress on stderr")
 }
 
 func (f *probeFlags) validate() error {
@@ -76,8 +72,6 @@ func (f *probeFlags) validate() error {
 		return usagef("--bench-small-total and --bench-large-total must not be negative")
 	case f.smallC < 1 || f.largeC < 1:
 		return usagef("--bench-small-concurrency and --bench-large-concurrency must be at least 1")
-	case f.logSettle < 0:
-		return usagef("--log-settle must not be negative")
 	case f.maxErrorRate < 0 || f.maxErrorRate > 1:
 		return usagef("--max-error-rate must be between 0 and 1")
 	}
@@ -94,30 +88,9 @@ func probeMain(ctx context.Context, args []string, e env) int {
 	if done, code := parseFlags(fs, args, probeUsage, e); done {
 		return code
 	}
-	if fs.NArg() > 0 {
-		return exitFor(e, "probe", usagef("unexpected argument %q", fs.Arg(0)))
-	}
-	if err := f.validate(); err != nil {
-		return exitFor(e, "probe", err)
-	}
-	opts, err := f.target.options(&e, max(f.smallC, f.largeC, 1))
+	cfg, err := f.config(fs, &e)
 	if err != nil {
 		return exitFor(e, "probe", err)
-	}
-	if err := probe.ValidateHealthURL(opts.URL, f.target.healthURL); err != nil {
-		return exitFor(e, "probe", usagef("--health-url: %v", err))
-	}
-
-	cfg := probe.Config{
-		Options:           opts,
-		Dial:              dial,
-		HealthURL:         f.target.healthURL,
-		SequentialSamples: f.samples,
-		SequentialSleep:   time.Duration(f.sleepMS * float64(time.Millisecond)),
-		Small:             probe.BenchSpec{Concurrency: f.smallC, Total: f.smallTotal},
-		Large:             probe.BenchSpec{Concurrency: f.largeC, Total: f.largeTotal},
-		LogFile:           f.target.logFile,
-		LogSettle:         f.logSettle,
 	}
 	progress := progressPrinter(e, f.output.noProgress)
 	if progress != nil {
@@ -136,24 +109,12 @@ func probeMain(ctx context.Context, args []string, e env) int {
 		if errors.As(err, &se) && se.Stage == probe.StageLogMark {
 			return exitFor(e, "probe", usagef("--log-file: %v", se.Err))
 		}
+		if ce := harness.OptionError(err); ce != nil {
+			return exitFor(e, "probe", flagError(ce))
+		}
 		return exitFor(e, "probe", err)
 	}
-
-	si := res.ServerInfo
-	r := &results.ProbeReport{
-		Header: header(results.SchemaProbe, started, nil, opts.URL),
-		Settings: results.ProbeSettings{
-			HealthURL:         res.Health.URL,
-			SequentialSamples: f.samples,
-			SequentialSleepMS: f.sleepMS,
-			Small:             cfg.Small,
-			Large:             cfg.Large,
-			LogFile:           f.target.logFile,
-			MaxErrorRate:      f.maxErrorRate,
-		},
-		Report: *res,
-	}
-	r.Target = results.Target{URL: mcp.Redact(si.Endpoint), Transport: si.Transport, ProtocolVersion: si.ProtocolVersion, ServerName: si.Name, ServerVersion: si.Version}
+	r := f.report(res, cfg, started)
 	gateFailed := results.Gates{SLO: sweep.SLO{MaxErrorRate: f.maxErrorRate}}.Probe(r)
 	if err := writeProbeReports(r, &f.output, e); err != nil {
 		return exitFor(e, "probe", usagef("writing report: %v", err))
@@ -165,6 +126,58 @@ func probeMain(ctx context.Context, args []string, e env) int {
 		return exitGate
 	}
 	return exitOK
+}
+
+// config checks probe's flags and turns them into the probe's
+// configuration.
+func (f *probeFlags) config(fs *pflag.FlagSet, e *env) (probe.Config, error) {
+	if fs.NArg() > 0 {
+		return probe.Config{}, usagef("unexpected argument %q", fs.Arg(0))
+	}
+	if err := f.validate(); err != nil {
+		return probe.Config{}, err
+	}
+	opts, err := f.target.options(e, max(f.smallC, f.largeC, 1))
+	if err != nil {
+		return probe.Config{}, err
+	}
+	if err := probe.ValidateHealthURL(opts.URL, f.target.healthURL); err != nil {
+		return probe.Config{}, usagef("--health-url: %v", err)
+	}
+	return probe.Config{
+		Options:           opts,
+		Dial:              dial,
+		HealthURL:         f.target.healthURL,
+		SequentialSamples: f.samples,
+		SequentialSleep:   time.Duration(f.sleepMS * float64(time.Millisecond)),
+		Small:             probe.BenchSpec{Concurrency: f.smallC, Total: f.smallTotal},
+		Large:             probe.BenchSpec{Concurrency: f.largeC, Total: f.largeTotal},
+		LogFile:           f.target.logFile,
+		LogSettle:         time.Duration(f.target.logSettle),
+	}, nil
+}
+
+// report wraps the probe's findings with the header and the settings
+// they were taken with.
+func (f *probeFlags) report(res *probe.Report, cfg probe.Config, started time.Time) *results.ProbeReport {
+	si := res.ServerInfo
+	return &results.ProbeReport{
+		Header: results.Header{
+			Schema: results.SchemaProbe, MCPBenchVersion: buildVersion(), StartedAt: started.UTC(),
+			Target: results.Target{URL: mcp.Redact(si.Endpoint), Transport: si.Transport, ProtocolVersion: si.ProtocolVersion,
+				ServerName: si.Name, ServerVersion: si.Version},
+		},
+		Settings: results.ProbeSettings{
+			HealthURL:         res.Health.URL,
+			SequentialSamples: f.samples,
+			SequentialSleepMS: f.sleepMS,
+			Small:             cfg.Small,
+			Large:             cfg.Large,
+			LogFile:           f.target.logFile,
+			MaxErrorRate:      f.maxErrorRate,
+		},
+		Report: *res,
+	}
 }
 
 func writeProbeReports(r *results.ProbeReport, o *outputFlags, e env) error {

@@ -93,15 +93,21 @@ func readProbe(t *testing.T, path string) probeJSON {
 // has a baseline from before it.
 func startLoggedTarget(t *testing.T, cfg target.Config) (*target.Running, string) {
 	t.Helper()
+	return startLoggedTargetEvery(t, cfg, 100*time.Millisecond)
+}
+
+// startLoggedTargetEvery is startLoggedTarget with another stats interval.
+func startLoggedTargetEvery(t *testing.T, cfg target.Config, interval time.Duration) (*target.Running, string) {
+	t.Helper()
 	logPath := filepath.Join(t.TempDir(), "server.log")
 	f, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg.StatsLog, cfg.StatsInterval = f, 100*time.Millisecond
+	cfg.StatsLog, cfg.StatsInterval = f, interval
 	srv := startTarget(t, cfg)
 	t.Cleanup(func() { srv.Close(); f.Close() })
-	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+	for deadline := time.Now().Add(5*time.Second + interval); ; time.Sleep(20 * time.Millisecond) {
 		if b, _ := os.ReadFile(logPath); bytes.Contains(b, []byte("[MCP] tools/list stats")) {
 			break
 		}

@@ -9,12 +9,9 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/mcpbench/mcpbench/bench"
-	"github.com/mcpbench/mcpbench/logscan"
-	"github.com/mcpbench/mcpbench/mcp"
-	"github.com/mcpbench/mcpbench/probe"
+	"github.com/mcpbench/mcpbench/harness"
 	"github.com/mcpbench/mcpbench/report"
 	"github.com/mcpbench/mcpbench/results"
-	"github.com/mcpbench/mcpbench/sweep"
 )
 
 const runUsage = `Usage: mcpbench run --url URL [flags]
@@ -60,25 +57,7 @@ func runMain(ctx context.Context, args []string, e env) int {
 	if done, code := parseFlags(fs, args, runUsage, e); done {
 		return code
 	}
-	rest, command := splitCommand(fs)
-	if len(rest) > 0 {
-		return exitFor(e, "run", usagef("unexpected argument %q", rest[0]))
-	}
-	f.target.command = command
-	if err := f.shard.splitRun(&f.workload, fs.Changed("concurrency")); err != nil {
-		return exitFor(e, "run", err)
-	}
-	cfg, err := f.benchConfig(fs.Changed("concurrency"))
-	if err != nil {
-		return exitFor(e, "run", err)
-	}
-	if err := f.gate.validate(); err != nil {
-		return exitFor(e, "run", err)
-	}
-	if err := f.calls.precheck(&f.workload); err != nil {
-		return exitFor(e, "run", err)
-	}
-	opts, err := f.target.options(&e, cfg.Workers())
+	cfg, err := f.config(fs, &e)
 	if err != nil {
 		return exitFor(e, "run", err)
 	}
@@ -89,89 +68,58 @@ func runMain(ctx context.Context, args []string, e env) int {
 		}
 		defer stop()
 	}
-	started := time.Now()
-	client, err := dial(ctx, opts)
-	if err != nil {
-		if ctx.Err() != nil {
-			return exitInterrupted
-		}
-		return exitFor(e, "run", err)
-	}
-	defer client.Close(context.Background())
-
-	var mark *logscan.Offset
-	if f.target.logFile != "" {
-		m, err := logscan.Mark(f.target.logFile)
-		if err != nil {
-			return exitFor(e, "run", usagef("--log-file: %v", err))
-		}
-		mark = &m
-	}
-	if started, err = f.shard.wait(ctx, started); err != nil {
-		return exitInterrupted // interrupted before --start-at: nothing measured
-	}
-
-	wl, err := buildWorkload(ctx, client, &f.workload, &f.calls)
-	if err != nil {
-		return exitFor(e, "run", err)
-	}
-	var health *probe.HealthWatch
-	if f.target.healthURL != "" {
-		if health, err = probe.WatchHealth(ctx, opts, f.target.healthURL); err != nil {
-			return exitFor(e, "run", usagef("--health-url: %v", err))
-		}
-	}
-	progress := progressPrinter(e, f.output.noProgress)
-	cfg.Progress = progress
+	cfg.Load.Progress = watch(&cfg.Setup, e, "run", f.output.noProgress)
 	if f.output.memProfile != "" {
-		cfg.OnDone = func() {
+		cfg.Load.OnDone = func() {
 			if err := writeHeapProfile(f.output.memProfile); err != nil {
 				fmt.Fprintf(e.stderr, "mcpbench run: --memprofile: %v\n", err)
 			}
 		}
 	}
-	point, err := bench.Run(ctx, cfg, wl)
-	clearProgress(e, progress)
+	r, err := harness.Run(ctx, cfg)
 	if err != nil {
-		if ctx.Err() != nil {
-			fmt.Fprintln(e.stderr, "mcpbench run: interrupted before any request was measured")
-			return exitInterrupted
-		}
-		return exitFor(e, "run", unreachableError{fmt.Sprintf("%s: %v", mcp.Redact(opts.URL), err)})
-	}
-	point.Client.PoolMaxConns = client.PoolSize()
-	point.Client.Engine = string(client.Engine())
-
-	r := &results.RunReport{
-		Header:   header(results.SchemaRun, started, client, opts.URL),
-		Workload: results.Workload{Mode: "closed", Operations: wl.Operations(), Warmup: cfg.Warmup, DurationS: cfg.Duration.Seconds(), Session: sessionLabel(client, opts)},
-		Point:    point,
-		Shard:    f.shard.report(),
-	}
-	if cfg.Rate > 0 {
-		r.Workload.Mode = "open"
-	}
-	if mark != nil {
-		if res, err := logscan.Scan(f.target.logFile, *mark); err == nil {
-			r.LogScan = &res
-		} else {
-			fmt.Fprintf(e.stderr, "mcpbench run: --log-file: %v\n", oneLine(err.Error()))
-		}
-	}
-	if health != nil {
-		r.Health = health.Finish(context.WithoutCancel(ctx))
+		return harnessExit(e, "run", "request", err)
 	}
 	gateFailed := f.gate.gates().Run(r)
 	if err := writeRunReports(r, &f.output, e); err != nil {
 		return exitFor(e, "run", usagef("writing report: %v", err))
 	}
 	switch {
-	case point.Interrupted:
+	case r.Point.Interrupted:
 		return exitInterrupted
 	case gateFailed:
 		return exitGate
 	}
 	return exitOK
+}
+
+// config checks run's flags, in the order whose errors the contract
+// fixes, and turns them into the harness's configuration.
+func (f *runFlags) config(fs *pflag.FlagSet, e *env) (harness.RunConfig, error) {
+	rest, command := splitCommand(fs)
+	if len(rest) > 0 {
+		return harness.RunConfig{}, usagef("unexpected argument %q", rest[0])
+	}
+	f.target.command = command
+	if err := f.shard.splitRun(&f.workload, fs.Changed("concurrency")); err != nil {
+		return harness.RunConfig{}, err
+	}
+	load, err := f.benchConfig(fs.Changed("concurrency"))
+	if err != nil {
+		return harness.RunConfig{}, err
+	}
+	if err := f.gate.validate(); err != nil {
+		return harness.RunConfig{}, err
+	}
+	spec, err := f.calls.spec(&f.workload)
+	if err != nil {
+		return harness.RunConfig{}, err
+	}
+	opts, err := f.target.options(e, load.Workers())
+	if err != nil {
+		return harness.RunConfig{}, err
+	}
+	return harness.RunConfig{Setup: f.target.setup(opts, spec, &f.shard), Load: load}, nil
 }
 
 // benchConfig checks the load flags and turns them into a bench.Config.
@@ -204,22 +152,6 @@ func (f *runFlags) benchConfig(concurrencySet bool) (bench.Config, error) {
 		cfg.Duration = 10 * time.Second
 	}
 	return cfg, nil
-}
-
-func sessionLabel(c *mcp.Client, o mcp.Options) string {
-	if mcp.IsModern(c.ProtocolVersion()) {
-		return "stateless"
-	}
-	return string(o.SessionMode)
-}
-
-// gates are the pass/fail rules the flags set; results.Gates evaluates
-// them for run and sweep alike.
-func (g *gateFlags) gates() results.Gates {
-	return results.Gates{
-		SLO:       sweep.SLO{P95MS: g.p95SLO, P99MS: g.p99SLO, MaxErrorRate: g.maxErrorRate},
-		FailOnSLO: g.failOnSLO,
-	}
 }
 
 func writeRunReports(r *results.RunReport, o *outputFlags, e env) error {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"math"
 	"strconv"
 	"strings"
@@ -9,9 +8,7 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/mcpbench/mcpbench/mcp"
 	"github.com/mcpbench/mcpbench/results"
-	"github.com/mcpbench/mcpbench/workload"
 )
 
 // shardSpec is "--shard i/N": this process is shard i (0-based, as a
@@ -71,15 +68,6 @@ func parseStartAt(s string) (time.Time, error) {
 	}
 	sec, frac := math.Modf(v)
 	return time.Unix(int64(sec), int64(math.Round(frac*1e9))).UTC(), nil
-}
-
-// waitUntil sleeps until at, or returns ctx's error when interrupted
-// first. A time in the past returns at once.
-func waitUntil(ctx context.Context, at time.Time) error {
-	if !mcp.Sleep(ctx, time.Until(at)) {
-		return ctx.Err()
-	}
-	return nil
 }
 
 // shardFlags are --shard and --start-at, shared by run and sweep.
@@ -186,33 +174,10 @@ func (s *shardFlags) splitSweep(w *workloadFlags, cs []int, rs []float64, refine
 	return outC, outR, nil
 }
 
-// wait holds until --start-at, after connecting, and returns the time
-// sending starts: the report's started_at, which merge uses to line the
-// shards up. Without --start-at it returns started unchanged.
-func (s *shardFlags) wait(ctx context.Context, started time.Time) (time.Time, error) {
-	if s.at.IsZero() {
-		return started, nil
-	}
-	if err := waitUntil(ctx, s.at); err != nil {
-		return started, err
-	}
-	return time.Now(), nil
-}
-
 // report is the shard for the report, nil when not sharded.
 func (s *shardFlags) report() *results.Shard {
 	if s.spec == nil {
 		return nil
 	}
 	return &results.Shard{Index: s.spec.index, Count: s.spec.count}
-}
-
-// sweepWorkload records what a sweep sent, so merge and compare can tell
-// sweeps of different work apart.
-func sweepWorkload(wl *workload.Workload, w *workloadFlags, open bool) *results.Workload {
-	mode := "closed"
-	if open {
-		mode = "open"
-	}
-	return &results.Workload{Mode: mode, Operations: wl.Operations(), Warmup: w.warmup, DurationS: w.duration.Seconds()}
 }

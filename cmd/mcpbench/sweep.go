@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/url"
 	"path/filepath"
@@ -12,13 +13,10 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/mcpbench/mcpbench/bench"
-	"github.com/mcpbench/mcpbench/logscan"
-	"github.com/mcpbench/mcpbench/mcp"
-	"github.com/mcpbench/mcpbench/probe"
+	"github.com/mcpbench/mcpbench/harness"
 	"github.com/mcpbench/mcpbench/report"
 	"github.com/mcpbench/mcpbench/results"
 	"github.com/mcpbench/mcpbench/sweep"
-	"github.com/mcpbench/mcpbench/workload"
 )
 
 const sweepUsage = `Usage: mcpbench sweep --url URL (--concurrency-values LIST | --concurrency-range R |
@@ -98,6 +96,9 @@ func (f *sweepFlags) levels() ([]int, []float64, error) {
 	default:
 		rs, err = sweep.ParseRateRange(f.rateRange)
 	}
+	if le, ok := errors.AsType[*sweep.LevelsError](err); ok {
+		return nil, nil, usagef("%s%s", "--"+strings.ReplaceAll(le.Of, " ", "-"), le.Detail)
+	}
 	if err != nil {
 		return nil, nil, usagef("%v", err)
 	}
@@ -111,112 +112,98 @@ func sweepMain(ctx context.Context, args []string, e env) int {
 	if done, code := parseFlags(fs, args, sweepUsage, e); done {
 		return code
 	}
-	rest, command := splitCommand(fs)
-	if len(rest) > 0 {
-		return exitFor(e, "sweep", usagef("unexpected argument %q", rest[0]))
-	}
-	f.target.command = command
-	cs, rs, err := f.levels()
+	cfg, err := f.config(fs, &e)
 	if err != nil {
 		return exitFor(e, "sweep", err)
 	}
-	if err := f.gate.validate(); err != nil {
-		return exitFor(e, "sweep", err)
-	}
-	w := &f.workload
-	if w.total < 0 || w.duration < 0 || w.warmup < 0 || f.cooldown < 0 || f.requireConcurrency < 0 {
-		return exitFor(e, "sweep", usagef("--total, --duration, --warmup, --cooldown and --require-concurrency must not be negative"))
-	}
-	if w.total > 0 && w.duration > 0 {
-		return exitFor(e, "sweep", usagef("give --total or --duration per point, not both"))
-	}
-	if w.total == 0 && w.duration == 0 {
-		if len(rs) > 0 {
-			w.duration = 10 * time.Second
-		} else {
-			w.total = 1000
+	if progress := watch(&cfg.Setup, e, "sweep", f.output.noProgress); progress != nil {
+		cfg.Progress = func(st sweep.Step, p bench.Progress) {
+			fmt.Fprintf(e.stderr, "\r\033[Kpoint %d/%d (%s): ", st.N, st.Total, levelLabel(st.Level))
+			progress(p)
 		}
 	}
-	// Split after the per-point defaults, so the default total is split too.
-	if cs, rs, err = f.shard.splitSweep(w, cs, rs, f.refine); err != nil {
-		return exitFor(e, "sweep", err)
+	r, runErr := harness.Sweep(ctx, cfg)
+	if r == nil {
+		return harnessExit(e, "sweep", "point", runErr)
 	}
-	if err := f.calls.precheck(w); err != nil {
-		return exitFor(e, "sweep", err)
-	}
-	pool := 1
-	for _, c := range cs {
-		pool = max(pool, c)
-	}
-	for _, r := range rs {
-		pool = max(pool, bench.Config{Rate: r, MaxInFlight: w.maxInFlight}.Workers())
-	}
-	opts, err := f.target.options(&e, pool)
-	if err != nil {
-		return exitFor(e, "sweep", err)
-	}
-	started := time.Now()
-	client, err := dial(ctx, opts)
-	if err != nil {
-		if ctx.Err() != nil {
-			return exitInterrupted
-		}
-		return exitFor(e, "sweep", err)
-	}
-	defer client.Close(context.Background())
-	var mark *logscan.Offset
-	if f.target.logFile != "" {
-		m, err := logscan.Mark(f.target.logFile)
-		if err != nil {
-			return exitFor(e, "sweep", usagef("--log-file: %v", err))
-		}
-		mark = &m
-	}
-	if started, err = f.shard.wait(ctx, started); err != nil {
-		return exitInterrupted // interrupted before --start-at: nothing measured
-	}
-
-	slo := f.gate.gates().SLO
-	wl, err := buildWorkload(ctx, client, w, &f.calls)
-	if err != nil {
-		return exitFor(e, "sweep", err)
-	}
-	var health *probe.HealthWatch
-	if f.target.healthURL != "" {
-		if health, err = probe.WatchHealth(ctx, opts, f.target.healthURL); err != nil {
-			return exitFor(e, "sweep", usagef("--health-url: %v", err))
-		}
-	}
-	s := &sweeper{e: e, f: &f, wl: wl, client: client}
-	plan := sweep.Plan{Concurrency: cs, Rates: rs, SLO: slo, Refine: f.refine, Cooldown: f.cooldown, Progress: s.next}
-	points, runErr := sweep.Run(ctx, plan, s.measure)
-	if runErr != nil && len(points) == 0 {
-		if ctx.Err() != nil {
-			fmt.Fprintln(e.stderr, "mcpbench sweep: interrupted before any point was measured")
-			return exitInterrupted
-		}
-		return exitFor(e, "sweep", unreachableError{fmt.Sprintf("%s: %v", mcp.Redact(opts.URL), runErr)})
-	}
-	r := results.NewSweepReport(header(results.SchemaSweep, started, client, opts.URL), points, slo)
-	r.Interrupted = ctx.Err() != nil
-	r.Shard, r.Workload = f.shard.report(), sweepWorkload(wl, w, len(rs) > 0)
-	if mark != nil {
-		if res, err := logscan.Scan(f.target.logFile, *mark); err == nil {
-			r.LogScan = &res
-		} else {
-			fmt.Fprintf(e.stderr, "mcpbench sweep: --log-file: %v\n", oneLine(err.Error()))
-		}
-	}
-	if health != nil {
-		r.Health = health.Finish(context.WithoutCancel(ctx))
-	}
-	if err := f.writeReports(r, client, e); err != nil {
+	if err := f.writeReports(r, e); err != nil {
 		return exitFor(e, "sweep", usagef("writing report: %v", err))
 	}
 	if runErr != nil {
 		fmt.Fprintf(e.stderr, "mcpbench sweep: stopped early: %v\n", oneLine(runErr.Error()))
 	}
 	return f.exitCode(r)
+}
+
+// config checks sweep's flags, in the order whose errors the contract
+// fixes, and turns them into the harness's configuration.
+func (f *sweepFlags) config(fs *pflag.FlagSet, e *env) (harness.SweepConfig, error) {
+	rest, command := splitCommand(fs)
+	if len(rest) > 0 {
+		return harness.SweepConfig{}, usagef("unexpected argument %q", rest[0])
+	}
+	f.target.command = command
+	cs, rs, err := f.levels()
+	if err != nil {
+		return harness.SweepConfig{}, err
+	}
+	if err := f.gate.validate(); err != nil {
+		return harness.SweepConfig{}, err
+	}
+	if err := f.perPoint(len(rs) > 0); err != nil {
+		return harness.SweepConfig{}, err
+	}
+	// Split after the per-point defaults, so the default total is split too.
+	w := &f.workload
+	if cs, rs, err = f.shard.splitSweep(w, cs, rs, f.refine); err != nil {
+		return harness.SweepConfig{}, err
+	}
+	spec, err := f.calls.spec(w)
+	if err != nil {
+		return harness.SweepConfig{}, err
+	}
+	opts, err := f.target.options(e, sweepPool(cs, rs, w.maxInFlight))
+	if err != nil {
+		return harness.SweepConfig{}, err
+	}
+	return harness.SweepConfig{
+		Setup: f.target.setup(opts, spec, &f.shard),
+		Plan:  sweep.Plan{Concurrency: cs, Rates: rs, SLO: f.gate.gates().SLO, Refine: f.refine, Cooldown: f.cooldown},
+		Point: bench.Config{MaxInFlight: w.maxInFlight, Total: w.total, Duration: w.duration, Warmup: w.warmup, RampUp: w.rampUp},
+	}, nil
+}
+
+// perPoint checks how long each point lasts and fills in the default: a
+// total for concurrency levels, a duration for rates.
+func (f *sweepFlags) perPoint(rates bool) error {
+	w := &f.workload
+	if w.total < 0 || w.duration < 0 || w.warmup < 0 || f.cooldown < 0 || f.requireConcurrency < 0 {
+		return usagef("--total, --duration, --warmup, --cooldown and --require-concurrency must not be negative")
+	}
+	if w.total > 0 && w.duration > 0 {
+		return usagef("give --total or --duration per point, not both")
+	}
+	if w.total == 0 && w.duration == 0 {
+		if rates {
+			w.duration = 10 * time.Second
+		} else {
+			w.total = 1000
+		}
+	}
+	return nil
+}
+
+// sweepPool is the connection pool every point shares: enough for the
+// largest one.
+func sweepPool(cs []int, rs []float64, maxInFlight int) int {
+	pool := 1
+	for _, c := range cs {
+		pool = max(pool, c)
+	}
+	for _, r := range rs {
+		pool = max(pool, bench.Config{Rate: r, MaxInFlight: maxInFlight}.Workers())
+	}
+	return pool
 }
 
 // exitCode applies the sweep's gates: errors at points are data, not
@@ -234,42 +221,12 @@ func (f *sweepFlags) exitCode(r *results.SweepReport) int {
 	return exitOK
 }
 
-// sweeper measures one point of a sweep on the shared client and shows
-// its progress; sweep.Run decides which points.
-type sweeper struct {
-	e      env
-	f      *sweepFlags
-	wl     *workload.Workload
-	client *mcp.Client
-	step   sweep.Step // the point being measured, for the progress line
-}
-
-// next remembers which point comes next, for the progress line.
-func (s *sweeper) next(st sweep.Step) { s.step = st }
-
-func (s *sweeper) measure(ctx context.Context, l sweep.Level) (bench.Point, error) {
-	w := &s.f.workload
-	cfg := bench.Config{Concurrency: l.Concurrency, Rate: l.Rate, MaxInFlight: w.maxInFlight, Total: w.total, Duration: w.duration,
-		Warmup: w.warmup, RampUp: w.rampUp}
-	label := fmt.Sprintf("concurrency %d", l.Concurrency)
+// levelLabel names a point's level on the progress line.
+func levelLabel(l sweep.Level) string {
 	if l.Rate > 0 {
-		label = fmt.Sprintf("rate %s", fmtNum(l.Rate))
+		return fmt.Sprintf("rate %s", fmtNum(l.Rate))
 	}
-	progress := progressPrinter(s.e, s.f.output.noProgress)
-	if progress != nil {
-		cfg.Progress = func(p bench.Progress) {
-			fmt.Fprintf(s.e.stderr, "\r\033[Kpoint %d/%d (%s): ", s.step.N, s.step.Total, label)
-			progress(p)
-		}
-	}
-	p, err := bench.Run(ctx, cfg, s.wl)
-	clearProgress(s.e, progress)
-	if err != nil {
-		return p, err
-	}
-	p.Client.PoolMaxConns = s.client.PoolSize()
-	p.Client.Engine = string(s.client.Engine())
-	return p, nil
+	return fmt.Sprintf("concurrency %d", l.Concurrency)
 }
 
 // defaultSweepBase is the report name the contract gives a sweep written
@@ -291,10 +248,10 @@ func defaultSweepBase(rawURL string) string {
 	return fmt.Sprintf("mcpbench-%s_%s-sweep", clean, port)
 }
 
-func (f *sweepFlags) writeReports(r *results.SweepReport, c *mcp.Client, e env) error {
+func (f *sweepFlags) writeReports(r *results.SweepReport, e env) error {
 	o := &f.output
 	if o.jsonOut == "" && o.mdOut == "" && f.svgOut == "" {
-		base := filepath.Join(o.outDir, defaultSweepBase(c.URL()))
+		base := filepath.Join(o.outDir, defaultSweepBase(r.Target.URL))
 		o.jsonOut, o.mdOut, f.svgOut = base+".json", base+".md", base+".svg"
 	}
 	outs := o.outputs(e, false)

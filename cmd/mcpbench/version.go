@@ -11,6 +11,20 @@ import (
 // the VCS stamp of the build, if any.
 var commit = ""
 
+// version is set at build time with -ldflags "-X main.version=…".
+var version = ""
+
+// buildVersion is the version reports carry.
+func buildVersion() string {
+	if version != "" {
+		return version
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
+		return bi.Main.Version
+	}
+	return "(devel)"
+}
+
 func versionMain(_ context.Context, args []string, e env) int {
 	if len(args) > 0 && (args[0] == "-h" || args[0] == "--help") {
 		fmt.Fprintln(e.stdout, "Usage: mcpbench version\n\nPrints the version, commit and Go version.\n\nExample:\n  mcpbench version")

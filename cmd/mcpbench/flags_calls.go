@@ -1,13 +1,12 @@
 package main
 
 import (
-	"context"
+	"encoding/json"
 	"errors"
 	"os"
 
 	"github.com/spf13/pflag"
 
-	"github.com/mcpbench/mcpbench/mcp"
 	"github.com/mcpbench/mcpbench/toolschema"
 	"github.com/mcpbench/mcpbench/workload"
 )
@@ -30,15 +29,11 @@ func (f *callFlags) register(fs *pflag.FlagSet) {
 	fs.BoolVar(&f.noValidate, "no-validate", false, "do not check structuredContent against the tool's outputSchema")
 }
 
-// precheck catches bad workload flags before anything is dialled, so a
-// usage error is exit 2 even when the server is down.
-func (f *callFlags) precheck(w *workloadFlags) error {
-	_, err := f.spec(w)
-	return err
-}
-
 // spec turns the workload flags into a workload.Spec, with every check
-// that needs no server.
+// that needs no server, so a usage error is exit 2 even when the server is
+// down. Flags that replace others go into the Spec as given: workload.Build
+// refuses them, after dialling, so a server that is down is reported
+// first, as it always was.
 func (f *callFlags) spec(w *workloadFlags) (workload.Spec, error) {
 	s := workload.Spec{Method: w.method, Tool: w.tool, GenArgs: f.genArgs, Cardinality: f.cardinality,
 		Seed: w.seed, Validate: !f.noValidate}
@@ -52,7 +47,9 @@ func (f *callFlags) spec(w *workloadFlags) (workload.Spec, error) {
 	switch {
 	case f.mix != "":
 		s.Mix, err = readMix(f.mix)
+		s.Args = rawArgs(w.args)
 	case f.genArgs:
+		s.Args = rawArgs(w.args)
 	default:
 		// --args is read only for tools/call, and only once the method
 		// and tool are known to be right.
@@ -76,23 +73,13 @@ func readMix(path string) ([]workload.MixEntry, error) {
 	return mix, nil
 }
 
-// buildWorkload makes the workload the flags describe, listing the
-// server's tools when it needs them.
-func buildWorkload(ctx context.Context, client *mcp.Client, w *workloadFlags, f *callFlags) (*workload.Workload, error) {
-	// Flags that replace others are refused here, after dialling, not by
-	// precheck: a server that is down is reported first, as it always was.
-	switch {
-	case f.mix != "" && (w.tool != "" || w.args != ""):
-		return nil, usagef("--mix replaces --tool and --args")
-	case f.mix == "" && f.genArgs && w.args != "":
-		return nil, usagef("--gen-args replaces --args")
+// rawArgs is --args as given, unread: beside --mix or --gen-args it is
+// only there to be refused.
+func rawArgs(v string) json.RawMessage {
+	if v == "" {
+		return nil
 	}
-	s, err := f.spec(w)
-	if err != nil {
-		return nil, err
-	}
-	wl, err := workload.Build(ctx, client, s)
-	return wl, workloadError(err)
+	return json.RawMessage(v)
 }
 
 // workloadError puts a workload error in the command line's terms: the
@@ -111,6 +98,10 @@ func workloadError(err error) error {
 		return nil
 	case errors.As(err, &server):
 		return unreachableError{server.Msg}
+	case errors.Is(err, workload.ErrMixReplaces):
+		return usagef("--mix replaces --tool and --args")
+	case errors.Is(err, workload.ErrGenArgsReplaces):
+		return usagef("--gen-args replaces --args")
 	case errors.As(err, &method):
 		return usagef("--%v", method) // "--method must be ..."
 	case errors.Is(err, workload.ErrToolWithoutCall):

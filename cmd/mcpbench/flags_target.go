@@ -1,0 +1,183 @@
+package main
+
+import (
+	"encoding/base64"
+	"net/http"
+	"net/textproto"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/mcpbench/mcpbench/mcp"
+)
+
+// targetFlags say where the server is and how to speak to it.
+type targetFlags struct {
+	url              string
+	transport        string
+	protocolVersion  string
+	session          string
+	headers          []string
+	secretHeaders    []string
+	timeout          time.Duration
+	timeoutSecs      float64
+	insecure         bool
+	cacert           string
+	maxResponseBytes int64
+	healthURL        string
+	logFile          string
+	logSettle        settleValue
+	stdioProcs       int
+	engine           string
+	command          []string // the stdio server: the arguments after --
+}
+
+func (t *targetFlags) register(fs *pflag.FlagSet) {
+	fs.StringVar(&t.url, "url", "", "MCP endpoint, e.g. http://127.0.0.1:3002/mcp (alias --base-url; an empty path means /mcp)")
+	fs.StringVar(&t.transport, "transport", "auto", "auto|http|sse|stdio (stdio: the server command follows --)")
+	fs.IntVar(&t.stdioProcs, "stdio-procs", 1, "stdio: server processes to spread the workers over")
+	fs.StringVar(&t.engine, "engine", string(mcp.EngineAuto), "HTTP engine for the measured requests: auto (direct for plain http, else net/http), direct, net/http")
+	fs.StringVar(&t.protocolVersion, "protocol-version", "auto", "auto, or a revision from 2024-11-05 to 2026-07-28")
+	fs.StringVar(&t.session, "session", string(mcp.SessionPerWorker), "per-worker|shared|per-request (stateful revisions)")
+	fs.StringArrayVarP(&t.headers, "header", "H", nil, "extra header 'Name: value', repeatable (MCPBENCH_TOKEN adds Authorization: Bearer)")
+	fs.StringArrayVar(&t.secretHeaders, "secret-header", nil, "header NAME whose value is a secret, redacted everywhere (repeatable)")
+	fs.DurationVar(&t.timeout, "timeout", 30*time.Second, "per-request timeout")
+	fs.Float64Var(&t.timeoutSecs, "timeout-secs", 0, "per-request timeout in seconds (seed scripts' form)")
+	fs.BoolVar(&t.insecure, "insecure", false, "skip TLS certificate verification")
+	fs.StringVar(&t.cacert, "cacert", "", "PEM `FILE` of extra trusted CA certificates")
+	fs.Int64Var(&t.maxResponseBytes, "max-response-bytes", 16<<20, "largest answer accepted; larger ones are transport errors")
+	fs.StringVar(&t.healthURL, "health-url", "", "health endpoint (default /health on the endpoint's origin)")
+	fs.StringVar(&t.logFile, "log-file", "", "server log `FILE` to scan over the measured window")
+	t.logSettle = autoSettle
+	fs.Var(&t.logSettle, "log-settle", "with --log-file: after the load, wait up to this long for the stats line that covers its end (auto: the lines' interval and a half, at most 15s; 0: no wait)")
+}
+
+// options turns the flags into client options.
+func (t *targetFlags) options(e *env, pool int) (mcp.Options, error) {
+	if err := t.checkTransport(); err != nil {
+		return mcp.Options{}, err
+	}
+	h, err := t.header(e)
+	if err != nil {
+		return mcp.Options{}, err
+	}
+	timeout := t.timeout
+	if t.timeoutSecs > 0 {
+		timeout = time.Duration(t.timeoutSecs * float64(time.Second))
+	}
+	if timeout <= 0 {
+		return mcp.Options{}, usagef("--timeout must be positive")
+	}
+	if t.maxResponseBytes <= 0 {
+		return mcp.Options{}, usagef("--max-response-bytes must be positive")
+	}
+	return mcp.Options{
+		URL:              t.url,
+		Transport:        mcp.Transport(t.transport),
+		ProtocolVersion:  t.protocolVersion,
+		SessionMode:      mcp.SessionMode(t.session),
+		Header:           h,
+		Timeout:          timeout,
+		MaxResponseBytes: t.maxResponseBytes,
+		PoolSize:         pool,
+		Insecure:         t.insecure,
+		CACert:           t.cacert,
+		Client:           mcp.ClientInfo{Name: "mcpbench", Version: buildVersion()},
+		Engine:           mcp.Engine(t.engine),
+		Command:          t.command,
+		StdioProcs:       t.stdioProcs,
+	}, nil
+}
+
+// checkTransport checks the transport against the endpoint or command
+// given, and the session mode.
+func (t *targetFlags) checkTransport() error {
+	switch t.transport {
+	case "stdio":
+		if len(t.command) == 0 {
+			return usagef("--transport stdio needs the server command after --, e.g. -- npx @modelcontextprotocol/server-everything")
+		}
+		if t.stdioProcs < 1 {
+			return usagef("--stdio-procs must be at least 1")
+		}
+	case "auto", "http", "sse":
+		if len(t.command) > 0 {
+			return usagef("a server command after -- goes with --transport stdio")
+		}
+		if t.url == "" {
+			return usagef("--url is required (e.g. --url http://127.0.0.1:3002/mcp)")
+		}
+		if _, err := mcp.ParseURL(t.url); err != nil {
+			return usagef("%v", err)
+		}
+	default:
+		return usagef("--transport must be auto, http, sse or stdio, not %q", t.transport)
+	}
+	switch mcp.SessionMode(t.session) {
+	case mcp.SessionPerWorker, mcp.SessionShared, mcp.SessionPerRequest:
+	default:
+		return usagef("--session must be per-worker, shared or per-request, not %q", t.session)
+	}
+	return nil
+}
+
+// header is the extra headers, MCPBENCH_TOKEN's authorization among them;
+// it makes e scrub every secret they carry from then on.
+func (t *targetFlags) header(e *env) (http.Header, error) {
+	h := http.Header{}
+	for _, raw := range t.headers {
+		name, value, ok := strings.Cut(raw, ":")
+		name = strings.TrimSpace(name)
+		if !ok || name == "" || strings.ContainsAny(name, " \t\r\n") {
+			// Never echo the value: it may be a secret. Without a colon, or
+			// with a blank inside, the "name" holds it too ("Bearer xyz").
+			return nil, usagef("bad --header: want 'Name: value'")
+		}
+		value = strings.TrimSpace(value)
+		if strings.ContainsFunc(value, func(r rune) bool { return r < ' ' && r != '\t' || r == 0x7f }) {
+			// net/http would refuse it on every request; say so up front.
+			return nil, usagef("bad --header %s: the value holds a control character", name)
+		}
+		h.Add(textproto.CanonicalMIMEHeaderKey(name), value)
+	}
+	if tok := e.getenv("MCPBENCH_TOKEN"); tok != "" && h.Get("Authorization") == "" {
+		h.Set("Authorization", "Bearer "+tok)
+	}
+	secrets := secretValues(h, t.secretHeaders, e.getenv("MCPBENCH_TOKEN"))
+	if u, err := url.Parse(t.url); err == nil && u.User != nil {
+		// Credentials in the URL go out as Basic authorization.
+		if pw, ok := u.User.Password(); ok && len(pw) >= 4 {
+			secrets = append(secrets, pw, base64.StdEncoding.EncodeToString([]byte(u.User.Username()+":"+pw)))
+		}
+	}
+	e.protect(secrets)
+	return h, nil
+}
+
+// sensitiveHeaders carry credentials whatever the user says.
+var sensitiveHeaders = []string{"Authorization", "Cookie", "Proxy-Authorization", "X-Api-Key"}
+
+// secretValues lists the values that must never be printed or written: the
+// sensitive headers' and --secret-header's values, each credential inside
+// them (a bearer token without its scheme), and the token.
+func secretValues(h http.Header, extra []string, token string) []string {
+	var out []string
+	add := func(v string) {
+		if v = strings.TrimSpace(v); len(v) >= 4 {
+			out = append(out, v)
+		}
+	}
+	add(token)
+	names := append(append([]string(nil), sensitiveHeaders...), extra...)
+	for _, n := range names {
+		for _, v := range h.Values(textproto.CanonicalMIMEHeaderKey(n)) {
+			add(v)
+			if _, cred, ok := strings.Cut(v, " "); ok {
+				add(cred)
+			}
+		}
+	}
+	return out
+}

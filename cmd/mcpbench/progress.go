@@ -1,0 +1,44 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/mcpbench/mcpbench/bench"
+)
+
+// isTerminal reports whether w is a character device (a terminal).
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// progressPrinter draws the progress line on stderr when it is a terminal.
+func progressPrinter(e env, off bool) func(bench.Progress) {
+	if off || !isTerminal(e.stderr) {
+		return nil
+	}
+	return func(p bench.Progress) {
+		done := fmt.Sprintf("%d", p.Done)
+		if p.Total > 0 {
+			done = fmt.Sprintf("%d/%d", p.Done, p.Total)
+		}
+		left := ""
+		if p.Remaining >= 0 {
+			left = fmt.Sprintf("  %s left", p.Remaining.Round(time.Second))
+		}
+		fmt.Fprintf(e.stderr, "\r\033[K%s done  %.0f rps  p99≈%.1f ms  %d errors%s", done, p.RPS, p.P99MS, p.Errors, left)
+	}
+}
+
+func clearProgress(e env, pr func(bench.Progress)) {
+	if pr != nil {
+		fmt.Fprint(e.stderr, "\r\033[K")
+	}
+}
