@@ -110,6 +110,10 @@ func Run(ctx context.Context, cfg Config, wl Workload) (Point, error) {
 	if cfg.OnMeasure != nil {
 		cfg.OnMeasure()
 	}
+	var counted map[string]int64
+	if c, ok := wl.(Counting); ok {
+		counted = c.Counters()
+	}
 	cpu0, wait0 := cpuTime(), runQueueWait()
 	r.start = time.Now()
 	r.measureStart = r.start
@@ -125,6 +129,7 @@ func Run(ctx context.Context, cfg Config, wl Workload) (Point, error) {
 		cfg.OnDone()
 	}
 	p := r.point(end, cpuTime()-cpu0, runQueueWait()-wait0)
+	p.Counters = countersSince(wl, counted)
 	p.Interrupted = ctx.Err() != nil
 	return p, nil
 }

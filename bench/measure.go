@@ -41,6 +41,7 @@ const flushEvery = 64
 // are 0 in a closed loop.
 type latencies struct {
 	lat, uncorrected, lag, wake int64
+	first, created              int64 // stages of the request (Sample); 0 when it had none
 	op                          int32
 }
 
@@ -50,6 +51,9 @@ type histShard struct {
 	lat                    *hdrhistogram.Histogram // corrected (open loop) or plain latency
 	uncorrected, lag, wake *hdrhistogram.Histogram // open loop only
 	ops                    []*hdrhistogram.Histogram
+	// stages: the first event and task creation, made when a request
+	// first reaches one (most workloads never do).
+	first, created *hdrhistogram.Histogram
 }
 
 func newHistShard(nOps int, open bool) *histShard {
@@ -84,6 +88,7 @@ func newWorkerState(shard *histShard, nOps int) *workerState {
 func (s *workerState) record(smp Sample, l latencies, done time.Time) {
 	l.lat = max(l.lat, 1)
 	l.op = int32(smp.Op)
+	l.first, l.created = smp.FirstEvent.Microseconds(), smp.Created.Microseconds()
 	s.buf[s.n] = l
 	s.n++
 	if s.n == flushEvery {
@@ -126,9 +131,29 @@ func (s *workerState) flush() {
 		if h.ops != nil && l.op >= 0 && int(l.op) < len(h.ops) {
 			_ = h.ops[l.op].RecordValue(l.lat)
 		}
+		if l.first > 0 || l.created > 0 {
+			h.recordStages(l)
+		}
 	}
 	h.mu.Unlock()
 	s.n = 0
+}
+
+// recordStages files a request's stage times, making their histograms on
+// first use.
+func (h *histShard) recordStages(l latencies) {
+	for _, st := range []struct {
+		v int64
+		h **hdrhistogram.Histogram
+	}{{l.first, &h.first}, {l.created, &h.created}} {
+		if st.v <= 0 {
+			continue
+		}
+		if *st.h == nil {
+			*st.h = NewHistogram()
+		}
+		_ = (*st.h).RecordValue(st.v)
+	}
 }
 
 func (r *runner) firstDone() time.Time {

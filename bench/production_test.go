@@ -67,8 +67,13 @@ func TestElicitingToolAnswered(t *testing.T) {
 			if p.Requests != 100 || p.OK != 100 {
 				t.Fatalf("requests %d ok %d, errors %v (%v)", p.Requests, p.OK, p.ErrorsByKind, p.ErrorExamples)
 			}
-			if n := counts["client_requests/elicitation/create"]; n != 100 {
-				t.Fatalf("%d elicitations counted for 100 calls: %v", n, counts)
+			if n := p.Counters["client_requests/elicitation/create"]; n != 100 || counts["client_requests/elicitation/create"] != 100 {
+				t.Fatalf("%d elicitations counted for 100 calls: point %v, client %v", n, p.Counters, counts)
+			}
+			// The stateful server streams its answers: each call's first
+			// event is timed apart from the full answer.
+			if p.FirstEvent == nil || p.FirstEvent.Count != 100 || p.FirstEvent.MaxMS > p.MaxMS {
+				t.Fatalf("first events %+v for 100 streamed answers (max latency %.1f ms)", p.FirstEvent, p.MaxMS)
 			}
 			// The median is the service time and a few ms of client and
 			// loopback work; no call comes near the 10 s timeout (the
@@ -86,3 +91,99 @@ func TestElicitingToolAnswered(t *testing.T) {
 }
 
 func ms(v float64) time.Duration { return time.Duration(v * float64(time.Millisecond)) }
+
+// oauthServer starts the bundled server in its OAuth mode with tokens that
+// live ttl.
+func oauthServer(t *testing.T, ttl time.Duration) *target.Running {
+	t.Helper()
+	srv, err := target.Start(context.Background(), target.Config{OAuth: true, TokenTTL: ttl, ServiceTime: time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	return srv
+}
+
+// runOAuth measures echo calls for d against an OAuth-protected server and
+// returns the point, the time the client held its first token, and the
+// tokens it was told of.
+func runOAuth(t *testing.T, srv *target.Running, o mcp.OAuth, engine mcp.Engine, d time.Duration) (bench.Point, time.Duration, []string) {
+	t.Helper()
+	ctx := context.Background()
+	var tokens []string
+	o.OnToken = func(tok string) { tokens = append(tokens, tok) }
+	start := time.Now()
+	client, err := mcp.Dial(ctx, mcp.Options{URL: srv.MCPURL(), OAuth: &o, Engine: engine, PoolSize: 4, Timeout: 10 * time.Second})
+	if err != nil {
+		t.Fatalf("dial: %v", err)
+	}
+	defer client.Close(ctx)
+	wl := &workload.Workload{Client: client, Ops: []workload.Op{{Request: echo}}}
+	p, err := bench.Run(ctx, bench.Config{Concurrency: 4, Duration: d}, wl)
+	if err != nil {
+		t.Fatalf("run: %v", err)
+	}
+	return p, time.Since(start), tokens
+}
+
+// TestOAuthFlows: both flows get a token from the bundled server (client
+// credentials pre-registered; authorization code with dynamic
+// registration, PKCE and the redirect followed without a browser) and
+// renew it before it expires, on both engines: no request is refused.
+func TestOAuthFlows(t *testing.T) {
+	t.Parallel()
+	const ttl = 2 * time.Second
+	srv := oauthServer(t, ttl)
+	for _, c := range []struct {
+		o      mcp.OAuth
+		engine mcp.Engine
+	}{
+		{mcp.OAuth{Flow: mcp.OAuthClientCredentials, ClientID: target.DefaultOAuthClientID, ClientSecret: target.DefaultOAuthClientSecret}, mcp.EngineDirect},
+		{mcp.OAuth{Flow: mcp.OAuthAuthorizationCode}, mcp.EngineNetHTTP},
+		{mcp.OAuth{Flow: mcp.OAuthAuto, ClientID: target.DefaultOAuthClientID, ClientSecret: target.DefaultOAuthClientSecret}, mcp.EngineNetHTTP},
+	} {
+		p, held, tokens := runOAuth(t, srv, c.o, c.engine, 5*time.Second)
+		if p.Errors != 0 || p.OK == 0 {
+			t.Fatalf("%s on %s: %d ok, errors %v (%v)", c.o.Flow, c.engine, p.OK, p.ErrorsByKind, p.ErrorExamples)
+		}
+		// A renewal every 0.8 ttl from the first token.
+		want := int64(held / (ttl * 8 / 10))
+		if got := p.Counters["token_refreshes"]; got < want-2 || got > want+1 {
+			t.Errorf("%s on %s: %d renewals in %v of %v tokens, want about %d", c.o.Flow, c.engine, got, held, ttl, want)
+		}
+		if len(tokens) < 2 || tokens[0] == tokens[len(tokens)-1] {
+			t.Errorf("%s: tokens %d, the token never changed", c.o.Flow, len(tokens))
+		}
+	}
+}
+
+// TestOAuthTokensExpireEvery10s: a 60 s run against a server whose tokens
+// live 10 s. The token is renewed in the background two seconds before
+// each expiry (a fifth of its life), so no request is refused, and the
+// renewals are exactly the schedule's: one per 8 s from the first token,
+// each one token issued by the server. It takes a minute, beside the
+// other tests.
+func TestOAuthTokensExpireEvery10s(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a 60 s run")
+	}
+	t.Parallel()
+	const ttl = 10 * time.Second
+	srv := oauthServer(t, ttl)
+	before := srv.TokensIssued()
+	o := mcp.OAuth{Flow: mcp.OAuthClientCredentials, ClientID: target.DefaultOAuthClientID, ClientSecret: target.DefaultOAuthClientSecret}
+	p, held, _ := runOAuth(t, srv, o, mcp.EngineDirect, 60*time.Second)
+	if p.Errors != 0 || p.ErrorsByKind["auth"] != 0 {
+		t.Fatalf("%d ok, errors %v (%v)", p.OK, p.ErrorsByKind, p.ErrorExamples)
+	}
+	renewals := p.Counters["token_refreshes"]
+	if want := int64(held / (ttl * 8 / 10)); renewals != want && renewals != want-1 {
+		t.Fatalf("%d renewals while holding tokens for %v, want %d (one per 8 s)", renewals, held, want)
+	}
+	// Dialling took the first token (the SDK's handler and the token
+	// source each fetch one); every renewal after it is one more.
+	if issued := srv.TokensIssued() - before; issued < renewals+1 || issued > renewals+2 {
+		t.Fatalf("the server issued %d tokens for %d renewals", issued, renewals)
+	}
+	t.Logf("%d requests, %d renewals in %v", p.Requests, renewals, held)
+}

@@ -38,6 +38,8 @@ type Options struct {
 	// StdioProcs how many copies of it (sessions are spread over them).
 	Command    []string
 	StdioProcs int
+	// OAuth, when set, gets the bearer token by OAuth 2.1 (oauth.go).
+	OAuth *OAuth
 	// ClientRequests answers the requests the server sends during a call
 	// (ParseClientRequests); nil declines elicitations and answers
 	// sampling and roots with method-not-found.
@@ -68,6 +70,7 @@ type Client struct {
 	shared  string // session id shared by all workers in shared mode
 	maxBody int
 	counts  clientCounts
+	auth    *authState // nil without OAuth
 }
 
 // ParseURL checks an endpoint URL. A URL with an empty path or "/" means
@@ -142,11 +145,32 @@ func Dial(ctx context.Context, o Options) (*Client, error) {
 	if c.link, err = streamableLink(u, o, hc, dials); err != nil {
 		return nil, err
 	}
+	if err := c.startOAuth(ctx, hc); err != nil {
+		c.Close(ctx)
+		return nil, err
+	}
 	if err := c.negotiate(ctx); err != nil {
-		c.link.close()
+		c.Close(ctx)
 		return nil, err
 	}
 	return c, nil
+}
+
+// startOAuth gets the first token when OAuth was asked for, before any
+// request of the negotiation goes out.
+func (c *Client) startOAuth(ctx context.Context, hc *http.Client) error {
+	if c.opts.OAuth == nil {
+		return nil
+	}
+	if c.opts.Transport == TransportStdio {
+		return configErrorf("OAuth goes with the HTTP transports, not stdio")
+	}
+	a, err := newAuthState(*c.opts.OAuth, sideClient(hc))
+	if err != nil {
+		return err
+	}
+	c.auth = a
+	return a.start(ctx, c.url)
 }
 
 // streamableLink picks what carries Streamable HTTP under o.Engine: the
@@ -202,6 +226,10 @@ func (c *Client) Close(ctx context.Context) {
 		c.shared = ""
 	}
 	c.link.close()
+	if c.auth != nil {
+		c.auth.close()
+		c.auth = nil
+	}
 }
 
 // StderrTail returns the last stderr lines of each stdio server process

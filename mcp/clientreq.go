@@ -219,6 +219,3 @@ func (p *ClientRequests) String() string {
 	sort.Strings(methods)
 	return fmt.Sprintf("canned (%s)", strings.Join(methods, ", "))
 }
-
-// tokenRefreshes is how many times the OAuth token source renewed its token.
-func (c *Client) tokenRefreshes() int64 { return 0 }

@@ -59,6 +59,7 @@ type Prepared struct {
 	hdr        http.Header
 	hdrSession string
 	hdrRev     string
+	hdrAuth    string
 	wire       *wireRequest // the direct engine's form
 }
 

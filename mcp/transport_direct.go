@@ -122,14 +122,36 @@ func (t *directTransport) finishStream(c *wireConn, a wireAnswer, start time.Tim
 		c.lastUsed = start
 		t.pool.put(c, ended && !a.close)
 	}
-	switch state {
-	case streamEnded:
+	switch {
+	case state == streamEnded:
 		done(true)
-	case streamLeftOpen:
-		go func() { done(readToEnd(a.stream)) }() // the deadline set for the request bounds it
+	case state == streamLeftOpen && t.endBuffered(c, a):
+		done(readToEnd(a.stream)) // reads what is buffered: no wait
+	case state == streamLeftOpen:
+		t.pool.lend(c)
+		go func() { // the deadline set for the request bounds the read
+			ended := readToEnd(a.stream)
+			fasthttp.ReleaseResponse(a.resp)
+			c.lastUsed = start
+			t.pool.giveBack(c, ended && !a.close)
+		}()
 	default:
 		done(false)
 	}
+}
+
+// lastChunk is the end of a chunked body without trailers.
+var lastChunk = []byte("0\r\n\r\n")
+
+// endBuffered says the rest of a chunked stream left at its response is
+// the last chunk, already read from the connection: the server closed the
+// stream with the answer, as servers do, and nothing is left to wait for.
+func (t *directTransport) endBuffered(c *wireConn, a wireAnswer) bool {
+	if t.s.sse.r.Buffered() > 0 || a.resp.Header.ContentLength() != -1 || c.br.Buffered() < len(lastChunk) {
+		return false
+	}
+	b, err := c.br.Peek(len(lastChunk))
+	return err == nil && bytes.Equal(b, lastChunk)
 }
 
 // wireRequest is a prepared request's bytes up to the Content-Length
@@ -138,11 +160,13 @@ type wireRequest struct {
 	head    []byte
 	session string
 	rev     string
+	auth    string
 }
 
 func (t *directTransport) headFor(p *Prepared) []byte {
 	s := t.s
-	if p.wire != nil && p.wire.session == s.id && p.wire.rev == s.c.rev {
+	tok := s.c.authToken()
+	if p.wire != nil && p.wire.session == s.id && p.wire.rev == s.c.rev && p.wire.auth == tok {
 		return p.wire.head
 	}
 	u := s.c.url
@@ -156,7 +180,7 @@ func (t *directTransport) headFor(p *Prepared) []byte {
 		}
 	}
 	b = append(b, "Content-Length: "...)
-	p.wire = &wireRequest{head: b, session: s.id, rev: s.c.rev}
+	p.wire = &wireRequest{head: b, session: s.id, rev: s.c.rev, auth: tok}
 	return b
 }
 

@@ -30,14 +30,18 @@ type httpLink struct {
 }
 
 // newHTTPLink pairs hc with a side client on a pool of its own.
-func newHTTPLink(hc *http.Client) httpLink {
+func newHTTPLink(hc *http.Client) httpLink { return httpLink{hc: hc, side: sideClient(hc)} }
+
+// sideClient is hc's settings on a small pool of its own, without hc's cap
+// on connections.
+func sideClient(hc *http.Client) *http.Client {
 	side := *hc
 	if tr, ok := hc.Transport.(*http.Transport); ok {
 		tr = tr.Clone()
 		tr.MaxConnsPerHost, tr.MaxIdleConnsPerHost = 0, 4
 		side.Transport = tr
 	}
-	return httpLink{hc: hc, side: &side}
+	return &side
 }
 
 func (l httpLink) attach(s *Session) transport { return &httpTransport{s: s, hc: l.hc, side: l.side} }
@@ -155,10 +159,11 @@ func (t *httpTransport) traced(ctx context.Context) context.Context {
 // replaced, since the transport may still be reading it.
 func (t *httpTransport) header(p *Prepared) http.Header {
 	s := t.s
-	if p.hdr != nil && p.hdrSession == s.id && p.hdrRev == s.c.rev {
+	tok := s.c.authToken()
+	if p.hdr != nil && p.hdrSession == s.id && p.hdrRev == s.c.rev && p.hdrAuth == tok {
 		return p.hdr
 	}
-	p.hdr, p.hdrSession, p.hdrRev = t.buildHeader(p), s.id, s.c.rev
+	p.hdr, p.hdrSession, p.hdrRev, p.hdrAuth = t.buildHeader(p), s.id, s.c.rev, tok
 	return p.hdr
 }
 
@@ -175,6 +180,7 @@ func (t *httpTransport) buildHeader(p *Prepared) http.Header {
 		pw, _ := u.Password()
 		h.Set("Authorization", "Basic "+base64.StdEncoding.EncodeToString([]byte(u.Username()+":"+pw)))
 	}
+	s.c.authHeader(h)
 	if s.c.rev != "" && s.c.rev >= Rev20250618 {
 		h["Mcp-Protocol-Version"] = []string{s.c.rev}
 	}
@@ -228,6 +234,10 @@ func (t *httpTransport) answer(ctx context.Context, p *Prepared, id int64, res *
 			// Modern servers send JSON-RPC errors with a 4xx status that
 			// mirrors them; the error object is the server's answer.
 			e.Kind = KindJSONRPC
+		}
+		if isAuthStatus(status) {
+			e.Kind = KindAuth
+			s.c.authRefused()
 		}
 		return false, e
 	}
@@ -375,6 +385,7 @@ func (t *httpTransport) endSession(ctx context.Context) error {
 	for k, v := range s.c.opts.Header {
 		req.Header[k] = v
 	}
+	s.c.authHeader(req.Header)
 	req.Header.Set("Mcp-Session-Id", s.id)
 	if s.c.rev >= Rev20250618 {
 		req.Header.Set("Mcp-Protocol-Version", s.c.rev)

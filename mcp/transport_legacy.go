@@ -64,6 +64,7 @@ func (t *legacyTransport) openStream(ctx context.Context) error {
 	for k, v := range c.opts.Header {
 		req.Header[k] = v
 	}
+	c.authHeader(req.Header)
 	req.Header.Set("Accept", "text/event-stream")
 	giveUp := time.AfterFunc(c.opts.Timeout, cancel)
 	resp, err := t.hc.Do(req)
@@ -147,7 +148,11 @@ func (t *legacyTransport) exchange(ctx context.Context, p *Prepared, body []byte
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		res.Received = drain(resp.Body)
 		resp.Body.Close()
-		return false, &Error{Kind: KindHTTPStatus, Status: resp.StatusCode, Msg: fmt.Sprintf("%s: HTTP %d", p.req.Method, resp.StatusCode)}
+		kind := KindHTTPStatus
+		if isAuthStatus(resp.StatusCode) {
+			kind = KindAuth
+		}
+		return false, &Error{Kind: kind, Status: resp.StatusCode, Msg: fmt.Sprintf("%s: HTTP %d", p.req.Method, resp.StatusCode)}
 	}
 	// Some servers answer on the POST itself; most say 202 and answer on
 	// the stream.

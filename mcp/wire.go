@@ -166,6 +166,30 @@ func (p *wirePool) put(c *wireConn, reusable bool) {
 	p.slots <- c
 }
 
+// lend takes c, whose stream is still being read after its response, out
+// of the pool's count: its slot is free for another connection at once, so
+// no request waits for a server to close a stream it no longer needs.
+func (p *wirePool) lend(*wireConn) { p.slots <- nil }
+
+// giveBack returns a lent connection once its stream has ended: it takes
+// the place of a slot that holds no connection, or is closed when every
+// free slot has one (or none is free).
+func (p *wirePool) giveBack(c *wireConn, reusable bool) {
+	for i := 0; reusable && !p.closed.Load() && i < cap(p.slots); i++ {
+		select {
+		case x := <-p.slots:
+			if x == nil {
+				p.slots <- c // it fills the slot just emptied
+				return
+			}
+			p.slots <- x // an idle connection: back it goes, try the next
+		default:
+			i = cap(p.slots) // every slot is in use
+		}
+	}
+	c.nc.Close()
+}
+
 // close closes the idle connections; ones in use are closed when they come
 // back.
 func (p *wirePool) close() {

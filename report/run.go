@@ -41,6 +41,7 @@ func WriteRunSummary(w io.Writer, r *results.RunReport) error {
 		fmt.Fprintf(&b, "uncorrected (from actual send)  p50 %s  p95 %s  p99 %s  max %s ms; schedule lag p99 %s ms\n",
 			fmtMS(u.P50MS), fmtMS(u.P95MS), fmtMS(u.P99MS), fmtMS(u.MaxMS), fmtMS(lag.P99))
 	}
+	stageSummary(&b, p)
 	for _, k := range sortedKeys(p.ErrorsByKind) {
 		ex := p.ErrorExamples[k]
 		fmt.Fprintf(&b, "  %-16s %d  e.g. %s\n", k, p.ErrorsByKind[k], ex)
@@ -103,6 +104,9 @@ func WriteRunMarkdown(w io.Writer, r *results.RunReport) error {
 		if err := markdownTable(w, []string{"operation", "requests", "errors", "rps", "p50 ms", "p95 ms", "p99 ms", "max ms"}, rows); err != nil {
 			return err
 		}
+	}
+	if err := writeStagesMarkdown(w, p); err != nil {
+		return err
 	}
 	if len(p.ErrorsByKind) > 0 {
 		io.WriteString(w, "\n## Errors\n\n")

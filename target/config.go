@@ -91,6 +91,15 @@ type Config struct {
 	// protocol (client_tools.go): elicit, region_echo, input_once.
 	ClientTools bool
 
+	// OAuth makes the server its own OAuth 2.1 authorization server and
+	// a protected resource (oauth.go): /mcp and /sse want a bearer token
+	// that lives TokenTTL (DefaultTokenTTL when <= 0). OAuthClientID and
+	// OAuthClientSecret are a pre-registered confidential client
+	// (DefaultOAuthClientID and DefaultOAuthClientSecret when empty).
+	OAuth                            bool
+	TokenTTL                         time.Duration
+	OAuthClientID, OAuthClientSecret string
+
 	Capacity    int           // concurrent handler slots for tools/list and tools/call; DefaultCapacity when <= 0
 	ServiceTime time.Duration // mean time a request holds its slot
 	ServiceDist string        // DistFixed (default), DistExp or DistLognormal
@@ -173,6 +182,15 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.StatsInterval <= 0 {
 		c.StatsInterval = DefaultStatsInterval
+	}
+	if c.TokenTTL <= 0 {
+		c.TokenTTL = DefaultTokenTTL
+	}
+	if c.OAuthClientID == "" {
+		c.OAuthClientID = DefaultOAuthClientID
+	}
+	if c.OAuthClientSecret == "" {
+		c.OAuthClientSecret = DefaultOAuthClientSecret
 	}
 	return c, nil
 }

@@ -32,6 +32,8 @@ type Server struct {
 	handler http.Handler
 	started time.Time
 
+	oauth *oauthServer // the OAuth mode's authorization server, or nil
+
 	slots chan *slot    // the free handler slots
 	seq   atomic.Uint64 // numbers the random draws, so each has its own stream
 
@@ -120,6 +122,9 @@ func (s *Server) Handler() http.Handler { return s.handler }
 // Config returns the configuration in force, defaults filled in.
 func (s *Server) Config() Config { return s.cfg }
 
+// ToolCount is how many tools the server lists.
+func (s *Server) ToolCount() int { return len(s.defs) }
+
 // CloseSessions closes every open MCP session, ending their hanging streams.
 func (s *Server) CloseSessions() {
 	for ss := range s.mcp.Sessions() {
@@ -153,8 +158,12 @@ func (s *Server) routes() http.Handler {
 		&mcp.StreamableHTTPOptions{Stateless: s.cfg.Stateless, JSONResponse: s.cfg.JSONResponse})
 	sse := mcp.NewSSEHandler(func(*http.Request) *mcp.Server { return s.mcp }, nil)
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", s.gated(s.serverInfo(s.httpFaults(streamable))))
-	mux.Handle("/sse", s.gated(sse))
+	if s.cfg.OAuth {
+		s.oauth = newOAuthServer(s.cfg)
+		s.oauth.routes(mux)
+	}
+	mux.Handle("/mcp", s.protect(s.gated(s.serverInfo(s.httpFaults(streamable)))))
+	mux.Handle("/sse", s.protect(s.gated(sse)))
 	mux.HandleFunc("/health", s.serveHealth)
 	return mux
 }
@@ -166,25 +175,6 @@ func (s *Server) gated(next http.Handler) http.Handler {
 			return // the client is gone
 		}
 		next.ServeHTTP(w, r)
-	})
-}
-
-// serverInfo answers a plain GET of /mcp (no session, no SSE wanted) with the
-// server's identity, as the seed servers do; everything else goes to the SDK.
-func (s *Server) serverInfo(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method != http.MethodGet || r.Header.Get("Mcp-Session-Id") != "" ||
-			strings.Contains(r.Header.Get("Accept"), "text/event-stream") {
-			next.ServeHTTP(w, r)
-			return
-		}
-		w.Header().Set("Content-Type", "application/json")
-		json.NewEncoder(w).Encode(map[string]string{
-			"name":            s.cfg.Name,
-			"version":         s.cfg.Version,
-			"protocolVersion": mcp.SupportedProtocolVersions()[0],
-			"message":         "MCP endpoint: POST JSON-RPC here (Streamable HTTP); legacy SSE at /sse",
-		})
 	})
 }
 

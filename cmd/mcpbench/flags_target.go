@@ -32,6 +32,14 @@ type targetFlags struct {
 	stdioProcs       int
 	engine           string
 	command          []string // the stdio server: the arguments after --
+	oauth            oauthFlags
+	clientRequests   string
+}
+
+// oauthFlags ask for the bearer token to come from OAuth 2.1.
+type oauthFlags struct {
+	flow, clientID, secret string
+	scopes                 []string
 }
 
 func (t *targetFlags) register(fs *pflag.FlagSet) {
@@ -50,6 +58,11 @@ func (t *targetFlags) register(fs *pflag.FlagSet) {
 	fs.Int64Var(&t.maxResponseBytes, "max-response-bytes", 16<<20, "largest answer accepted; larger ones are transport errors")
 	fs.StringVar(&t.healthURL, "health-url", "", "health endpoint (default /health on the endpoint's origin)")
 	fs.StringVar(&t.logFile, "log-file", "", "server log `FILE` to scan over the measured window")
+	fs.StringVar(&t.oauth.flow, "oauth", "", "get the bearer token by OAuth 2.1: client-credentials, authorization-code (its redirect followed without a browser) or auto")
+	fs.StringVar(&t.oauth.clientID, "oauth-client-id", "", "OAuth client ID (none: dynamic registration; an https URL: a client ID metadata document)")
+	fs.StringVar(&t.oauth.secret, "oauth-client-secret", "", "OAuth client secret (or MCPBENCH_OAUTH_CLIENT_SECRET); never written anywhere")
+	fs.StringArrayVar(&t.oauth.scopes, "oauth-scope", nil, "OAuth scope to ask for instead of those the server advertises (repeatable)")
+	fs.StringVar(&t.clientRequests, "client-requests", "decline", "answers to requests from the server during a call: decline (elicitations declined, -32601 for sampling and roots), error (-32601 for all), or a JSON `FILE` of results by method")
 	t.logSettle = autoSettle
 	fs.Var(&t.logSettle, "log-settle", "with --log-file: after the load, wait up to this long for the stats line that covers its end (auto: the lines' interval and a half, at most 15s; 0: no wait)")
 }
@@ -73,7 +86,17 @@ func (t *targetFlags) options(e *env, pool int) (mcp.Options, error) {
 	if t.maxResponseBytes <= 0 {
 		return mcp.Options{}, usagef("--max-response-bytes must be positive")
 	}
+	policy, err := mcp.ParseClientRequests(t.clientRequests)
+	if err != nil {
+		return mcp.Options{}, usagef("%v", err)
+	}
+	oauth, err := t.oauth.options(e)
+	if err != nil {
+		return mcp.Options{}, err
+	}
 	return mcp.Options{
+		ClientRequests:   policy,
+		OAuth:            oauth,
 		URL:              t.url,
 		Transport:        mcp.Transport(t.transport),
 		ProtocolVersion:  t.protocolVersion,
@@ -180,4 +203,33 @@ func secretValues(h http.Header, extra []string, token string) []string {
 		}
 	}
 	return out
+}
+
+// options turns the OAuth flags into the client's OAuth settings (nil
+// without --oauth). The secret, and each token the client obtains, is
+// scrubbed from everything e writes.
+func (o *oauthFlags) options(e *env) (*mcp.OAuth, error) {
+	secret := o.secret
+	if secret == "" {
+		secret = e.getenv("MCPBENCH_OAUTH_CLIENT_SECRET")
+	}
+	if o.flow == "" {
+		if o.clientID != "" || o.secret != "" || len(o.scopes) > 0 {
+			return nil, usagef("--oauth-client-id, --oauth-client-secret and --oauth-scope go with --oauth")
+		}
+		return nil, nil
+	}
+	switch o.flow {
+	case mcp.OAuthClientCredentials:
+		if o.clientID == "" || secret == "" {
+			return nil, usagef("--oauth client-credentials needs --oauth-client-id and --oauth-client-secret (or MCPBENCH_OAUTH_CLIENT_SECRET)")
+		}
+	case mcp.OAuthAuthorizationCode, mcp.OAuthAuto:
+	default:
+		return nil, usagef("--oauth must be client-credentials, authorization-code or auto, not %q", o.flow)
+	}
+	e.protect([]string{secret})
+	secrets := e.secrets
+	return &mcp.OAuth{Flow: o.flow, ClientID: o.clientID, ClientSecret: secret, Scopes: o.scopes,
+		OnToken: func(tok string) { secrets.add(tok) }}, nil
 }
