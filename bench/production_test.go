@@ -16,10 +16,11 @@ import (
 // headers and multi round-trip calls, OAuth.
 
 // clientToolsServer starts the bundled server with the client tools and a
-// fixed service time.
-func clientToolsServer(t *testing.T, service time.Duration) *target.Running {
+// fixed service time: stateful, or stateless, the mode in which the SDK
+// speaks 2026-07-28.
+func clientToolsServer(t *testing.T, service time.Duration, stateless bool) *target.Running {
 	t.Helper()
-	srv, err := target.Start(context.Background(), target.Config{ClientTools: true, ServiceTime: service})
+	srv, err := target.Start(context.Background(), target.Config{ClientTools: true, ServiceTime: service, Stateless: stateless})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,7 +54,7 @@ func runTool(t *testing.T, o mcp.Options, tool string, args string, n int64) (be
 // call waits for the timeout.
 func TestElicitingToolAnswered(t *testing.T) {
 	const service = 20 * time.Millisecond
-	srv := clientToolsServer(t, service)
+	stateful, stateless := clientToolsServer(t, service, false), clientToolsServer(t, service, true)
 	for _, c := range []struct {
 		rev    string
 		engine mcp.Engine
@@ -61,8 +62,15 @@ func TestElicitingToolAnswered(t *testing.T) {
 	}{
 		{mcp.Rev20251125, mcp.EngineDirect, 1},
 		{mcp.Rev20251125, mcp.EngineNetHTTP, 1},
+		// 2026-07-28: input_required, and the call again with the answer.
+		{mcp.Rev20260728, mcp.EngineDirect, 2},
+		{mcp.Rev20260728, mcp.EngineNetHTTP, 2},
 	} {
 		t.Run(c.rev+"/"+string(c.engine), func(t *testing.T) {
+			srv := stateful
+			if c.rev == mcp.Rev20260728 {
+				srv = stateless
+			}
 			p, counts := runTool(t, mcp.Options{URL: srv.MCPURL(), ProtocolVersion: c.rev, Engine: c.engine}, target.ToolElicit, `{}`, 100)
 			if p.Requests != 100 || p.OK != 100 {
 				t.Fatalf("requests %d ok %d, errors %v (%v)", p.Requests, p.OK, p.ErrorsByKind, p.ErrorExamples)
@@ -70,9 +78,12 @@ func TestElicitingToolAnswered(t *testing.T) {
 			if n := p.Counters["client_requests/elicitation/create"]; n != 100 || counts["client_requests/elicitation/create"] != 100 {
 				t.Fatalf("%d elicitations counted for 100 calls: point %v, client %v", n, p.Counters, counts)
 			}
+			if n := p.Counters["round_trips"]; n != int64(100*(c.rounds-1)) {
+				t.Fatalf("%d extra round trips for 100 calls of %d rounds", n, c.rounds)
+			}
 			// The stateful server streams its answers: each call's first
 			// event is timed apart from the full answer.
-			if p.FirstEvent == nil || p.FirstEvent.Count != 100 || p.FirstEvent.MaxMS > p.MaxMS {
+			if c.rev == mcp.Rev20251125 && (p.FirstEvent == nil || p.FirstEvent.Count != 100 || p.FirstEvent.MaxMS > p.MaxMS) {
 				t.Fatalf("first events %+v for 100 streamed answers (max latency %.1f ms)", p.FirstEvent, p.MaxMS)
 			}
 			// The median is the service time and a few ms of client and
@@ -186,4 +197,30 @@ func TestOAuthTokensExpireEvery10s(t *testing.T) {
 		t.Fatalf("the server issued %d tokens for %d renewals", issued, renewals)
 	}
 	t.Logf("%d requests, %d renewals in %v", p.Requests, renewals, held)
+}
+
+// Test2026ClientTools: the 2026-07-28 tools of the bundled server, run as
+// the CLI would: every request ok, and the extra round trips counted. The
+// x-mcp-header tool is called without the tools listed first: the
+// server's HeaderMismatch to each worker's first call makes the client list
+// them (once) and call again, with the header from then on.
+func Test2026ClientTools(t *testing.T) {
+	srv := clientToolsServer(t, time.Millisecond, true)
+	for _, c := range []struct {
+		tool, args string
+		rounds     int64 // extra round trips for 100 calls
+	}{
+		{target.ToolRegion, `{"region":"eu-west4","message":"hi"}`, 4}, // one per worker
+		{target.ToolInputOnce, `{}`, 100},
+	} {
+		for _, engine := range []mcp.Engine{mcp.EngineDirect, mcp.EngineNetHTTP} {
+			p, _ := runTool(t, mcp.Options{URL: srv.MCPURL(), Engine: engine}, c.tool, c.args, 100)
+			if p.Requests != 100 || p.OK != 100 {
+				t.Fatalf("%s on %s: requests %d ok %d, errors %v (%v)", c.tool, engine, p.Requests, p.OK, p.ErrorsByKind, p.ErrorExamples)
+			}
+			if n := p.Counters["round_trips"]; n != c.rounds {
+				t.Fatalf("%s on %s: %d extra round trips, want %d", c.tool, engine, n, c.rounds)
+			}
+		}
+	}
 }

@@ -70,7 +70,8 @@ type Client struct {
 	shared  string // session id shared by all workers in shared mode
 	maxBody int
 	counts  clientCounts
-	auth    *authState // nil without OAuth
+	auth    *authState  // nil without OAuth
+	params  toolHeaders // the x-mcp-header marks of the tools listed
 }
 
 // ParseURL checks an endpoint URL. A URL with an empty path or "/" means
@@ -292,7 +293,7 @@ func (c *Client) ListTools(ctx context.Context, s *Session) ([]json.RawMessage, 
 		}
 		tools = append(tools, page.Tools...)
 		if page.NextCursor == "" {
-			return tools, pages, nil
+			return c.learnTools(tools), pages, nil
 		}
 		if seen[page.NextCursor] || pages >= 10000 {
 			return nil, pages, &Error{Kind: KindTransport, Msg: "tools/list: nextCursor never ends"}

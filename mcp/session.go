@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -21,6 +22,7 @@ type Session struct {
 	shared bool   // id belongs to the client, not to this session
 
 	prepared    []*Prepared
+	taskReq     map[string]*Prepared // tasks/get and tasks/result, made when a task first comes
 	resp        bytes.Buffer
 	sse         *sseReader
 	rep         reply
@@ -31,8 +33,9 @@ type Session struct {
 	// as its transport measured it (an HTTP trace, the direct pool).
 	connWait time.Duration
 	// sentAt is when the current request went out, for the time to its
-	// first SSE event.
-	sentAt time.Time
+	// first SSE event; callAt when its logical call began (the first of
+	// its rounds).
+	sentAt, callAt time.Time
 	// stream is how the last SSE answer was left: read up to the
 	// response but not to its end, the transport reads the rest off the
 	// clock.
@@ -57,6 +60,9 @@ type Result struct {
 	// answer (0 for a JSON answer): the first byte, beside the full
 	// answer's latency.
 	FirstEvent time.Duration
+	// Created is the time until the server took the call on as a task (0
+	// when it did not); the call's latency runs to the task's end.
+	Created time.Duration
 }
 
 // ID returns the session id ("" for stateless revisions).
@@ -71,6 +77,7 @@ func (s *Session) Prepare(req Request) (*Prepared, error) {
 	p := &Prepared{req: req, head: frameHead(req.Method, params)}
 	if req.Method == "tools/call" {
 		p.nameHeader = headerValue(req.Tool)
+		p.params = paramHeaders(s.c.params.get(req.Tool), req.Arguments)
 	}
 	s.prepared = append(s.prepared, p)
 	return p, nil
@@ -122,17 +129,31 @@ func (s *Session) doPerRequest(ctx context.Context, p *Prepared, cursor string) 
 }
 
 func (s *Session) do(ctx context.Context, p *Prepared, cursor string) Result {
-	id := s.t.nextID()
-	var body []byte
-	if cursor == "" {
-		body = append(s.sendBuf(p), p.head...)
-	} else {
+	head := p.head
+	if cursor != "" {
 		params, err := buildParams(p.req, s.c.meta, cursor)
 		if err != nil {
 			return Result{Kind: KindTransport, Err: err}
 		}
-		body = append(s.sendBuf(p), frameHead(p.req.Method, params)...)
+		head = frameHead(p.req.Method, params)
 	}
+	s.callAt = time.Now()
+	r := s.send(ctx, p, head)
+	if r.Kind == KindJSONRPC && s.relistForHeaders(ctx, p, r) {
+		s.c.counts.rounds.Add(1)
+		r = addRound(r, s.send(ctx, p, head))
+	}
+	if r.Kind == OK && (s.rep.inputRequired() || s.rep.inResult[inTask] != nil) {
+		return s.follow(ctx, p, cursor, r) // rounds.go
+	}
+	return r
+}
+
+// send completes head with a new id, exchanges it and classifies the
+// answer: one round trip.
+func (s *Session) send(ctx context.Context, p *Prepared, head []byte) Result {
+	id := s.t.nextID()
+	body := append(s.sendBuf(len(head)), head...)
 	body = strconv.AppendInt(body, id, 10)
 	body = append(body, '}')
 	s.sendScratch = body
@@ -151,6 +172,9 @@ func (s *Session) do(ctx context.Context, p *Prepared, cursor string) Result {
 			res.Kind = KindTransport
 		}
 		res.Err = err
+		if res.Kind == KindTimeout && !errors.Is(err, errNoFreeConn) {
+			s.t.cancel(id) // it went out: tell the server it is abandoned
+		}
 		return *res
 	}
 	if !found {
@@ -180,9 +204,9 @@ func Sleep(ctx context.Context, d time.Duration) bool {
 	}
 }
 
-func (s *Session) sendBuf(p *Prepared) []byte {
-	if cap(s.sendScratch) < len(p.head)+24 {
-		s.sendScratch = make([]byte, 0, len(p.head)+64)
+func (s *Session) sendBuf(n int) []byte {
+	if cap(s.sendScratch) < n+24 {
+		s.sendScratch = make([]byte, 0, n+64)
 	}
 	return s.sendScratch[:0]
 }
@@ -210,7 +234,7 @@ func (s *Session) classify(p *Prepared, res *Result) {
 		res.Err = &Error{Kind: KindTransport, Msg: p.req.Method + ": response has neither result nor error"}
 		return
 	}
-	cursor, isError, structured := rep.inResult[0], rep.inResult[1], rep.inResult[2]
+	cursor, isError, structured := rep.inResult[inNextCursor], rep.inResult[inIsError], rep.inResult[inStructured]
 	switch p.req.Method {
 	case "tools/list":
 		if raw := nonNull(cursor); raw != nil {

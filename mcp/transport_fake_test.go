@@ -41,6 +41,8 @@ func (t *fakeTransport) endSession(context.Context) error {
 	return nil
 }
 
+func (t *fakeTransport) cancel(int64) {}
+
 func (t *fakeTransport) respond(_ context.Context, msg []byte) error {
 	t.link.answers.Add(1)
 	return nil

@@ -189,6 +189,9 @@ func (t *httpTransport) buildHeader(p *Prepared) http.Header {
 		if p.nameHeader != "" {
 			h["Mcp-Name"] = []string{p.nameHeader}
 		}
+		for _, kv := range p.params {
+			h[kv[0]] = []string{kv[1]}
+		}
 	}
 	if s.id != "" {
 		h["Mcp-Session-Id"] = []string{s.id}
@@ -330,6 +333,31 @@ func (t *httpTransport) resumeGet(ctx context.Context, p *Prepared) (*http.Respo
 // notify sends a notification; a 2xx answer is success.
 func (t *httpTransport) notify(ctx context.Context, method string) error {
 	return t.postMessage(ctx, t.hc, t.s.c.url, method, notification(method))
+}
+
+// cancel sends notifications/cancelled for a timed-out request, off the
+// clock, on revisions before 2026-07-28; from 2026-07-28 on, closing the
+// request's stream, which the timeout did, is the cancellation.
+func (t *httpTransport) cancel(id int64) {
+	if IsModern(t.s.c.rev) {
+		return
+	}
+	t.cancelAt(t.s.c.url, id)
+}
+
+// cancelAt POSTs the cancellation of id to u from a goroutine, with the
+// headers of now: the session goes on with its next request meanwhile.
+func (t *httpTransport) cancelAt(u *url.URL, id int64) {
+	h := t.buildHeader(&Prepared{req: Request{Method: "notifications/cancelled"}})
+	hc, timeout := t.sideClient(), t.s.c.opts.Timeout
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), timeout)
+		defer cancel()
+		if resp, err := postWith(ctx, hc, u, h, new(bodyReader), cancelled(id)); err == nil {
+			drain(resp.Body)
+			resp.Body.Close()
+		}
+	}()
 }
 
 // respond sends the answer to a request from the server, on the side

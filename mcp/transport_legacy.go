@@ -226,6 +226,14 @@ func (t *legacyTransport) notify(ctx context.Context, method string) error {
 	return t.httpTransport.notify(ctx, method)
 }
 
+// cancel POSTs notifications/cancelled for a timed-out request to the
+// session's endpoint, if its stream is still open.
+func (t *legacyTransport) cancel(id int64) {
+	if t.stream != nil {
+		t.cancelAt(t.stream.endpoint, id)
+	}
+}
+
 // respond POSTs an answer to the server's request to the session's
 // endpoint, on the side client.
 func (t *legacyTransport) respond(ctx context.Context, msg []byte) error {

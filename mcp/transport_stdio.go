@@ -72,6 +72,10 @@ func (t *stdioTransport) respond(_ context.Context, msg []byte) error {
 	return t.proc.write(msg)
 }
 
+// cancel writes notifications/cancelled for a timed-out request: stdio
+// has no stream of its own to close.
+func (t *stdioTransport) cancel(id int64) { _ = t.proc.write(cancelled(id)) }
+
 // endSession does nothing: a process's session ends with the process.
 func (t *stdioTransport) endSession(context.Context) error { return nil }
 

@@ -89,3 +89,33 @@ func TestClientRequestsFlag(t *testing.T) {
 		}
 	}
 }
+
+// Test2026ToolsRun: run against the 2026-07-28 tools: the x-mcp-header
+// tool's header goes out from the first call (run lists the tools before
+// measuring), and the input_required tool's second rounds are counted.
+func Test2026ToolsRun(t *testing.T) {
+	srv := startTarget(t, target.Config{ClientTools: true, Stateless: true})
+	for _, c := range []struct {
+		tool, args string
+		rounds     int64
+	}{
+		{target.ToolRegion, `{"region":"asia-east2"}`, 0},
+		{target.ToolInputOnce, `{}`, 30},
+	} {
+		r := runCLI(t, nil, "run", "--url", srv.MCPURL(), "-n", "30", "-c", "3", "--method", "tools/call",
+			"--tool", c.tool, "--args", c.args, "--json-out", "-")
+		var rep struct {
+			Requests, OK int64
+			Counters     map[string]int64 `json:"counters"`
+			Target       struct {
+				ProtocolVersion string `json:"protocol_version"`
+			} `json:"target"`
+		}
+		if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil || r.code != 0 {
+			t.Fatalf("%s: exit %d, %s %s", c.tool, r.code, r.stdout, r.stderr)
+		}
+		if rep.Requests != 30 || rep.OK != 30 || rep.Counters["round_trips"] != c.rounds || rep.Target.ProtocolVersion != "2026-07-28" {
+			t.Fatalf("%s: %s", c.tool, r.stdout)
+		}
+	}
+}
