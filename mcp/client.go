@@ -38,6 +38,9 @@ type Options struct {
 	// StdioProcs how many copies of it (sessions are spread over them).
 	Command    []string
 	StdioProcs int
+	// Listen opens each stateful Streamable HTTP session's standing GET
+	// stream, to answer what the server sends outside a call (listen.go).
+	Listen bool
 	// OAuth, when set, gets the bearer token by OAuth 2.1 (oauth.go).
 	OAuth *OAuth
 	// ClientRequests answers the requests the server sends during a call

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -191,5 +192,79 @@ func TestUnansweredMethodsRefused(t *testing.T) {
 		}
 		s.Close(ctx)
 		cl.Close(ctx)
+	}
+}
+
+// TestListenStream: a server that sends its elicitation on the session's
+// standing GET stream, not on the call's, is answered when the client
+// listens there (Options.Listen); without it the call can only time out.
+func TestListenStream(t *testing.T) {
+	standing := make(chan string, 1) // events for the GET stream
+	answered := make(chan string, 1)
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Mcp-Session-Id", "s1")
+		if r.Method == http.MethodGet {
+			w.Header().Set("Content-Type", "text/event-stream")
+			w.(http.Flusher).Flush()
+			for {
+				select {
+				case ev := <-standing:
+					fmt.Fprintf(w, "data: %s\n\n", ev)
+					w.(http.Flusher).Flush()
+				case <-r.Context().Done():
+					return
+				}
+			}
+		}
+		var msg struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+			Result json.RawMessage `json:"result"`
+		}
+		body, _ := io.ReadAll(r.Body)
+		json.Unmarshal(body, &msg)
+		w.Header().Set("Content-Type", "application/json")
+		switch {
+		case msg.Method == "initialize":
+			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":"2025-11-25","capabilities":{},"serverInfo":{"name":"x","version":"1"}}}`, msg.ID)
+		case msg.Method == "tools/call":
+			standing <- `{"jsonrpc":"2.0","id":"e1","method":"elicitation/create","params":{"message":"?","requestedSchema":{"type":"object"}}}`
+			select {
+			case a := <-answered:
+				fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"content":[{"type":"text","text":%q}]}}`, msg.ID, a)
+			case <-r.Context().Done():
+			}
+		case msg.Method == "" && string(msg.ID) == `"e1"`:
+			answered <- string(msg.Result)
+			w.WriteHeader(http.StatusAccepted)
+		default:
+			w.WriteHeader(http.StatusAccepted)
+		}
+	}))
+	defer ts.Close()
+	for _, listen := range []bool{true, false} {
+		ctx := context.Background()
+		c, err := Dial(ctx, Options{URL: ts.URL, Timeout: 500 * time.Millisecond, Listen: listen})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := c.NewSession(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, _ := s.Prepare(Request{Method: "tools/call", Tool: "ask"})
+		r := s.Do(ctx, p, "")
+		if listen && (r.Kind != OK || c.Counters()["client_requests/elicitation/create"] != 1) {
+			t.Fatalf("listening: %v %v, %v", r.Kind, r.Err, c.Counters())
+		}
+		if !listen && r.Kind != KindTimeout {
+			t.Fatalf("not listening: %v %v", r.Kind, r.Err)
+		}
+		s.Close(ctx)
+		c.Close(ctx)
+		select {
+		case <-standing: // the unanswered event, left over
+		default:
+		}
 	}
 }

@@ -26,7 +26,7 @@ type directLink struct {
 }
 
 func (l directLink) attach(s *Session) transport {
-	return &directTransport{httpTransport: httpTransport{s: s, hc: l.hc}, pool: l.pool}
+	return &directTransport{httpTransport: httpTransport{s: s, hc: l.hc, side: l.side}, pool: l.pool}
 }
 
 func (directLink) engine() Engine { return EngineDirect }
@@ -52,6 +52,7 @@ type directTransport struct {
 }
 
 func (t *directTransport) close() {
+	t.stopListening()
 	if t.unwatch != nil {
 		t.unwatch()
 		t.unwatch, t.watched = nil, nil

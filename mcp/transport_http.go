@@ -61,6 +61,8 @@ type httpTransport struct {
 	side *http.Client // nil: hc
 	ids  int64        // the last request id used
 	body bodyReader
+	// listening is the session's standing GET stream (listen.go), if open.
+	listening *listener
 
 	// Connection wait of the current request, timed by an HTTP trace.
 	trace       *httptrace.ClientTrace
@@ -91,7 +93,11 @@ func (t *httpTransport) open(ctx context.Context) error {
 	case SessionPerRequest:
 		return nil // each Do opens and closes its own
 	}
-	return s.initialize(ctx, s.c.rev)
+	if err := s.initialize(ctx, s.c.rev); err != nil {
+		return err
+	}
+	t.listen()
+	return nil
 }
 
 func (t *httpTransport) nextID() int64 {
@@ -99,7 +105,7 @@ func (t *httpTransport) nextID() int64 {
 	return t.ids
 }
 
-func (t *httpTransport) close() {}
+func (t *httpTransport) close() { t.stopListening() }
 
 // exchange POSTs body and reads the answer to id, as JSON or as an SSE
 // stream, into the session's reply.

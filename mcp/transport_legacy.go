@@ -20,7 +20,7 @@ import (
 type legacyLink struct{ httpLink }
 
 func (l legacyLink) attach(s *Session) transport {
-	return &legacyTransport{httpTransport: httpTransport{s: s, hc: l.hc}}
+	return &legacyTransport{httpTransport: httpTransport{s: s, hc: l.hc, side: l.side}}
 }
 
 // legacyTransport is one session's HTTP+SSE: its stream, once open, and

@@ -34,6 +34,7 @@ type targetFlags struct {
 	command          []string // the stdio server: the arguments after --
 	oauth            oauthFlags
 	clientRequests   string
+	getStream        bool
 }
 
 // oauthFlags ask for the bearer token to come from OAuth 2.1.
@@ -63,6 +64,7 @@ func (t *targetFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&t.oauth.secret, "oauth-client-secret", "", "OAuth client secret (or MCPBENCH_OAUTH_CLIENT_SECRET); never written anywhere")
 	fs.StringArrayVar(&t.oauth.scopes, "oauth-scope", nil, "OAuth scope to ask for instead of those the server advertises (repeatable)")
 	fs.StringVar(&t.clientRequests, "client-requests", "decline", "answers to requests from the server during a call: decline (elicitations declined, -32601 for sampling and roots), error (-32601 for all), or a JSON `FILE` of results by method")
+	fs.BoolVar(&t.getStream, "get-stream", false, "open each stateful session's GET stream too, to answer requests the server sends outside a call's own stream")
 	t.logSettle = autoSettle
 	fs.Var(&t.logSettle, "log-settle", "with --log-file: after the load, wait up to this long for the stats line that covers its end (auto: the lines' interval and a half, at most 15s; 0: no wait)")
 }
@@ -96,6 +98,7 @@ func (t *targetFlags) options(e *env, pool int) (mcp.Options, error) {
 	}
 	return mcp.Options{
 		ClientRequests:   policy,
+		Listen:           t.getStream,
 		OAuth:            oauth,
 		URL:              t.url,
 		Transport:        mcp.Transport(t.transport),
