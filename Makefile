@@ -15,7 +15,8 @@ demo: build
 	./scripts/demo.sh
 
 # The whole test suite; CI runs exactly this. The interop matrix needs the
-# TypeScript reference server from npm, so it is installed first and required.
+# TypeScript reference server from npm, and the conformance test the MCP
+# conformance harness, so they are installed first and required.
 test: vet peers
 	MCPBENCH_REQUIRE_PEERS=1 $(GO) test -p 1 -count=1 -timeout 30m ./...
 
@@ -23,9 +24,11 @@ test: vet peers
 peers:
 	./scripts/install-peers.sh
 
-# Regenerates docs/interop.md from a run of the interop matrix.
+# Regenerates docs/interop.md from a run of the interop matrix and of the
+# conformance harness's client scenarios (a section after the matrix).
 interop-doc: peers
 	MCPBENCH_REQUIRE_PEERS=1 MCPBENCH_INTEROP_OUT=$(CURDIR)/docs/interop.md $(GO) test -count=1 -run TestInteropMatrix ./bench/
+	MCPBENCH_REQUIRE_PEERS=1 MCPBENCH_INTEROP_OUT=$(CURDIR)/docs/interop.md $(GO) test -count=1 -run TestConformanceClients ./cmd/mcpbench/
 
 # Regenerates docs/faults.md from a run of the fault matrix.
 faults-doc:

@@ -3,10 +3,11 @@ package mcp
 import (
 	"bytes"
 	"context"
+	"crypto"
 	"errors"
-	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -32,6 +33,10 @@ const (
 	OAuthAuto              = "auto"
 	OAuthClientCredentials = "client-credentials"
 	OAuthAuthorizationCode = "authorization-code"
+	// OAuthEnterprise is enterprise-managed authorization: an ID token
+	// from the organisation's IdP, exchanged there for an ID-JAG, and that
+	// at the server's authorization server for the token.
+	OAuthEnterprise = "enterprise"
 )
 
 // OAuth asks a client to obtain its bearer token by OAuth 2.1.
@@ -44,6 +49,13 @@ type OAuth struct {
 	// the client registers itself dynamically. An https URL as the ID is
 	// a client ID metadata document.
 	ClientID, ClientSecret string
+	// ClientKey, a PEM private key, authenticates the client with a signed
+	// JWT (private_key_jwt) instead of a secret, for client credentials.
+	ClientKey []byte
+	// IdPTokenURL, IdPClientID and IDToken are the enterprise flow's: the
+	// IdP's token endpoint, the client's ID there, and the ID token it
+	// issued.
+	IdPTokenURL, IdPClientID, IDToken string
 	// Scopes replace the scopes the server advertises.
 	Scopes []string
 	// OnToken is told each new access token before it is used, so that
@@ -58,7 +70,8 @@ const redirectURL = "http://127.0.0.1/mcpbench/oauth/callback"
 // authState is a client's one token, shared by all its sessions.
 type authState struct {
 	o       OAuth
-	hc      *http.Client // discovery, registration, tokens: never the measured pool
+	key     crypto.Signer // the parsed ClientKey, or nil
+	hc      *http.Client  // discovery, registration, tokens: never the measured pool
 	handler auth.OAuthHandler
 
 	mu        sync.Mutex // one authorization or renewal at a time
@@ -81,17 +94,33 @@ type bearer struct {
 }
 
 func newAuthState(o OAuth, hc *http.Client) (*authState, error) {
-	a := &authState{o: o, hc: hc, kick: make(chan struct{}, 1), done: make(chan struct{})}
+	authHC := *hc
+	authHC.Transport = rootIssuer{base: hc.Transport}
+	if hc.Transport == nil {
+		authHC.Transport = rootIssuer{base: http.DefaultTransport}
+	}
+	a := &authState{o: o, hc: &authHC, kick: make(chan struct{}, 1), done: make(chan struct{})}
 	if o.Flow == "" {
 		a.o.Flow = OAuthAuto
 	}
 	switch a.o.Flow {
 	case OAuthAuto, OAuthClientCredentials, OAuthAuthorizationCode:
+	case OAuthEnterprise:
+		if o.ClientID == "" || o.IdPTokenURL == "" || o.IdPClientID == "" || o.IDToken == "" {
+			return nil, configErrorf("the enterprise flow needs a client ID, the IdP's token endpoint, the client's ID there and an ID token")
+		}
 	default:
-		return nil, configErrorf("unknown OAuth flow %q (client-credentials, authorization-code or auto)", o.Flow)
+		return nil, configErrorf("unknown OAuth flow %q (client-credentials, authorization-code, enterprise or auto)", o.Flow)
 	}
-	if a.o.Flow == OAuthClientCredentials && (o.ClientID == "" || o.ClientSecret == "") {
-		return nil, configErrorf("the client-credentials flow needs a client ID and a client secret")
+	if a.o.Flow == OAuthClientCredentials && (o.ClientID == "" || o.ClientSecret == "" && o.ClientKey == nil) {
+		return nil, configErrorf("the client-credentials flow needs a client ID and a client secret or key")
+	}
+	if o.ClientKey != nil {
+		key, err := parseClientKey(o.ClientKey)
+		if err != nil {
+			return nil, configErrorf("OAuth client key: %v", err)
+		}
+		a.key = key
 	}
 	return a, nil
 }
@@ -256,6 +285,31 @@ func (a *authState) renew(u *url.URL) error {
 	return nil
 }
 
+// reauthorize answers a request refused with challenge while it carried
+// token: it authorizes again with the challenge (for a 403 asking for more
+// scope, with the scopes it names) unless another request already got a
+// new token. It reports whether a new token is in force, for the refused
+// request to go again: the rare refusal costs its request the time of the
+// authorization, which the renewals before expiry keep from the others.
+func (a *authState) reauthorize(ctx context.Context, u *url.URL, status int, challenge []string, token string) bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if cur := a.cur.Load(); cur != nil && cur.header != token {
+		return true
+	}
+	if a.handler == nil || len(challenge) == 0 {
+		a.refused()
+		return false
+	}
+	a.challenge = &http.Response{StatusCode: status, Header: http.Header{"Www-Authenticate": challenge}, Body: http.NoBody}
+	a.target = &http.Request{Method: http.MethodPost, URL: u, Header: http.Header{}}
+	if err := a.authorizeLocked(ctx); err != nil {
+		return false
+	}
+	a.renewals.Add(1)
+	return true
+}
+
 // refused tells the renewer that the server refused a request's token.
 func (a *authState) refused() {
 	select {
@@ -276,7 +330,12 @@ func (a *authState) newHandler(ctx context.Context, req *http.Request, resp *htt
 	if flow == OAuthAuto {
 		flow = a.pickFlow(ctx, req, resp)
 	}
-	if flow == OAuthClientCredentials {
+	switch {
+	case flow == OAuthEnterprise:
+		return &enterpriseHandler{a: a}, nil
+	case flow == OAuthClientCredentials && a.key != nil:
+		return &assertionHandler{a: a, key: a.key}, nil
+	case flow == OAuthClientCredentials:
 		return extauth.NewClientCredentialsHandler(&extauth.ClientCredentialsHandlerConfig{
 			Credentials: &oauthex.ClientCredentials{ClientID: o.ClientID, ClientSecretAuth: &oauthex.ClientSecretAuth{ClientSecret: o.ClientSecret}},
 			HTTPClient:  a.hc,
@@ -316,68 +375,16 @@ func (a *authState) newHandler(ctx context.Context, req *http.Request, resp *htt
 }
 
 // pickFlow decides auto: client credentials when the client has a secret
-// and the authorization server offers the grant, else authorization code.
+// (or key) and the authorization server offers the grant, else
+// authorization code.
 func (a *authState) pickFlow(ctx context.Context, req *http.Request, resp *http.Response) string {
-	if a.o.ClientID == "" || a.o.ClientSecret == "" {
+	if a.o.ClientID == "" || a.o.ClientSecret == "" && a.key == nil {
 		return OAuthAuthorizationCode
 	}
-	challenges, _ := oauthex.ParseWWWAuthenticate(resp.Header.Values("WWW-Authenticate"))
-	for _, c := range challenges {
-		meta := c.Params["resource_metadata"]
-		if meta == "" {
-			continue
-		}
-		prm, err := oauthex.GetProtectedResourceMetadata(ctx, meta, req.URL.String(), a.hc)
-		if err != nil || prm == nil || len(prm.AuthorizationServers) == 0 {
-			break
-		}
-		asm, err := auth.GetAuthServerMetadata(ctx, prm.AuthorizationServers[0], a.hc)
-		if err == nil && asm != nil {
-			for _, g := range asm.GrantTypesSupported {
-				if g == "client_credentials" {
-					return OAuthClientCredentials
-				}
-			}
-		}
+	if _, asm, err := a.discover(ctx, req, resp); err == nil && slices.Contains(asm.GrantTypesSupported, "client_credentials") {
+		return OAuthClientCredentials
 	}
 	return OAuthAuthorizationCode
-}
-
-// followHeadless plays the browser for an authorization server that
-// approves without a person: it follows the authorization URL's redirects
-// until one comes back to the redirect URL with the code. A server that
-// shows a page instead wants a person to log in, and the error says so.
-func followHeadless(hc *http.Client) auth.AuthorizationCodeFetcher {
-	return func(ctx context.Context, args *auth.AuthorizationArgs) (*auth.AuthorizationResult, error) {
-		next := args.URL
-		for range 10 {
-			req, err := http.NewRequestWithContext(ctx, http.MethodGet, next, nil)
-			if err != nil {
-				return nil, err
-			}
-			resp, err := hc.Do(req) // hc follows no redirect itself
-			if err != nil {
-				return nil, fmt.Errorf("following the authorization URL: %w", err)
-			}
-			drain(resp.Body)
-			resp.Body.Close()
-			loc, err := resp.Location()
-			if resp.StatusCode/100 != 3 || err != nil {
-				return nil, fmt.Errorf("the authorization server at %s answered HTTP %d instead of redirecting back: "+
-					"this flow needs a browser, a person to log in; use --oauth client-credentials, or a token in MCPBENCH_TOKEN",
-					req.URL.Host, resp.StatusCode)
-			}
-			if strings.HasPrefix(loc.String(), redirectURL) {
-				q := loc.Query()
-				if e := q.Get("error"); e != "" {
-					return nil, fmt.Errorf("the authorization server refused: %s %s", e, q.Get("error_description"))
-				}
-				return &auth.AuthorizationResult{Code: q.Get("code"), State: q.Get("state"), Iss: q.Get("iss")}, nil
-			}
-			next = loc.String()
-		}
-		return nil, errors.New("the authorization server redirected more than 10 times")
-	}
 }
 
 // isAuthStatus says an HTTP status refuses the request's credentials.
@@ -396,14 +403,6 @@ func (c *Client) authHeader(h http.Header) {
 		if v := c.auth.header(); v != "" {
 			h.Set("Authorization", v)
 		}
-	}
-}
-
-// authRefused is told of a request the server refused for its
-// credentials.
-func (c *Client) authRefused() {
-	if c.auth != nil {
-		c.auth.refused()
 	}
 }
 

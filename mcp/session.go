@@ -36,6 +36,12 @@ type Session struct {
 	// first SSE event; callAt when its logical call began (the first of
 	// its rounds).
 	sentAt, callAt time.Time
+	// refused and challenge are the status and WWW-Authenticate of the
+	// last answer refused for its credentials; retrying is set while the
+	// request is sent again with a new token.
+	refused   int
+	challenge []string
+	retrying  bool
 	// stream is how the last SSE answer was left: read up to the
 	// response but not to its end, the transport reads the rest off the
 	// clock.
@@ -160,6 +166,7 @@ func (s *Session) send(ctx context.Context, p *Prepared, head []byte) Result {
 
 	s.connWait = 0
 	s.sentAt = time.Now()
+	token := s.c.authToken()
 	// The result lives in the session: passed by address through
 	// interfaces, a local would escape to the heap on every request.
 	res := &s.result
@@ -174,6 +181,12 @@ func (s *Session) send(ctx context.Context, p *Prepared, head []byte) Result {
 		res.Err = err
 		if res.Kind == KindTimeout && !errors.Is(err, errNoFreeConn) {
 			s.t.cancel(id) // it went out: tell the server it is abandoned
+		}
+		if res.Kind == KindAuth && s.c.auth != nil && !s.retrying && s.c.auth.reauthorize(ctx, s.c.url, s.refused, s.challenge, token) {
+			s.retrying = true // once: the new token is in force now
+			r := addRound(*res, s.send(ctx, p, head))
+			s.retrying = false
+			return r
 		}
 		return *res
 	}

@@ -104,6 +104,7 @@ func (t *directTransport) exchange(ctx context.Context, p *Prepared, body []byte
 	// own.
 	c.lastUsed = start
 	pool.put(c, !a.close)
+	t.s.refused, t.s.challenge = a.status, a.challenge
 	t.held.reset(a.body)
 	found, aerr := t.answer(ctx, p, id, res, a.status, a.contentType, a.sessionID, &t.held)
 	res.Received = int64(len(a.body))
@@ -247,6 +248,11 @@ func (t *directTransport) readUncommon(br *bufio.Reader, a *wireAnswer, wantSess
 	a.contentType = bytesToString(r.Header.ContentType())
 	if wantSession {
 		a.sessionID = string(r.Header.Peek("Mcp-Session-Id"))
+	}
+	if isAuthStatus(a.status) {
+		for _, v := range r.Header.PeekAll("WWW-Authenticate") {
+			a.challenge = append(a.challenge, string(v))
+		}
 	}
 	// A body that ends with the connection (neither a length nor chunks)
 	// leaves nothing to reuse.

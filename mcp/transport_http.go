@@ -118,6 +118,9 @@ func (t *httpTransport) exchange(ctx context.Context, p *Prepared, body []byte, 
 		return false, &Error{Kind: k, Msg: p.req.Method, Err: err}
 	}
 	t.s.stream = streamEnded
+	if isAuthStatus(resp.StatusCode) {
+		t.s.refused, t.s.challenge = resp.StatusCode, resp.Header.Values("WWW-Authenticate")
+	}
 	found, err := t.answer(ctx, p, id, res, resp.StatusCode, resp.Header.Get("Content-Type"), resp.Header.Get("Mcp-Session-Id"), resp.Body)
 	t.finish(resp.Body, cancel)
 	return found, err
@@ -246,7 +249,6 @@ func (t *httpTransport) answer(ctx context.Context, p *Prepared, id int64, res *
 		}
 		if isAuthStatus(status) {
 			e.Kind = KindAuth
-			s.c.authRefused()
 		}
 		return false, e
 	}

@@ -240,6 +240,7 @@ type wireAnswer struct {
 	close       bool
 	stream      io.Reader
 	resp        *fasthttp.Response
+	challenge   []string // WWW-Authenticate of a 401 or 403
 }
 
 // peekHead returns the answer's status line and headers, through the
@@ -314,6 +315,8 @@ func parseHead(h []byte, a *wireAnswer, wantSession bool) bool {
 			}
 		case wantSession && bytes.EqualFold(name, hSessionID):
 			a.sessionID = string(value)
+		case (code == 401 || code == 403) && bytes.EqualFold(name, hWWWAuthenticate):
+			a.challenge = append(a.challenge, string(value))
 		}
 	}
 	if length < 0 {
@@ -353,6 +356,7 @@ var (
 	hContentType      = []byte("Content-Type")
 	hConnection       = []byte("Connection")
 	hSessionID        = []byte("Mcp-Session-Id")
+	hWWWAuthenticate  = []byte("WWW-Authenticate")
 )
 
 // bytesToString copies; content types are short.

@@ -24,6 +24,9 @@ import (
 var binary string
 
 func TestMain(m *testing.M) {
+	if os.Getenv(conformanceEnv) != "" {
+		conformanceClient() // the harness runs this binary as its client
+	}
 	dir, err := os.MkdirTemp("", "mcpbench-cli")
 	if err != nil {
 		panic(err)
