@@ -169,7 +169,12 @@ func (c *Client) startOAuth(ctx context.Context, hc *http.Client) error {
 	if c.opts.Transport == TransportStdio {
 		return configErrorf("OAuth goes with the HTTP transports, not stdio")
 	}
-	a, err := newAuthState(*c.opts.OAuth, sideClient(hc))
+	// A client of its own, whose requests give up like any other.
+	authClient := sideClient(hc)
+	if tr, ok := authClient.Transport.(*http.Transport); ok {
+		tr.ResponseHeaderTimeout = c.opts.Timeout
+	}
+	a, err := newAuthState(*c.opts.OAuth, authClient)
 	if err != nil {
 		return err
 	}

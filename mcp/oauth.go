@@ -182,6 +182,10 @@ func (a *authState) authorize(ctx context.Context, req *http.Request, resp *http
 func (a *authState) authorizeLocked(ctx context.Context) error {
 	ch := *a.challenge
 	ch.Body = http.NoBody
+	// The SDK's token sources keep the context they were made with for
+	// every later fetch: one that ends with this call would fail the
+	// renewals. The auth client's own timeouts bound the calls instead.
+	ctx = context.WithoutCancel(ctx)
 	if err := a.handler.Authorize(ctx, a.target, &ch); err != nil {
 		return authError("authorizing", err)
 	}
