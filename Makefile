@@ -4,7 +4,7 @@ VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 COMMIT  ?= $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
 LDFLAGS := -X main.version=$(VERSION) -X main.commit=$(COMMIT)
 
-.PHONY: build demo test test-race vet bench bench-scale fuzz clean peers interop-doc faults-doc
+.PHONY: build demo test test-race vet bench bench-scale fuzz clean peers browser interop-doc faults-doc hostile-doc
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o mcpbench ./cmd/mcpbench
@@ -15,14 +15,18 @@ demo: build
 	./scripts/demo.sh
 
 # The whole test suite; CI runs exactly this. The interop matrix needs the
-# TypeScript reference server from npm, and the conformance test the MCP
-# conformance harness, so they are installed first and required.
-test: vet peers
-	MCPBENCH_REQUIRE_PEERS=1 $(GO) test -p 1 -count=1 -timeout 30m ./...
+# TypeScript reference server from npm, and the HTML report tests headless
+# Chromium, so both are installed first and required.
+test: vet peers browser
+	MCPBENCH_REQUIRE_PEERS=1 MCPBENCH_REQUIRE_BROWSER=1 $(GO) test -p 1 -count=1 -timeout 30m ./...
 
 # Third-party MCP servers for the interop matrix, pinned, into .run/peers.
 peers:
 	./scripts/install-peers.sh
+
+# Headless Chromium from the distribution, for the HTML report tests.
+browser:
+	./scripts/install-chromium.sh
 
 # Regenerates docs/interop.md from a run of the interop matrix and of the
 # conformance harness's client scenarios (a section after the matrix).
@@ -34,6 +38,11 @@ interop-doc: peers
 faults-doc:
 	MCPBENCH_FAULTS_OUT=$(CURDIR)/docs/faults.md $(GO) test -count=1 -run TestFaultMatrix ./bench/
 
+# Regenerates docs/hostile.md from a run of the hostile-server suite (the
+# whole hostile package: servers, report files, logs).
+hostile-doc:
+	MCPBENCH_HOSTILE_OUT=$(CURDIR)/docs/hostile.md $(GO) test -count=1 ./hostile/
+
 # Every fuzz target for FUZZTIME each, one at a time (go test -fuzz takes
 # one target per run). make fuzz FUZZTIME=30s for a quick pass.
 FUZZTIME ?= 5m
@@ -41,7 +50,8 @@ FUZZ_TARGETS := \
 	./mcp/:FuzzSSEReader ./mcp/:FuzzClassify ./mcp/:FuzzMembers ./mcp/:FuzzParseMemo ./mcp/:FuzzWireAnswer \
 	./report/:FuzzReadReports ./logscan/:FuzzParseStatsLine ./logscan/:FuzzWatchFeed \
 	./sweep/:FuzzParseRange ./cmd/mcpbench/:FuzzParseShard ./cmd/mcpbench/:FuzzFlagValues \
-	./toolschema/:FuzzGenerate ./toolschema/:FuzzDecode
+	./toolschema/:FuzzGenerate ./toolschema/:FuzzDecode \
+	./mcp/:FuzzLineReader ./workload/:FuzzParseMix
 
 fuzz:
 	@set -e; for t in $(FUZZ_TARGETS); do \

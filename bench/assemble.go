@@ -42,17 +42,23 @@ func (r *runner) point(end time.Time, cpu, runWait time.Duration) Point {
 	p.Histogram, _ = EncodeHistogram(hist)
 	p.Client.CPUS = cpu.Seconds()
 	p.Client.PoolWaits = c.poolWait
-	if r.cfg.Rate > 0 {
+	if r.cfg.Rate > 0 && r.sessions == nil {
 		r.openFigures(&p, end)
 	}
 	if r.scheduled > p.Requests {
 		p.Unsent = r.scheduled - p.Requests
 	}
-	p.Client.Saturated, p.Client.SaturationReason = r.saturation(p, cpu, runWait, elapsed)
-	if len(r.ops) > 1 {
+	due := backlog{unit: "requests", started: p.Requests, due: r.scheduled, missed: p.Unsent}
+	if r.sessions != nil {
+		r.sessions.fill(&p, elapsed)
+		due = r.sessions.backlog()
+	}
+	p.Client.Saturated, p.Client.SaturationReason = r.saturation(due, cpu, runWait, elapsed)
+	if len(r.ops) > 1 || r.sessions != nil {
 		p.ByOperation = r.byOperation(elapsed)
 	}
 	p.FirstEvent, p.TaskCreated = r.stages()
+	p.Series = r.buildSeries(end)
 	return p
 }
 
@@ -79,9 +85,8 @@ func mergeInto(acc, h *hdrhistogram.Histogram) *hdrhistogram.Histogram {
 
 // countersSince is how much each of a Counting workload's counts grew
 // since before; nil for other workloads or when nothing grew.
-func countersSince(wl Workload, before map[string]int64) map[string]int64 {
-	c, ok := wl.(Counting)
-	if !ok {
+func countersSince(c Counting, before map[string]int64) map[string]int64 {
+	if c == nil {
 		return nil
 	}
 	var out map[string]int64
@@ -153,6 +158,11 @@ func (r *runner) byOperation(elapsed time.Duration) []OperationStats {
 		}
 		out[i] = OperationStats{Operation: op, Latency: summarize(h, &k, r.kinds)}
 		out[i].RPS = float64(out[i].Requests) / elapsed.Seconds()
+		if r.sessions != nil {
+			// Steps keep their histograms, so merged reports are exact
+			// per step.
+			out[i].Histogram, _ = EncodeHistogram(h)
+		}
 	}
 	return out
 }

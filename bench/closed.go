@@ -9,15 +9,21 @@ import (
 // warmup sends cfg.Warmup requests over all workers before the clock
 // starts, and records none of them.
 func (r *runner) warmup() {
+	r.warmupEach(len(r.workers), func(i int) { r.workers[i].Do(r.reqCtx) })
+}
+
+// warmupEach runs one (a request, a session) cfg.Warmup times in all,
+// shared over n goroutines, one for each worker.
+func (r *runner) warmupEach(n int, one func(worker int)) {
 	var left atomic.Int64
 	left.Store(r.cfg.Warmup)
 	var wg sync.WaitGroup
-	for _, w := range r.workers {
+	for i := range n {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for left.Add(-1) >= 0 && r.ctx.Err() == nil {
-				w.Do(r.reqCtx)
+				one(i)
 			}
 		}()
 	}
@@ -27,19 +33,22 @@ func (r *runner) warmup() {
 // closedLoop runs Concurrency workers, each sending its next request when
 // its last one is answered.
 func (r *runner) closedLoop() {
+	r.closedEach(len(r.workers), func(i int, measureFrom, deadline time.Time) {
+		r.closedWorker(r.workers[i], r.states[i], measureFrom, deadline)
+	})
+}
+
+// closedEach starts n workers (or users), evenly over the ramp, each
+// running loop until the deadline; loop measures what it does from
+// measureFrom on.
+func (r *runner) closedEach(n int, loop func(worker int, measureFrom, deadline time.Time)) {
 	var wg sync.WaitGroup
-	n := len(r.workers)
-	measureFrom := r.start
-	if r.cfg.RampUp > 0 && !r.cfg.MeasureRamp {
-		measureFrom = r.start.Add(r.cfg.RampUp)
-	}
-	r.measureStart = measureFrom
+	measureFrom := r.measureStart
 	deadline := time.Time{}
 	if r.cfg.Duration > 0 {
 		deadline = measureFrom.Add(r.cfg.Duration)
 	}
-	for i, w := range r.workers {
-		st := r.states[i]
+	for i := range n {
 		var delay time.Duration
 		if r.cfg.RampUp > 0 && n > 1 {
 			delay = time.Duration(int64(r.cfg.RampUp) * int64(i) / int64(n))
@@ -51,7 +60,7 @@ func (r *runner) closedLoop() {
 			if delay > 0 && !sl.until(r.ctx, r.start.Add(delay)) {
 				return
 			}
-			r.closedWorker(w, st, measureFrom, deadline)
+			loop(i, measureFrom, deadline)
 		}()
 	}
 	wg.Wait()
@@ -74,7 +83,7 @@ func (r *runner) closedWorker(w Worker, st *workerState, measureFrom, deadline t
 		smp := w.Do(r.reqCtx)
 		t1 := time.Now()
 		if measured && !r.cancelledByGrace(smp) {
-			st.record(smp, latencies{lat: t1.Sub(t0).Microseconds()}, t1)
+			st.record(smp, latencies{lat: t1.Sub(t0).Microseconds()}, t0, t1)
 		}
 	}
 }

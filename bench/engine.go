@@ -5,7 +5,9 @@
 //
 // Files: engine.go runs a level (Config, Run); closed.go and open.go are
 // the two drivers; measure.go records what workers see; assemble.go and
-// saturation.go turn the records into a Point (point.go).
+// saturation.go turn the records into a Point (point.go). session.go,
+// session_run.go and session_point.go run a level whose unit of work is
+// a whole session (RunSessions).
 package bench
 
 import (
@@ -55,6 +57,17 @@ type Config struct {
 	// LagThreshold is the generator's own send delay (p99) above which the
 	// point is marked saturated; default 5 ms.
 	LagThreshold time.Duration
+	// Interval is the length of the buckets of the point's Series;
+	// default 1 s.
+	Interval time.Duration
+	// Gauges, if set, is read at the end of every bucket (and once as the
+	// window opens) from a goroutine of its own; the readings become the
+	// Series' server columns.
+	Gauges GaugeSource
+	// OnInterval, if set, is called with each bucket about one interval
+	// after it ends (when its stragglers are in), in order, from a
+	// goroutine of the engine; the last ones come as the point ends.
+	OnInterval func(Interval)
 }
 
 // Workers is how many workers the level runs, which is also how many
@@ -80,6 +93,9 @@ type Progress struct {
 	RPS         float64
 	P99MS       float64 // approximate: from coarse buckets
 	Warmup      bool
+	// Sessions counts the sessions completed so far in a session run
+	// (Done and RPS count its steps; Total bounds its sessions).
+	Sessions int64
 }
 
 // Run measures one load level of wl. It returns what was measured even
@@ -104,34 +120,44 @@ func Run(ctx context.Context, cfg Config, wl Workload) (Point, error) {
 	defer stopReqs()
 
 	r := newRunner(cfg, ctx, reqCtx, workers, ops, kinds)
-	if cfg.Warmup > 0 {
-		r.warmup()
+	r.counting, _ = wl.(Counting)
+	drive := r.closedLoop
+	if cfg.Rate > 0 {
+		drive = r.openLoop
 	}
-	if cfg.OnMeasure != nil {
-		cfg.OnMeasure()
+	return r.measure(r.warmup, drive), nil
+}
+
+// measure runs the level: the warm-up, then the measured phase with
+// drive (a closed or an open loop), and returns its Point.
+func (r *runner) measure(warmup, drive func()) Point {
+	if r.cfg.Warmup > 0 {
+		warmup()
+	}
+	if r.cfg.OnMeasure != nil {
+		r.cfg.OnMeasure()
 	}
 	var counted map[string]int64
-	if c, ok := wl.(Counting); ok {
-		counted = c.Counters()
+	if r.counting != nil {
+		counted = r.counting.Counters()
 	}
 	cpu0, wait0 := cpuTime(), runQueueWait()
 	r.start = time.Now()
-	r.measureStart = r.start
+	r.measureStart = r.measureFrom()
+	r.series.start = r.measureStart
 	stopProgress := r.startProgress()
-	if cfg.Rate > 0 {
-		r.openLoop()
-	} else {
-		r.closedLoop()
-	}
+	stopSeries := r.startSeries()
+	drive()
 	end := r.lastDone()
 	stopProgress()
-	if cfg.OnDone != nil {
-		cfg.OnDone()
+	stopSeries(end)
+	if r.cfg.OnDone != nil {
+		r.cfg.OnDone()
 	}
 	p := r.point(end, cpuTime()-cpu0, runQueueWait()-wait0)
-	p.Counters = countersSince(wl, counted)
-	p.Interrupted = ctx.Err() != nil
-	return p, nil
+	p.Counters = countersSince(r.counting, counted)
+	p.Interrupted = r.ctx.Err() != nil
+	return p
 }
 
 func (c *Config) normalize() error {
@@ -152,6 +178,9 @@ func (c *Config) normalize() error {
 	}
 	if c.LagThreshold <= 0 {
 		c.LagThreshold = 5 * time.Millisecond
+	}
+	if c.Interval <= 0 {
+		c.Interval = time.Second
 	}
 	return nil
 }
@@ -179,6 +208,8 @@ type runner struct {
 	workers []Worker
 	states  []*workerState
 	shards  []*histShard
+	series  *seriesRec
+	live    liveState // what the series loop has handed to OnInterval
 	limiter *rate.Limiter
 	start   time.Time // the clock of the schedule and the ramp
 	// measureStart is when measuring began: start, or the end of a ramp.
@@ -186,23 +217,35 @@ type runner struct {
 	issued       atomic.Int64
 	scheduled    int64 // open loop with a duration: requests due in the window
 	wakeP99      time.Duration
+	// sessions is set when the unit of work is a session (session.go):
+	// the workers' records are then per step.
+	sessions *sessionRunner
+	// counting is the workload when it counts things beside its requests.
+	counting Counting
 }
 
 func newRunner(cfg Config, ctx, reqCtx context.Context, workers []Worker, ops []Operation, kinds []string) *runner {
-	n := len(workers)
-	shards := make([]*histShard, shardCount(n))
-	for i := range shards {
-		shards[i] = newHistShard(len(ops), cfg.Rate > 0)
-	}
-	states := make([]*workerState, n)
-	for i := range states {
-		states[i] = newWorkerState(shards[i%len(shards)], len(ops))
-	}
-	r := &runner{cfg: cfg, ops: ops, kinds: kinds, ctx: ctx, reqCtx: reqCtx, workers: workers, states: states, shards: shards}
+	r := &runner{cfg: cfg, ops: ops, kinds: kinds, ctx: ctx, reqCtx: reqCtx, workers: workers}
+	r.makeStates(len(workers), shardCount(len(workers)), cfg.Rate > 0, len(ops) > 1)
 	if cfg.MaxRate > 0 {
 		r.limiter = rate.NewLimiter(rate.Limit(cfg.MaxRate), 1)
 	}
 	return r
+}
+
+// makeStates gives n workers their records over nShards histogram shards
+// and the series: with the open loop's histograms if open, per operation
+// if perOp.
+func (r *runner) makeStates(n, nShards int, open, perOp bool) {
+	r.series = newSeriesRec(time.Time{}, r.cfg.Interval, r.cfg.Duration+r.cfg.RampUp)
+	r.shards = make([]*histShard, nShards)
+	for i := range r.shards {
+		r.shards[i] = newHistShard(len(r.ops), open, perOp)
+	}
+	r.states = make([]*workerState, n)
+	for i := range r.states {
+		r.states[i] = newWorkerState(r.shards[i%len(r.shards)], r.series, len(r.ops), perOp)
+	}
 }
 
 // sleeper waits on one timer it keeps, so a worker that paces every

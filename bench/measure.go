@@ -15,9 +15,14 @@ import (
 // with the number of workers the way a set of histograms per worker would
 // (one HdrHistogram over 1 µs–1 h is about 190 KB).
 type workerState struct {
-	shard     *histShard
+	shard  *histShard
+	series *seriesRec
+	// mu guards buf, n and bucket: the series loop flushes a worker that
+	// has kept a finished bucket's requests (one waiting on a slow answer).
+	mu        sync.Mutex
 	buf       [flushEvery]latencies
 	n         int
+	bucket    int // the series bucket the buffered requests were answered in
 	opKinds   [][MaxKinds]int64
 	kinds     [MaxKinds]int64
 	examples  [MaxKinds]string
@@ -43,6 +48,8 @@ type latencies struct {
 	lat, uncorrected, lag, wake int64
 	first, created              int64 // stages of the request (Sample); 0 when it had none
 	op                          int32
+	sentIn                      int32 // the series bucket it was sent in
+	kind                        Kind
 }
 
 // histShard holds the histograms a group of workers flush into.
@@ -56,12 +63,12 @@ type histShard struct {
 	first, created *hdrhistogram.Histogram
 }
 
-func newHistShard(nOps int, open bool) *histShard {
+func newHistShard(nOps int, open, perOp bool) *histShard {
 	h := &histShard{lat: NewHistogram()}
 	if open {
 		h.uncorrected, h.lag, h.wake = NewHistogram(), NewHistogram(), NewHistogram()
 	}
-	if nOps > 1 {
+	if perOp {
 		h.ops = make([]*hdrhistogram.Histogram, nOps)
 		for i := range h.ops {
 			h.ops[i] = NewHistogram()
@@ -76,24 +83,34 @@ func shardCount(workers int) int {
 	return max(1, min(workers, 4*runtime.GOMAXPROCS(0), 64))
 }
 
-func newWorkerState(shard *histShard, nOps int) *workerState {
-	s := &workerState{shard: shard}
-	if nOps > 1 {
+func newWorkerState(shard *histShard, series *seriesRec, nOps int, perOp bool) *workerState {
+	s := &workerState{shard: shard, series: series}
+	if perOp {
 		s.opKinds = make([][MaxKinds]int64, nOps)
 	}
 	return s
 }
 
-// record files one measured sample; l.lat is its latency.
-func (s *workerState) record(smp Sample, l latencies, done time.Time) {
+// record files one measured sample, sent at sent and answered at done;
+// l.lat is its latency.
+func (s *workerState) record(smp Sample, l latencies, sent, done time.Time) {
 	l.lat = max(l.lat, 1)
 	l.op = int32(smp.Op)
 	l.first, l.created = smp.FirstEvent.Microseconds(), smp.Created.Microseconds()
+	l.kind = smp.Kind
+	l.sentIn = int32(s.series.index(sent))
+	at := s.series.index(done)
+	s.mu.Lock()
+	if at != s.bucket && s.n > 0 {
+		s.flushLocked()
+	}
+	s.bucket = at
 	s.buf[s.n] = l
 	s.n++
 	if s.n == flushEvery {
-		s.flush()
+		s.flushLocked()
 	}
+	s.mu.Unlock()
 	if s.opKinds != nil && smp.Op >= 0 && smp.Op < len(s.opKinds) {
 		s.opKinds[smp.Op][smp.Kind]++
 	}
@@ -117,8 +134,30 @@ func (s *workerState) record(smp Sample, l latencies, done time.Time) {
 	s.done.Add(1)
 }
 
-// flush moves the buffered figures into the shard's histograms.
+// flush moves the buffered figures into the shard's histograms and the
+// series.
 func (s *workerState) flush() {
+	s.mu.Lock()
+	s.flushLocked()
+	s.mu.Unlock()
+}
+
+// flushStale flushes the buffer if it holds requests answered in bucket
+// upTo or before.
+func (s *workerState) flushStale(upTo int) {
+	s.mu.Lock()
+	if s.n > 0 && s.bucket <= upTo {
+		s.flushLocked()
+	}
+	s.mu.Unlock()
+}
+
+// flushLocked is flush with s.mu held.
+func (s *workerState) flushLocked() {
+	if s.n == 0 {
+		return
+	}
+	s.series.add(s.bucket, s.buf[:s.n])
 	h := s.shard
 	h.mu.Lock()
 	for _, l := range s.buf[:s.n] {
@@ -171,6 +210,12 @@ func (r *runner) lastDone() time.Time {
 	for _, s := range r.states {
 		if s.lastDone.After(end) {
 			end = s.lastDone
+		}
+	}
+	if r.sessions != nil {
+		// A session ends after its last step: its DELETE, a last pause.
+		if e := r.sessions.lastEnd(); e.After(end) {
+			end = e
 		}
 	}
 	if end.IsZero() {

@@ -9,19 +9,24 @@ import (
 // earlier ones. Latency runs from the intended time, so a request that had
 // to wait for a free worker carries that wait (coordinated omission).
 func (r *runner) openLoop() {
-	sched := Schedule{Rate: r.cfg.Rate, Ramp: r.cfg.RampUp}
-	var skip int64 // requests of the ramp, not measured
-	if r.cfg.RampUp > 0 && !r.cfg.MeasureRamp {
-		skip = sched.Count(r.cfg.RampUp)
-	}
-	measureFrom := r.start.Add(sched.At(skip))
-	r.measureStart = measureFrom
+	r.openEach(len(r.workers), func(i int, sched Schedule, skip int64, measureFrom time.Time) {
+		r.openWorker(r.workers[i], r.states[i], sched, skip, measureFrom)
+	})
+}
+
+// openEach runs n workers (or users) on the schedule of the level, each
+// claiming the next item of it in loop, and counts the items due in the
+// window. The first skip items belong to the ramp.
+func (r *runner) openEach(n int, loop func(worker int, sched Schedule, skip int64, measureFrom time.Time)) {
+	sched := r.schedule()
+	skip := r.rampRequests(sched)
+	measureFrom := r.measureStart
 	var wg sync.WaitGroup
-	for i, w := range r.workers {
+	for i := range n {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			r.openWorker(w, r.states[i], sched, skip, measureFrom)
+			loop(i, sched, skip, measureFrom)
 		}()
 	}
 	wg.Wait()
@@ -35,42 +40,94 @@ func (r *runner) openLoop() {
 // belongs to the ramp.
 func (r *runner) openWorker(w Worker, st *workerState, sched Schedule, skip int64, measureFrom time.Time) {
 	var sl sleeper
-	for r.ctx.Err() == nil {
-		i := r.issued.Add(1) - 1
-		if r.cfg.Total > 0 && i-skip >= r.cfg.Total {
-			return
-		}
-		intended := r.start.Add(sched.At(i))
-		if r.cfg.Duration > 0 && i >= skip && intended.Sub(measureFrom) >= r.cfg.Duration {
-			return
-		}
-		claimed := time.Now()
-		// At the end of the window the generator stops, even if it
-		// is behind: what it could not send is counted as unsent.
-		if r.cfg.Duration > 0 && claimed.Sub(measureFrom) >= r.cfg.Duration {
-			return
-		}
-		if !sl.until(r.ctx, intended) {
+	for {
+		c, ok := r.claim(&sl, sched, skip, measureFrom)
+		if !ok {
 			return
 		}
 		sent := time.Now()
 		smp := w.Do(r.reqCtx)
 		done := time.Now()
-		if i < skip || r.cancelledByGrace(smp) {
+		if c.i < skip || r.cancelledByGrace(smp) {
 			continue
 		}
-		// The generator's own delay (wake): how late it sent when a
-		// worker was free in time. Waiting for a worker is the
-		// server's doing (or MaxInFlight's); waking late is ours.
-		from := intended
-		if claimed.After(intended) {
-			from = claimed
-		}
 		st.record(smp, latencies{
-			lat:         done.Sub(intended).Microseconds(),
+			lat:         done.Sub(c.intended).Microseconds(),
 			uncorrected: done.Sub(sent).Microseconds(),
-			lag:         sent.Sub(intended).Microseconds(),
-			wake:        sent.Sub(from).Microseconds(),
-		}, done)
+			lag:         sent.Sub(c.intended).Microseconds(),
+			wake:        sent.Sub(c.wakeFrom()).Microseconds(),
+		}, sent, done)
 	}
+}
+
+// claimed is one item of the open loop's schedule a worker took: its
+// number, when it was due and when the worker took it.
+type claimed struct {
+	i                 int64
+	intended, claimed time.Time
+}
+
+// wakeFrom is when the worker could have sent the item: its time, or
+// when the worker got to it if that was later. How late it sent after
+// that is the generator's own delay (wake); waiting for a worker is the
+// server's doing (or MaxInFlight's), waking late is ours.
+func (c claimed) wakeFrom() time.Time {
+	if c.claimed.After(c.intended) {
+		return c.claimed
+	}
+	return c.intended
+}
+
+// claim takes the next item of the schedule and waits for its time. It
+// reports false when the worker should stop: the run was interrupted, the
+// total is reached, or the window is over.
+func (r *runner) claim(sl *sleeper, sched Schedule, skip int64, measureFrom time.Time) (claimed, bool) {
+	if r.ctx.Err() != nil {
+		return claimed{}, false
+	}
+	i := r.issued.Add(1) - 1
+	if r.cfg.Total > 0 && i-skip >= r.cfg.Total {
+		return claimed{}, false
+	}
+	intended := r.start.Add(sched.At(i))
+	if r.cfg.Duration > 0 && i >= skip && intended.Sub(measureFrom) >= r.cfg.Duration {
+		return claimed{}, false
+	}
+	now := time.Now()
+	// At the end of the window the generator stops, even if it is
+	// behind: what it could not send is counted as unsent.
+	if r.cfg.Duration > 0 && now.Sub(measureFrom) >= r.cfg.Duration {
+		return claimed{}, false
+	}
+	if !sl.until(r.ctx, intended) {
+		return claimed{}, false
+	}
+	return claimed{i: i, intended: intended, claimed: now}, true
+}
+
+// schedule is the open loop's send schedule.
+func (r *runner) schedule() Schedule {
+	return Schedule{Rate: r.cfg.Rate, Ramp: r.cfg.RampUp}
+}
+
+// rampRequests is how many requests of the schedule belong to the ramp
+// and are not measured.
+func (r *runner) rampRequests(sched Schedule) int64 {
+	if r.cfg.RampUp > 0 && !r.cfg.MeasureRamp {
+		return sched.Count(r.cfg.RampUp)
+	}
+	return 0
+}
+
+// measureFrom is when measuring begins: at the start, or once the ramp
+// is over unless it is measured too.
+func (r *runner) measureFrom() time.Time {
+	if r.cfg.Rate > 0 {
+		sched := r.schedule()
+		return r.start.Add(sched.At(r.rampRequests(sched)))
+	}
+	if r.cfg.RampUp > 0 && !r.cfg.MeasureRamp {
+		return r.start.Add(r.cfg.RampUp)
+	}
+	return r.start
 }

@@ -141,6 +141,9 @@ type OperationStats struct {
 	Operation
 	Latency
 	RPS float64 `json:"rps"`
+	// Histogram is the step's encoded histogram in a session run (merge
+	// is exact per step); plain runs leave it out.
+	Histogram string `json:"histogram,omitempty"`
 }
 
 // Point is one measured load level: the unit a run reports and a sweep
@@ -165,7 +168,8 @@ type Point struct {
 	Interrupted   bool         `json:"interrupted,omitempty"`
 	// ErrorExamples keeps the first message of each error kind.
 	ErrorExamples map[string]string `json:"error_examples,omitempty"`
-	// ByOperation has one entry per operation of a mix.
+	// ByOperation has one entry per operation of a mix, or per step of a
+	// session run.
 	ByOperation []OperationStats `json:"by_operation,omitempty"`
 	// FirstEvent is the time to the first event of streamed answers,
 	// TaskCreated the time to a deferred task's creation (Sample).
@@ -173,6 +177,10 @@ type Point struct {
 	TaskCreated *Stage `json:"task_created,omitempty"`
 	// Counters are what a Counting workload counted while measuring.
 	Counters map[string]int64 `json:"counters,omitempty"`
+	// Sessions is set by a session run: its figures about whole sessions.
+	Sessions *SessionStats `json:"sessions,omitempty"`
+	// Series is the point interval by interval (Config.Interval).
+	Series *Series `json:"series,omitempty"`
 
 	// Hist is the decoded form of Histogram, kept for merging and for
 	// percentiles a report may want beyond the fixed ones.

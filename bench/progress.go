@@ -65,11 +65,16 @@ func (r *runner) snapshot() Progress {
 		p.RPS = float64(p.Done) / p.Elapsed.Seconds()
 	}
 	p.Remaining = -1
+	done, perSecond := p.Done, p.RPS
+	if r.sessions != nil {
+		p.Sessions = r.sessions.completed()
+		done, perSecond = p.Sessions, float64(p.Sessions)/p.Elapsed.Seconds()
+	}
 	switch {
 	case r.cfg.Duration > 0:
 		p.Remaining = max(r.cfg.Duration-p.Elapsed, 0)
-	case r.cfg.Total > 0 && p.RPS > 0:
-		p.Remaining = time.Duration(float64(r.cfg.Total-p.Done) / p.RPS * float64(time.Second))
+	case r.cfg.Total > 0 && perSecond > 0:
+		p.Remaining = time.Duration(float64(r.cfg.Total-done) / perSecond * float64(time.Second))
 	}
 	if p.Done > 0 {
 		rank := int64(math.Ceil(float64(p.Done) * 0.99))

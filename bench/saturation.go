@@ -6,11 +6,19 @@ import (
 	"time"
 )
 
+// backlog is how an open loop kept its schedule: of the units (requests,
+// or sessions) due in the window, how many started and how many were
+// never started.
+type backlog struct {
+	unit                 string
+	started, due, missed int64
+}
+
 // saturation decides whether the generator, not the server, limited the
 // point. Open loop: it sent late with a worker free, or it fell behind the
 // schedule while short of CPU. Closed loop: it was short of CPU. The
 // thresholds are generous: a false alarm costs trust in the warning.
-func (r *runner) saturation(p Point, cpu, runWait, elapsed time.Duration) (bool, string) {
+func (r *runner) saturation(b backlog, cpu, runWait, elapsed time.Duration) (bool, string) {
 	cores := min(runtime.GOMAXPROCS(0), runtime.NumCPU())
 	busy := cpu.Seconds() / (elapsed.Seconds() * float64(cores))
 	waited := runWait.Seconds() / (elapsed.Seconds() * float64(cores))
@@ -28,11 +36,11 @@ func (r *runner) saturation(p Point, cpu, runWait, elapsed time.Duration) (bool,
 		}
 		return false, ""
 	}
-	if p.Requests > 0 && r.wakeP99 > r.cfg.LagThreshold {
-		return true, fmt.Sprintf("the generator sent requests late by itself (p99 %.1f ms behind schedule with a worker free)", float64(r.wakeP99.Microseconds())/1000)
+	if b.started > 0 && r.wakeP99 > r.cfg.LagThreshold {
+		return true, fmt.Sprintf("the generator sent %s late by itself (p99 %.1f ms behind schedule with a worker free)", b.unit, float64(r.wakeP99.Microseconds())/1000)
 	}
-	if short != "" && p.Unsent > r.scheduled/100 {
-		return true, fmt.Sprintf("the generator fell behind its schedule (%d of %d requests never sent) while short of CPU: %s", p.Unsent, r.scheduled, short)
+	if short != "" && b.missed > b.due/100 {
+		return true, fmt.Sprintf("the generator fell behind its schedule (%d of %d %s never sent) while short of CPU: %s", b.missed, b.due, b.unit, short)
 	}
 	return false, ""
 }

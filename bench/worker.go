@@ -76,17 +76,26 @@ type Counting interface {
 	Counters() map[string]int64
 }
 
-// Operation names one kind of request in a mix.
+// Operation names one kind of request in a mix, or one step of a
+// scenario (then Scenario and Step name it).
 type Operation struct {
-	Method string `json:"method"`
-	Tool   string `json:"tool,omitempty"`
+	Method   string `json:"method"`
+	Tool     string `json:"tool,omitempty"`
+	Scenario string `json:"scenario,omitempty"`
+	Step     string `json:"step,omitempty"`
 }
 
 // ErrNoWorkers is returned when not one worker could be started.
 var ErrNoWorkers = errors.New("no worker could start")
 
 func startWorkers(ctx context.Context, n int, wl Workload) ([]Worker, error) {
-	workers := make([]Worker, n)
+	return startEach(ctx, n, wl.NewWorker)
+}
+
+// startEach makes n workers (or users) with newOne, a few at a time, and
+// closes them all again if one fails.
+func startEach[T closer](ctx context.Context, n int, newOne func(context.Context, int) (T, error)) ([]T, error) {
+	workers := make([]T, n)
 	errs := make([]error, n)
 	var wg sync.WaitGroup
 	// Sessions are opened a few at a time: a thousand simultaneous
@@ -98,7 +107,7 @@ func startWorkers(ctx context.Context, n int, wl Workload) ([]Worker, error) {
 		go func() {
 			defer wg.Done()
 			defer func() { <-sem }()
-			workers[i], errs[i] = wl.NewWorker(ctx, i)
+			workers[i], errs[i] = newOne(ctx, i)
 		}()
 	}
 	wg.Wait()
@@ -111,12 +120,17 @@ func startWorkers(ctx context.Context, n int, wl Workload) ([]Worker, error) {
 	return workers, nil
 }
 
-func closeWorkers(ws []Worker) {
+// closer is what startEach makes: a Worker or a User.
+type closer interface {
+	Close(ctx context.Context) error
+}
+
+func closeWorkers[T closer](ws []T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	var wg sync.WaitGroup
 	for _, w := range ws {
-		if w == nil {
+		if any(w) == nil {
 			continue
 		}
 		wg.Add(1)

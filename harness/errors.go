@@ -51,15 +51,20 @@ func OptionError(err error) *ConfigError {
 }
 
 // UnreachableError is a target that could not be reached or did not speak
-// MCP: the command line's exit 3. Msg starts with the redacted URL.
-type UnreachableError struct{ Msg string }
+// MCP: the command line's exit 3. Msg starts with the target's name (its
+// URL without credentials, or its stdio command); Err is the cause, an
+// *mcp.AuthError among others.
+type UnreachableError struct {
+	Msg string
+	Err error
+}
 
 func (e *UnreachableError) Error() string { return e.Msg }
+func (e *UnreachableError) Unwrap() error { return e.Err }
 
-// unreachable names the target (its URL without credentials) and what
-// went wrong with it.
+// unreachable names the target and what went wrong with it.
 func unreachable(o mcp.Options, err error) *UnreachableError {
-	return &UnreachableError{fmt.Sprintf("%s: %v", mcp.Redact(o.URL), err)}
+	return &UnreachableError{Msg: fmt.Sprintf("%s: %v", o.Endpoint(), err), Err: err}
 }
 
 // InterruptedError is a context ended before anything was measured.

@@ -9,6 +9,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/mcpbench/mcpbench/bench"
 	"github.com/mcpbench/mcpbench/logscan"
 	"github.com/mcpbench/mcpbench/mcp"
 	"github.com/mcpbench/mcpbench/probe"
@@ -22,8 +23,11 @@ type Setup struct {
 	// Options are the client options; PoolSize must cover the largest
 	// load level.
 	Options mcp.Options
-	// Workload is what is sent; it is built once connected.
+	// Workload is what is sent; it is built once connected. Scenario,
+	// when set, replaces it: sessions of a scenario file are the unit of
+	// work, and each load level counts users or sessions per second.
 	Workload workload.Spec
+	Scenario *workload.ScenarioSpec
 	// HealthURL, when set, is polled over the load; LogFile, when set, is
 	// the server log whose stats lines are scanned over it.
 	HealthURL string
@@ -35,6 +39,9 @@ type Setup struct {
 	// so that shards line up; the report's start is then the time sending
 	// began.
 	StartAt time.Time
+	// Sampling names what to read from the server once an interval; its
+	// readings become the series' server columns.
+	Sampling Sampling
 	// Shard goes into the report as it is; nil when not sharded.
 	Shard *results.Shard
 	// Version is the mcpbench version the report names.
@@ -46,6 +53,9 @@ type Setup struct {
 	// Warn, if set, receives problems that do not stop the command: a log
 	// window that could not be scanned.
 	Warn func(Setting, error)
+	// Announce, if set, receives the tools the workload will call and the
+	// warnings about them once it is built, before any is called.
+	Announce func(tools []workload.ToolInfo, warnings []string)
 }
 
 // session is a prepared target: connected, log marked, start time passed,
@@ -56,7 +66,9 @@ type session struct {
 	started time.Time
 	watch   *logscan.Watch // follows the log from its mark
 	wl      *workload.Workload
+	scen    *workload.ScenarioWorkload
 	health  *probe.HealthWatch
+	gauges  bench.GaugeSource // nil without sampling
 }
 
 // Dial connects to the target and types its failure: a *ConfigError for
@@ -77,16 +89,25 @@ func Dial(ctx context.Context, o mcp.Options) (*mcp.Client, error) {
 // contract fixes: a server that is down is reported before a workload
 // that cannot be. The caller closes the session.
 func prepare(ctx context.Context, s *Setup) (*session, error) {
+	ss, err := connect(ctx, s)
+	if err != nil {
+		return nil, err
+	}
+	if err := ss.ready(ctx); err != nil {
+		ss.close()
+		return nil, err
+	}
+	return ss, nil
+}
+
+// connect starts a session with the connection made and nothing else.
+func connect(ctx context.Context, s *Setup) (*session, error) {
 	ss := &session{setup: s, started: time.Now()}
 	var err error
 	if ss.client, err = Dial(ctx, s.Options); err != nil {
 		if ctx.Err() != nil {
 			return nil, &InterruptedError{}
 		}
-		return nil, err
-	}
-	if err := ss.ready(ctx); err != nil {
-		ss.close()
 		return nil, err
 	}
 	return ss, nil
@@ -102,15 +123,26 @@ func (ss *session) ready(ctx context.Context) error {
 		}
 		ss.watch = logscan.StartWatch(s.LogFile, m, 0)
 	}
+	var err error
+	if ss.gauges, err = openSampling(ctx, s.Sampling, s.Warn); err != nil {
+		return err
+	}
 	if !s.StartAt.IsZero() {
 		if err := waitUntil(ctx, s.StartAt); err != nil {
 			return &InterruptedError{} // nothing measured yet
 		}
 		ss.started = time.Now()
 	}
-	var err error
-	if ss.wl, err = workload.Build(ctx, ss.client, s.Workload); err != nil {
+	if s.Scenario != nil {
+		ss.scen, err = workload.BuildScenarios(ctx, ss.client, s.Options.SessionMode, *s.Scenario)
+	} else {
+		ss.wl, err = workload.Build(ctx, ss.client, s.Workload)
+	}
+	if err != nil {
 		return &WorkloadError{err}
+	}
+	if s.Announce != nil {
+		s.Announce(ss.tools(), ss.warnings())
 	}
 	if s.HealthURL != "" {
 		if ss.health, err = probe.WatchHealth(ctx, s.Options, s.HealthURL); err != nil {
@@ -169,4 +201,54 @@ func (ss *session) observe(ctx context.Context) (*logscan.WindowScan, *probe.Hea
 		health = ss.health.Finish(context.WithoutCancel(ctx))
 	}
 	return scan, health
+}
+
+// load measures one level of what is sent: sessions of the scenarios, or
+// requests, with the client's pool figures added.
+func (ss *session) load(ctx context.Context, cfg bench.Config) (bench.Point, error) {
+	var p bench.Point
+	var err error
+	if ss.scen != nil {
+		p, err = bench.RunSessions(ctx, cfg, ss.scen)
+	} else {
+		p, err = bench.Run(ctx, cfg, ss.wl)
+	}
+	ss.measured()
+	if err != nil {
+		return p, err
+	}
+	p.Client.PoolMaxConns = ss.client.PoolSize()
+	p.Client.Engine = string(ss.client.Engine())
+	return p, nil
+}
+
+// workload says what was sent, for the report: the operations (a
+// scenario's steps) and the load's shape.
+func (ss *session) workload(mode string, cfg bench.Config) *results.Workload {
+	w := &results.Workload{Mode: mode, Warmup: cfg.Warmup, DurationS: cfg.Duration.Seconds()}
+	if ss.scen != nil {
+		w.Operations = ss.scen.Operations()
+		w.Scenario = ss.setup.Scenario.File.Name
+		w.NewConnectionPerSession = ss.setup.Scenario.NewConnectionPerSession
+	} else {
+		w.Operations = ss.wl.Operations()
+	}
+	w.Tools = ss.tools()
+	return w
+}
+
+// tools are the tools the workload calls, with their annotations.
+func (ss *session) tools() []workload.ToolInfo {
+	if ss.scen != nil {
+		return ss.scen.Tools()
+	}
+	return ss.wl.Tools()
+}
+
+// warnings are the lines to print about those tools before the load.
+func (ss *session) warnings() []string {
+	if ss.scen != nil {
+		return ss.scen.Warnings()
+	}
+	return ss.wl.Warnings()
 }

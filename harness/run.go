@@ -11,9 +11,11 @@ import (
 // RunConfig is one load point: the shared setup and the load.
 type RunConfig struct {
 	Setup
-	// Load is the engine's configuration; its Progress and OnDone are the
-	// caller's callbacks.
+	// Load is the engine's configuration; its Progress, OnInterval and
+	// OnDone are the caller's callbacks (Gauges is Setup.Sampling's).
 	Load bench.Config
+	// Soak tunes the trends and verdicts drawn from the series.
+	Soak results.SoakOptions
 }
 
 // Run measures one load point and returns its report, gates not yet
@@ -26,26 +28,21 @@ func Run(ctx context.Context, cfg RunConfig) (*results.RunReport, error) {
 		return nil, err
 	}
 	defer ss.close()
-	point, err := bench.Run(ctx, cfg.Load, ss.wl)
-	ss.measured()
+	cfg.Load.Gauges = ss.gauges
+	point, err := ss.load(ctx, cfg.Load)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, &InterruptedError{Measuring: true}
 		}
 		return nil, unreachable(cfg.Options, err)
 	}
-	point.Client.PoolMaxConns = ss.client.PoolSize()
-	point.Client.Engine = string(ss.client.Engine())
-	r := &results.RunReport{
-		Header: ss.header(results.SchemaRun),
-		Workload: results.Workload{Mode: "closed", Operations: ss.wl.Operations(), Warmup: cfg.Load.Warmup,
-			DurationS: cfg.Load.Duration.Seconds(), Session: sessionLabel(ss.client, cfg.Options)},
-		Point: point,
-		Shard: cfg.Shard,
-	}
+	mode := "closed"
 	if cfg.Load.Rate > 0 {
-		r.Workload.Mode = "open"
+		mode = "open"
 	}
+	r := &results.RunReport{Header: ss.header(results.SchemaRun), Workload: *ss.workload(mode, cfg.Load), Point: point, Shard: cfg.Shard}
+	r.Workload.Session = sessionLabel(ss.client, cfg.Options)
+	r.Soak = results.AnalyzeSoak(point.Series, cfg.Soak)
 	r.LogScan, r.Health = ss.observe(ctx)
 	return r, nil
 }

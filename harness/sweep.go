@@ -51,7 +51,7 @@ func Sweep(ctx context.Context, cfg SweepConfig) (*results.SweepReport, error) {
 		mode = "open"
 	}
 	r.Shard = cfg.Shard
-	r.Workload = &results.Workload{Mode: mode, Operations: ss.wl.Operations(), Warmup: cfg.Point.Warmup, DurationS: cfg.Point.Duration.Seconds()}
+	r.Workload = ss.workload(mode, cfg.Point)
 	r.LogScan, r.Health = ss.observe(ctx)
 	return r, runErr
 }
@@ -75,15 +75,9 @@ func (m *pointMeasurer) next(st sweep.Step) {
 func (m *pointMeasurer) measure(ctx context.Context, l sweep.Level) (bench.Point, error) {
 	cfg := m.cfg.Point
 	cfg.Concurrency, cfg.Rate = l.Concurrency, l.Rate
+	cfg.Gauges = m.ss.gauges
 	if m.cfg.Progress != nil {
 		cfg.Progress = func(p bench.Progress) { m.cfg.Progress(m.step, p) }
 	}
-	p, err := bench.Run(ctx, cfg, m.ss.wl)
-	m.ss.measured()
-	if err != nil {
-		return p, err
-	}
-	p.Client.PoolMaxConns = m.ss.client.PoolSize()
-	p.Client.Engine = string(m.ss.client.Engine())
-	return p, nil
+	return m.ss.load(ctx, cfg)
 }

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"strings"
 	"time"
@@ -19,10 +18,14 @@ import (
 type heldBody struct {
 	bytes.Reader
 	b []byte
+	// parsed: the session's reply already holds b, parsed, and its id
+	// was checked.
+	parsed bool
 }
 
 func (h *heldBody) reset(b []byte) {
 	h.b = b
+	h.parsed = false
 	h.Reader.Reset(b)
 }
 
@@ -32,6 +35,9 @@ func (s *Session) readJSON(body io.Reader, id int64, res *Result) (bool, error) 
 	if h, ok := body.(*heldBody); ok {
 		data = h.b // bounded by --max-response-bytes when it was read
 		res.Received = int64(len(data))
+		if h.parsed {
+			return true, nil
+		}
 	} else {
 		s.resp.Reset()
 		n, err := readLimited(&s.resp, body, s.c.maxBody)
@@ -42,10 +48,10 @@ func (s *Session) readJSON(body io.Reader, id int64, res *Result) (bool, error) 
 		data = s.resp.Bytes()
 	}
 	if err := s.rep.parse(data); err != nil {
-		return false, &Error{Kind: KindTransport, Msg: "malformed JSON answer", Err: err}
+		return false, malformed("answer", data, err)
 	}
 	if !sameID(s.rep.ID, id, s.scratch[:0]) {
-		return false, &Error{Kind: KindTransport, Msg: fmt.Sprintf("answer id %s does not match request id %d", clip(s.rep.ID), id)}
+		return false, idMismatch(s.rep.ID, id)
 	}
 	return true, nil
 }
@@ -80,12 +86,12 @@ func (s *Session) readSSE(ctx context.Context, body io.Reader, id int64, res *Re
 		}
 		if err != nil {
 			if errors.Is(err, errEventTooLarge) {
-				return false, &Error{Kind: KindTransport, Msg: msgTooLarge}
+				return false, &Error{Kind: KindTransport, Msg: msgTooLarge, cut: true}
 			}
 			if k := classifyNetErr(err); k == KindTimeout {
-				return false, &Error{Kind: KindTimeout, Msg: "reading SSE stream", Err: err}
+				return false, &Error{Kind: KindTimeout, Msg: "reading SSE stream", Err: err, cut: true}
 			}
-			return false, &Error{Kind: KindTransport, Msg: "SSE stream broke before the response", Err: err}
+			return false, &Error{Kind: KindTransport, Msg: "SSE stream broke before the response", Err: err, cut: true}
 		}
 		if res.FirstEvent == 0 {
 			res.FirstEvent = max(time.Since(s.sentAt), 1)
@@ -96,7 +102,7 @@ func (s *Session) readSSE(ctx context.Context, body io.Reader, id int64, res *Re
 			continue
 		}
 		if err := s.rep.parse(data); err != nil {
-			return false, &Error{Kind: KindTransport, Msg: "malformed JSON in SSE event", Err: err}
+			return false, malformed("SSE event", data, err)
 		}
 		if s.rep.isNotification() {
 			// A notification or a request from the server about this call.
@@ -149,16 +155,16 @@ func readLimited(buf *bytes.Buffer, r io.Reader, limit int) (int64, error) {
 		buf.Write(free[:n])
 		total += int64(n)
 		if buf.Len() > limit {
-			return total, &Error{Kind: KindTransport, Msg: msgTooLarge}
+			return total, &Error{Kind: KindTransport, Msg: msgTooLarge, cut: true}
 		}
 		if err == io.EOF {
 			return total, nil
 		}
 		if err != nil {
 			if classifyNetErr(err) == KindTimeout {
-				return total, &Error{Kind: KindTimeout, Msg: "reading answer", Err: err}
+				return total, &Error{Kind: KindTimeout, Msg: "reading answer", Err: err, cut: true}
 			}
-			return total, &Error{Kind: KindTransport, Msg: "answer cut short", Err: err}
+			return total, &Error{Kind: KindTransport, Msg: "answer cut short", Err: err, cut: true}
 		}
 	}
 }

@@ -84,7 +84,7 @@ func BenchmarkClassify(b *testing.B) {
 		if ok, err := s.readJSON(rd, 7, &res); !ok || err != nil {
 			b.Fatal(err)
 		}
-		s.classify(p, &res)
+		s.classify(p, &res, "")
 		if res.Kind != OK {
 			b.Fatal(res.Err)
 		}

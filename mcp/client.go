@@ -47,6 +47,10 @@ type Options struct {
 	// (ParseClientRequests); nil declines elicitations and answers
 	// sampling and roots with method-not-found.
 	ClientRequests *ClientRequests
+	// Secrets are values the server's text must never carry into an
+	// error (a token sent in a header not in SensitiveHeaders, say); the
+	// sensitive headers' own values are hidden without being listed.
+	Secrets []string
 }
 
 // ServerInfo is what negotiation learned about the server.
@@ -75,6 +79,7 @@ type Client struct {
 	counts  clientCounts
 	auth    *authState  // nil without OAuth
 	params  toolHeaders // the x-mcp-header marks of the tools listed
+	secrets []string    // hidden in the server's text (servertext.go)
 }
 
 // ParseURL checks an endpoint URL. A URL with an empty path or "/" means
@@ -104,6 +109,15 @@ func Redact(raw string) string {
 	}
 	u.User = url.User("***")
 	return u.String()
+}
+
+// Endpoint names the server o speaks to, for messages: the URL without
+// its user info, or "stdio: " and the server command.
+func (o Options) Endpoint() string {
+	if o.Transport == TransportStdio {
+		return "stdio: " + strings.Join(o.Command, " ")
+	}
+	return Redact(o.URL)
 }
 
 // Dial negotiates with the server at o.URL: server/discover for 2026-07-28,
@@ -144,7 +158,8 @@ func Dial(ctx context.Context, o Options) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Client{opts: o, url: u, maxBody: int(o.MaxResponseBytes)}
+	c := &Client{opts: o, url: u, maxBody: int(o.MaxResponseBytes),
+		secrets: append(SecretValues(o.Header), o.Secrets...)}
 	c.opts.DialCount = dials
 	if c.link, err = streamableLink(u, o, hc, dials); err != nil {
 		return nil, err
@@ -285,8 +300,8 @@ func (c *Client) Request(ctx context.Context, s *Session, req Request, cursor st
 func (c *Client) ListTools(ctx context.Context, s *Session) ([]json.RawMessage, int, error) {
 	var tools []json.RawMessage
 	cursor, pages := "", 0
-	seen := map[string]bool{}
 	for {
+		// The session cuts off a listing whose cursors repeat or grow.
 		res, err := c.Request(ctx, s, Request{Method: "tools/list"}, cursor)
 		if err != nil {
 			return nil, pages, err
@@ -303,10 +318,6 @@ func (c *Client) ListTools(ctx context.Context, s *Session) ([]json.RawMessage, 
 		if page.NextCursor == "" {
 			return c.learnTools(tools), pages, nil
 		}
-		if seen[page.NextCursor] || pages >= 10000 {
-			return nil, pages, &Error{Kind: KindTransport, Msg: "tools/list: nextCursor never ends"}
-		}
-		seen[page.NextCursor] = true
 		cursor = page.NextCursor
 	}
 }

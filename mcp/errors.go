@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/http"
 	"os"
 	"syscall"
 )
@@ -64,6 +65,11 @@ type Error struct {
 	Msg    string
 	Err    error
 	data   []byte // JSON-RPC error data, for negotiation
+	// cut: an answer's body stopped coming, or overflowed, part-way; the
+	// transport adds what of the answer had come.
+	cut bool
+	// stray: an answer came, but to another request.
+	stray bool
 }
 
 func (e *Error) Error() string {
@@ -98,8 +104,10 @@ func classifyNetErr(err error) Kind {
 	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, os.ErrDeadlineExceeded) {
 		return KindTimeout
 	}
-	var ne net.Error
-	if errors.As(err, &ne) && ne.Timeout() {
+	// Not only net.Error: fasthttp's time-out has Timeout but not
+	// Temporary.
+	var te interface{ Timeout() bool }
+	if errors.As(err, &te) && te.Timeout() {
 		return KindTimeout
 	}
 	var op *net.OpError
@@ -118,6 +126,34 @@ func classifyNetErr(err error) Kind {
 
 func wrapNet(err error, msg string) *Error {
 	return &Error{Kind: classifyNetErr(err), Msg: msg, Err: err}
+}
+
+// AuthError is a server that refused the client's credentials, or asked
+// for some: HTTP 401 or 403 while negotiating. It is not a server that
+// does not speak MCP, and the fix is the caller's: send credentials.
+type AuthError struct {
+	Status int
+	Err    error // the classified answer
+}
+
+func (e *AuthError) Error() string {
+	what := "refused the credentials sent"
+	if e.Status == http.StatusUnauthorized {
+		what = "wants credentials (none sent, or not accepted)"
+	}
+	return fmt.Sprintf("HTTP %d %s: the server %s", e.Status, http.StatusText(e.Status), what)
+}
+
+func (e *AuthError) Unwrap() error { return e.Err }
+
+// authFailure returns err as an *AuthError when it is an answer of HTTP
+// 401 or 403, and nil otherwise.
+func authFailure(err error) error {
+	var e *Error
+	if errors.As(err, &e) && (e.Status == http.StatusUnauthorized || e.Status == http.StatusForbidden) {
+		return &AuthError{Status: e.Status, Err: err}
+	}
+	return nil
 }
 
 // ConfigError is a problem with the options, not with the server: the

@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"net"
 	"testing"
 	"testing/iotest"
 
@@ -109,7 +110,7 @@ func outcome(s *Session, p *Prepared, found bool, err error) Result {
 		res.Kind = KindTransport
 		res.Err = &Error{Kind: KindTransport, Msg: "stream ended without the response"}
 	default:
-		s.classify(p, &res)
+		s.classify(p, &res, "")
 	}
 	return res
 }
@@ -222,8 +223,10 @@ func FuzzWireAnswer(f *testing.F) {
 	f.Add([]byte("HTTP/1.1 200\r\ncontent-length:3 \r\nMcp-Session-Id: s\r\n\r\nabcdef"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		d := &directTransport{pool: &wirePool{maxBody: 1 << 16}}
-		br := bufio.NewReaderSize(bytes.NewReader(data), wireReadBuffer)
-		a, err := d.readAnswer(br, true)
+		c := &wireConn{nc: readerConn{r: bytes.NewReader(data)}}
+		c.br = bufio.NewReaderSize(c, wireReadBuffer)
+		br := c.br
+		a, err := d.readAnswer(c, &Prepared{req: Request{Method: "initialize"}})
 		h, herr := peekHead(bufio.NewReaderSize(bytes.NewReader(data), wireReadBuffer))
 		var probe wireAnswer
 		if err != nil || herr != nil || !parseHead(h, &probe, true) {
@@ -251,3 +254,11 @@ func FuzzWireAnswer(f *testing.F) {
 		}
 	})
 }
+
+// readerConn is a connection that only reads, from r.
+type readerConn struct {
+	net.Conn
+	r io.Reader
+}
+
+func (c readerConn) Read(p []byte) (int, error) { return c.r.Read(p) }

@@ -45,8 +45,11 @@ func NewHTTPClient(o Options) (*http.Client, *atomic.Int64, error) {
 		ForceAttemptHTTP2:     true, // HTTP/2 where TLS offers it
 		TLSHandshakeTimeout:   10 * time.Second,
 		ExpectContinueTimeout: 0,
-		WriteBufferSize:       16 << 10,
-		ReadBufferSize:        16 << 10,
+		// An answer's head is a few hundred bytes; net/http's default
+		// bound (10 MB) would let each connection hold megabytes.
+		MaxResponseHeaderBytes: maxHeadBytes,
+		WriteBufferSize:        16 << 10,
+		ReadBufferSize:         16 << 10,
 	}
 	if o.Insecure || o.CACert != "" {
 		cfg := &tls.Config{InsecureSkipVerify: o.Insecure} //nolint:gosec // asked for with --insecure
@@ -74,6 +77,9 @@ func NewHTTPClient(o Options) (*http.Client, *atomic.Int64, error) {
 	}
 	return hc, dials, nil
 }
+
+// maxHeadBytes bounds an answer's status line and headers on net/http.
+const maxHeadBytes = 64 << 10
 
 // maxConcurrentDials bounds connection attempts in flight. Ten thousand
 // workers starting at once would otherwise send ten thousand SYNs

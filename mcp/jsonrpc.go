@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"net/http"
-	"strconv"
 )
 
 // Protocol revisions this client speaks, newest first.
@@ -72,6 +71,14 @@ func (p *Prepared) Method() string { return p.req.Method }
 
 // Tool returns the prepared request's tool name, if any.
 func (p *Prepared) Tool() string { return p.req.Tool }
+
+// label names the request in an error: its method, and its tool if any.
+func (p *Prepared) label() string {
+	if p.req.Tool != "" {
+		return p.req.Method + " " + p.req.Tool
+	}
+	return p.req.Method
+}
 
 // ClientInfo names this client to servers.
 type ClientInfo struct {
@@ -203,16 +210,6 @@ type rpcError struct {
 	Code    int             `json:"code"`
 	Message string          `json:"message"`
 	Data    json.RawMessage `json:"data"`
-}
-
-// sameID reports whether a reply's raw id is the number id, written as a
-// JSON number or string.
-func sameID(raw []byte, id int64, scratch []byte) bool {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) >= 2 && raw[0] == '"' && raw[len(raw)-1] == '"' {
-		raw = raw[1 : len(raw)-1]
-	}
-	return bytes.Equal(raw, strconv.AppendInt(scratch[:0], id, 10))
 }
 
 var (

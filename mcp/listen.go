@@ -97,7 +97,7 @@ func (t *httpTransport) readStanding(ctx context.Context, h, answerH http.Header
 			continue
 		}
 		if msg := c.serverMessage(rep, data); msg != nil {
-			if resp, err := postWith(ctx, t.sideClient(), c.url, answerH, new(bodyReader), msg); err == nil {
+			if resp, err := postWith(ctx, t.sideClient(), c.url, answerH, msg, nil); err == nil {
 				drain(resp.Body)
 				resp.Body.Close()
 			}

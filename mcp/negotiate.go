@@ -44,7 +44,8 @@ func (c *Client) negotiate(ctx context.Context) error {
 	}
 	s := c.newSession()
 	err := s.initialize(ctx, want)
-	if err != nil && c.opts.Transport == TransportAuto && isLegacyHint(errors.Unwrap(err)) {
+	var auth *AuthError
+	if err != nil && c.opts.Transport == TransportAuto && !errors.As(err, &auth) && isLegacyHint(errors.Unwrap(err)) {
 		// A 4xx to the POST: perhaps a 2024-11-05 server, whose URL
 		// answers GET with an SSE stream (the spec's fallback).
 		if lerr := c.useLegacy(); lerr != nil {
@@ -90,6 +91,9 @@ func (c *Client) discover(ctx context.Context, want string, s *Session) (bool, e
 		var e *Error
 		if errors.As(err, &e) && (e.Kind == KindConnect || e.Kind == KindTimeout) {
 			return false, err
+		}
+		if auth := authFailure(err); auth != nil {
+			return false, auth
 		}
 		if errors.As(err, &e) && e.Kind == KindJSONRPC && e.Code == codeUnsupportedVersion {
 			// A modern server that does not speak our revision: take the
@@ -226,7 +230,15 @@ func (s *Session) initialize(ctx context.Context, want string) error {
 		return err
 	}
 	res, err := s.exchange(ctx, p, "")
+	for try := 0; try < 2 && isStray(err); try++ {
+		// An answer to another request came first, on a connection the
+		// server had answered on twice; the transport dropped that one.
+		res, err = s.exchange(ctx, p, "")
+	}
 	if err != nil {
+		if auth := authFailure(err); auth != nil {
+			return auth
+		}
 		if KindOf(err) == KindHTTPStatus || KindOf(err) == KindTransport || KindOf(err) == KindJSONRPC || KindOf(err) == KindSessionExpired {
 			return &notMCPError{err}
 		}
@@ -250,9 +262,16 @@ func (s *Session) initialize(ctx context.Context, want string) error {
 	if c.rev != ir.ProtocolVersion {
 		c.rev = ir.ProtocolVersion
 	}
+	s.renewal.started()
 	if c.info.ProtocolVersion != "" {
 		return s.t.notify(ctx, "notifications/initialized")
 	}
 	c.info = ServerInfo{Name: ir.ServerInfo.Name, Version: ir.ServerInfo.Version, ProtocolVersion: c.rev, Transport: string(TransportHTTP), Capabilities: ir.Capabilities, Instructions: ir.Instructions}
 	return s.t.notify(ctx, "notifications/initialized")
+}
+
+// isStray reports whether err is an answer to another request.
+func isStray(err error) bool {
+	var e *Error
+	return errors.As(err, &e) && e.stray
 }

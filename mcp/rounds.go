@@ -186,7 +186,7 @@ func (s *Session) taskResult(ctx context.Context, p *Prepared, st taskState) Res
 	if err := s.rep.parse(s.resp.Bytes()); err != nil {
 		return Result{Kind: KindTransport, Err: &Error{Kind: KindTransport, Msg: "task result: malformed", Err: err}}
 	}
-	s.classify(p, &res)
+	s.classify(p, &res, "")
 	return res
 }
 

@@ -20,6 +20,9 @@ type Session struct {
 	t      transport
 	id     string // Mcp-Session-Id of stateful revisions
 	shared bool   // id belongs to the client, not to this session
+	// branches counts the branches made of this session (branch.go),
+	// which number their requests apart.
+	branches int64
 
 	prepared    []*Prepared
 	taskReq     map[string]*Prepared // tasks/get and tasks/result, made when a task first comes
@@ -46,6 +49,13 @@ type Session struct {
 	// response but not to its end, the transport reads the rest off the
 	// clock.
 	stream streamEnd
+	// list follows the tools/list listing in progress; cursor is the
+	// cursor the current call was sent with.
+	list   listing
+	cursor string
+	// renewal tells a session that was lost before its first answer
+	// (fresh) from one lost in use, and counts the first kind in a row.
+	renewal renewal
 }
 
 // Result is the outcome of one measured request.
@@ -143,10 +153,11 @@ func (s *Session) do(ctx context.Context, p *Prepared, cursor string) Result {
 		}
 		head = frameHead(p.req.Method, params)
 	}
-	s.callAt = time.Now()
+	s.callAt, s.cursor = time.Now(), cursor
 	r := s.send(ctx, p, head)
 	if r.Kind == KindJSONRPC && s.relistForHeaders(ctx, p, r) {
 		s.c.counts.rounds.Add(1)
+		s.cursor = cursor // the listing sent cursors of its own
 		r = addRound(r, s.send(ctx, p, head))
 	}
 	if r.Kind == OK && (s.rep.inputRequired() || s.rep.inResult[inTask] != nil) {
@@ -195,7 +206,7 @@ func (s *Session) send(ctx context.Context, p *Prepared, head []byte) Result {
 		res.Err = &Error{Kind: KindTransport, Msg: p.req.Method + ": stream ended without the response"}
 		return *res
 	}
-	s.classify(p, res)
+	s.classify(p, res, s.cursor)
 	return *res
 }
 
@@ -232,14 +243,59 @@ func (s *Session) renew(ctx context.Context) {
 	_ = s.initialize(ctx, s.c.rev)
 }
 
-// classify turns a matched JSON-RPC response into a kind.
-func (s *Session) classify(p *Prepared, res *Result) {
+// maxFreshLosses is how many sessions in a row may be lost before their
+// first answer before a worker stops renewing.
+const maxFreshLosses = 3
+
+// renewal follows a session's losses: whether the session in use has had
+// an answer since its initialize, and how many in a row had none.
+type renewal struct {
+	fresh   bool
+	strikes int
+}
+
+func (r *renewal) started()  { r.fresh = true }
+func (r *renewal) answered() { r.fresh, r.strikes = false, 0 }
+
+// lost handles a 404 to the session's id: the session is gone, and is
+// renewed. A server that loses every session straight after initialize
+// would have each request cost a handshake too, for ever; after a few
+// such losses in a row the worker stops renewing, and says why.
+func (s *Session) lost(ctx context.Context, status int) *Error {
+	e := &Error{Kind: KindSessionExpired, Status: status, Msg: "session " + shortID(s.id) + " is gone"}
+	r := &s.renewal
+	if !r.fresh {
+		s.renew(ctx)
+		return e
+	}
+	r.strikes++
+	e.Msg = fmt.Sprintf("session %s was lost straight after initialize, %s running", shortID(s.id), plural(r.strikes, "time"))
+	if r.strikes < maxFreshLosses {
+		e.Msg += fmt.Sprintf(" (at %d, a re-initialize storm, the worker stops renewing)", maxFreshLosses)
+		s.renew(ctx)
+		return e
+	}
+	e.Msg += ": a re-initialize storm, so this worker no longer renews its session"
+	return e
+}
+
+// classify turns a matched JSON-RPC response into a kind. cursor is the
+// one the request was sent with.
+func (s *Session) classify(p *Prepared, res *Result, sent string) {
 	rep := &s.rep
+	if p.req.Method != "initialize" {
+		s.renewal.answered() // the session served a request
+	}
+	if len(rep.Error) > 0 && len(rep.Result) > 0 {
+		res.Kind = KindTransport
+		res.Err = &Error{Kind: KindTransport, Msg: p.req.Method + ": the answer has both a result and an error, which JSON-RPC forbids"}
+		return
+	}
 	if len(rep.Error) > 0 {
 		var e rpcError
 		_ = json.Unmarshal(rep.Error, &e)
 		res.Kind = KindJSONRPC
-		res.Err = &Error{Kind: KindJSONRPC, Code: e.Code, Msg: fmt.Sprintf("%s: %s (code %d)", p.req.Method, e.Message, e.Code), data: bytes.Clone(e.Data)}
+		res.Err = &Error{Kind: KindJSONRPC, Code: e.Code, Msg: fmt.Sprintf("%s: %s (code %d)", p.label(), s.c.serverText(e.Message), e.Code), data: bytes.Clone(e.Data)}
 		return
 	}
 	if len(rep.Result) == 0 || rep.Result[0] != '{' {
@@ -257,14 +313,27 @@ func (s *Session) classify(p *Prepared, res *Result) {
 				return
 			}
 		}
+		if err := s.list.follow(sent, res.NextCursor); err != nil {
+			res.Kind, res.Err, res.NextCursor = KindTransport, err, ""
+			return
+		}
 	case "tools/call":
 		if string(isError) == "true" {
 			res.Kind = KindToolError
-			res.Err = &Error{Kind: KindToolError, Msg: p.req.Tool + ": isError true"}
+			res.Err = &Error{Kind: KindToolError, Msg: p.req.Tool + ": " + s.toolErrorMessage(rep.Result)}
 			return
 		}
 		res.Structured = nonNull(structured)
 	}
+}
+
+// toolErrorMessage is what a tool said when it failed, or "isError true"
+// when it said nothing in text.
+func (s *Session) toolErrorMessage(result []byte) string {
+	if text := s.c.serverText(toolErrorText(result)); text != "" {
+		return text
+	}
+	return "isError true"
 }
 
 // Close ends the session: DELETE for stateful revisions, as the spec asks.

@@ -21,6 +21,7 @@ type sseReader struct {
 	max     int      // the most bytes one event may carry
 	pending [][]byte // lines split off at a bare CR
 	read    int64
+	events  int // events with data dispatched on this stream
 }
 
 var errEventTooLarge = errors.New("SSE event larger than the response limit")
@@ -37,6 +38,7 @@ func (s *sseReader) reset(r io.Reader) {
 	s.retryMS = -1
 	s.hasData = false
 	s.read = 0
+	s.events = 0
 	s.pending = s.pending[:0]
 }
 
@@ -96,6 +98,7 @@ func (s *sseReader) next() ([]byte, error) {
 		}
 		if len(line) == 0 {
 			if s.hasData {
+				s.events++
 				return s.data, nil
 			}
 			s.event = s.event[:0]

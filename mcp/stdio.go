@@ -1,9 +1,9 @@
 package mcp
 
 import (
-	"bufio"
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"os/exec"
 	"strings"
@@ -27,6 +27,11 @@ type stdioProc struct {
 	pending map[int64]chan []byte
 	done    chan struct{} // closed when stdout ends
 	err     error         // why it ended
+	// overlong counts lines past the answer limit, skipped unread.
+	overlong atomic.Int64
+
+	exited chan struct{} // closed when the process has been reaped
+	state  string        // how it ended ("exit status 3"), once exited
 
 	stderr *tailBuffer
 	// onServer handles a message from the server that answers no request
@@ -48,8 +53,11 @@ func startStdio(argv []string, maxLine int, onServer func(*reply, []byte) []byte
 	if err != nil {
 		return nil, err
 	}
-	p := &stdioProc{cmd: cmd, stdin: stdin, pending: map[int64]chan []byte{}, done: make(chan struct{}), stderr: newTailBuffer(20), onServer: onServer}
+	p := &stdioProc{cmd: cmd, stdin: stdin, pending: map[int64]chan []byte{}, done: make(chan struct{}), exited: make(chan struct{}), stderr: newTailBuffer(20), onServer: onServer}
 	cmd.Stderr = p.stderr
+	// Wait returns this long after the process exits even if a child of
+	// it still holds stderr open.
+	cmd.WaitDelay = time.Second
 	// Its own process group, so a Ctrl-C meant for mcpbench does not kill
 	// the server before mcpbench has shut it down in order.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
@@ -61,11 +69,18 @@ func startStdio(argv []string, maxLine int, onServer func(*reply, []byte) []byte
 }
 
 func (p *stdioProc) readLoop(stdout io.Reader, maxLine int) {
-	sc := bufio.NewScanner(stdout)
-	sc.Buffer(make([]byte, 64<<10), maxLine)
+	lines := newLineReader(stdout, maxLine)
 	var head reply
-	for sc.Scan() {
-		line := sc.Bytes()
+	for {
+		line, err := lines.next()
+		if errors.Is(err, errLineTooLong) {
+			p.overlong.Add(1)
+			continue
+		}
+		if err != nil {
+			p.finish(err)
+			return
+		}
 		if len(bytes.TrimSpace(line)) == 0 {
 			continue
 		}
@@ -92,14 +107,46 @@ func (p *stdioProc) readLoop(stdout io.Reader, maxLine int) {
 			ch <- bytes.Clone(line)
 		}
 	}
-	err := sc.Err()
-	if err == nil {
-		err = io.EOF
-	}
+}
+
+// finish records why stdout ended, then reaps the process (reading is
+// over, so Wait may close the pipes).
+func (p *stdioProc) finish(err error) {
 	p.mu.Lock()
 	p.err = err
 	p.mu.Unlock()
 	close(p.done)
+	werr := p.cmd.Wait()
+	p.state = "exit status 0"
+	if werr != nil {
+		p.state = werr.Error()
+	}
+	close(p.exited)
+}
+
+// gone says why the process stopped answering: how it exited, when it
+// has (given a moment to be reaped), else that its stdout closed.
+func (p *stdioProc) gone() string {
+	t := time.NewTimer(200 * time.Millisecond)
+	defer t.Stop()
+	select {
+	case <-p.exited:
+		return "the server process exited (" + p.state + ")"
+	case <-t.C:
+		return "the server process closed its stdout"
+	}
+}
+
+// notes is what the process's stderr and skipped lines add to an error.
+func (p *stdioProc) notes() string {
+	s := ""
+	if n := p.overlong.Load(); n > 0 {
+		s += fmt.Sprintf("; it wrote %d lines longer than the response size limit, skipped", n)
+	}
+	if tail := p.stderr.String(); tail != "" {
+		s += "; its stderr ends: " + tail
+	}
+	return s
 }
 
 func parseID(raw []byte) (int64, error) {
@@ -120,11 +167,12 @@ func parseID(raw []byte) (int64, error) {
 func (p *stdioProc) write(line []byte) error {
 	p.wmu.Lock()
 	defer p.wmu.Unlock()
-	if _, err := p.stdin.Write(line); err != nil {
-		return &Error{Kind: KindTransport, Msg: "writing to the server's stdin", Err: err}
+	_, err := p.stdin.Write(line)
+	if err == nil {
+		_, err = p.stdin.Write([]byte{'\n'})
 	}
-	if _, err := p.stdin.Write([]byte{'\n'}); err != nil {
-		return &Error{Kind: KindTransport, Msg: "writing to the server's stdin", Err: err}
+	if err != nil {
+		return &Error{Kind: KindTransport, Msg: "writing to the server's stdin: " + p.gone() + p.notes(), Err: err}
 	}
 	return nil
 }
@@ -152,21 +200,18 @@ func (p *stdioProc) shutdown(grace time.Duration) {
 	p.wmu.Lock()
 	p.stdin.Close()
 	p.wmu.Unlock()
-	exited := make(chan struct{})
-	go func() { _ = p.cmd.Wait(); close(exited) }()
-	select {
-	case <-exited:
-		return
-	case <-time.After(grace):
+	for _, sig := range []syscall.Signal{0, syscall.SIGTERM, syscall.SIGKILL} {
+		if sig != 0 {
+			_ = syscall.Kill(-p.cmd.Process.Pid, sig)
+		}
+		t := time.NewTimer(grace)
+		select {
+		case <-p.exited:
+			t.Stop()
+			return
+		case <-t.C:
+		}
 	}
-	_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGTERM)
-	select {
-	case <-exited:
-		return
-	case <-time.After(grace):
-	}
-	_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
-	<-exited
 }
 
 // tailBuffer keeps the last lines a server wrote to stderr, for the report
@@ -211,7 +256,7 @@ func (t *tailBuffer) Lines() []string {
 func (t *tailBuffer) String() string {
 	l := t.Lines()
 	if len(l) == 0 {
-		return "(no stderr)"
+		return ""
 	}
 	if len(l) > 3 {
 		l = l[len(l)-3:]

@@ -1,10 +1,10 @@
 package mcp
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"strconv"
@@ -90,7 +90,7 @@ func (t *directTransport) exchange(ctx context.Context, p *Prepared, body []byte
 		return false, wireError(p, err)
 	}
 	if a.stream != nil {
-		found, aerr := t.answer(ctx, p, id, res, a.status, a.contentType, a.sessionID, a.stream)
+		found, aerr := t.answer(ctx, p, id, res, &a.answerHead, a.stream)
 		t.current.Store(nil)
 		if aerr != nil && ctx.Err() != nil {
 			aerr = wireError(p, ctx.Err())
@@ -99,14 +99,17 @@ func (t *directTransport) exchange(ctx context.Context, p *Prepared, body []byte
 		return found, aerr
 	}
 	t.current.Store(nil)
+	t.s.refused, t.s.challenge = a.status, a.challenge
 	// The connection goes back before the answer is handled: handling a
 	// lost session sends an initialize, which needs a connection of its
-	// own.
+	// own. One that holds bytes past the answer, or whose answer is to
+	// another request, is out of step with its requests (the server
+	// answered one twice, or late) and is not used again.
 	c.lastUsed = start
-	pool.put(c, !a.close)
-	t.s.refused, t.s.challenge = a.status, a.challenge
 	t.held.reset(a.body)
-	found, aerr := t.answer(ctx, p, id, res, a.status, a.contentType, a.sessionID, &t.held)
+	inStep := c.br.Buffered() == 0 && t.answersID(&a, id)
+	pool.put(c, !a.close && inStep)
+	found, aerr := t.answer(ctx, p, id, res, &a.answerHead, &t.held)
 	res.Received = int64(len(a.body))
 	t.s.stream = streamEnded // held whole: nothing is left to read
 	return found, aerr
@@ -156,6 +159,24 @@ func (t *directTransport) endBuffered(c *wireConn, a wireAnswer) bool {
 	return err == nil && bytes.Equal(b, lastChunk)
 }
 
+// answersID reports whether a JSON answer's id is id, parsing it into the
+// session's reply as readJSON would (which then takes it as it is).
+// Answers of other kinds are judged later, and count as in step.
+func (t *directTransport) answersID(a *wireAnswer, id int64) bool {
+	if a.status < 200 || a.status > 299 || a.encoding != "" || !hasMediaType(a.contentType, "application/json") {
+		return true
+	}
+	s := t.s
+	if s.rep.parse(a.body) != nil {
+		return true // malformed: readJSON says so
+	}
+	if !sameID(s.rep.ID, id, s.scratch[:0]) {
+		return false
+	}
+	t.held.parsed = true
+	return true
+}
+
 // wireRequest is a prepared request's bytes up to the Content-Length
 // value, built again only when the session id or revision changed.
 type wireRequest struct {
@@ -199,29 +220,37 @@ func (t *directTransport) roundTrip(c *wireConn, p *Prepared, body []byte, deadl
 	if _, err := c.nc.Write(out); err != nil {
 		return a, err
 	}
-	return t.readAnswer(c.br, p.req.Method == "initialize")
+	return t.readAnswer(c, p)
 }
 
-// readAnswer reads one answer from br: in place when parseHead takes it,
-// else with fasthttp's parser.
-func (t *directTransport) readAnswer(br *bufio.Reader, wantSession bool) (wireAnswer, error) {
+// readAnswer reads one answer from c: in place when parseHead takes it,
+// else with fasthttp's parser. A failure says what of the answer came.
+func (t *directTransport) readAnswer(c *wireConn, p *Prepared) (wireAnswer, error) {
 	var a wireAnswer
+	br, method := c.br, p.req.Method
+	from := c.received - int64(br.Buffered()) // where this answer's bytes begin
 	h, err := peekHead(br)
 	if err != nil {
-		return a, err
+		if errors.Is(err, errHeadTooLarge) {
+			return a, err
+		}
+		return a, answerCut(method, err, fmt.Sprintf("%d bytes came, not yet a whole status line and headers", c.received-from))
 	}
-	if ok := parseHead(h, &a, wantSession); !ok {
-		return a, t.readUncommon(br, &a, wantSession)
+	if ok := parseHead(h, &a, method == "initialize"); !ok {
+		return a, t.readUncommon(c, &a, p, from, h)
 	}
 	if a.length > t.pool.maxBody {
-		return a, fasthttp.ErrBodyTooLarge
+		return a, tooLarge(method, fmt.Sprintf("Content-Length %d", a.length), t.pool.maxBody)
 	}
 	if _, err := br.Discard(len(h)); err != nil {
 		return a, err
 	}
 	a.body = t.buf(a.length)
-	_, err = io.ReadFull(br, a.body)
-	return a, err
+	n, err := io.ReadFull(br, a.body)
+	if err != nil {
+		return a, answerCut(method, err, a.describe(int64(n), -1))
+	}
+	return a, nil
 }
 
 // buf returns the session's answer buffer, n bytes long.
@@ -233,21 +262,27 @@ func (t *directTransport) buf(n int) []byte {
 }
 
 // readUncommon hands an answer the in-place parser does not take to
-// fasthttp's, which reads it from the same buffer. A successful SSE answer
-// is left as a stream for the session to read as it arrives.
-func (t *directTransport) readUncommon(br *bufio.Reader, a *wireAnswer, wantSession bool) error {
+// fasthttp's, which reads it from the same buffer; h is its head as
+// peeked, from where its bytes began on the connection. A successful SSE
+// answer is left as a stream for the session to read as it arrives.
+func (t *directTransport) readUncommon(c *wireConn, a *wireAnswer, p *Prepared, from int64, h []byte) error {
+	line, _, _ := bytes.Cut(h, crlf)
+	line = bytes.Clone(line[:min(len(line), 60)]) // h is overwritten as reading goes on
 	// Pooled, not kept per connection: ten thousand connections would
 	// each hold a body buffer as large as their largest answer.
 	r := fasthttp.AcquireResponse()
 	r.StreamBody = true
-	if err := r.ReadLimitBody(br, t.pool.maxBody); err != nil {
-		fasthttp.ReleaseResponse(r)
-		return err
+	err := r.ReadLimitBody(c.br, t.pool.maxBody)
+	// The head was read when it is the one peeked, a final one; after an
+	// interim 100, or a head fasthttp refused, there is only the line.
+	code, _ := atoiDigits(line[min(len(line), 9):min(len(line), 12)])
+	headRead := err == nil || code >= 200 && r.Header.StatusCode() == code
+	if headRead {
+		fillHead(&a.answerHead, &r.Header, p.req.Method == "initialize")
 	}
-	a.status = r.StatusCode()
-	a.contentType = bytesToString(r.Header.ContentType())
-	if wantSession {
-		a.sessionID = string(r.Header.Peek("Mcp-Session-Id"))
+	if err != nil {
+		fasthttp.ReleaseResponse(r)
+		return t.uncommonError(c, a, p, err, headRead, from, h, line)
 	}
 	if isAuthStatus(a.status) {
 		for _, v := range r.Header.PeekAll("WWW-Authenticate") {
@@ -263,14 +298,54 @@ func (t *directTransport) readUncommon(br *bufio.Reader, a *wireAnswer, wantSess
 	}
 	defer fasthttp.ReleaseResponse(r)
 	t.inBuf.Reset()
-	if _, err := t.inBuf.ReadFrom(io.LimitReader(r.BodyStream(), int64(t.pool.maxBody)+1)); err != nil {
-		return err
+	_, err = t.inBuf.ReadFrom(io.LimitReader(r.BodyStream(), int64(t.pool.maxBody)+1))
+	if err == nil && t.inBuf.Len() > t.pool.maxBody {
+		err = fasthttp.ErrBodyTooLarge
 	}
-	if t.inBuf.Len() > t.pool.maxBody {
-		return fasthttp.ErrBodyTooLarge
+	if err != nil {
+		return t.uncommonError(c, a, p, err, true, from, h, line)
 	}
 	a.body = t.inBuf.Bytes()
 	return nil
+}
+
+// uncommonError says what came of an answer fasthttp's parser read when
+// reading it failed: how much of its body, or how it began when its head
+// was never read whole.
+func (t *directTransport) uncommonError(c *wireConn, a *wireAnswer, p *Prepared, err error, headRead bool, from int64, h, line []byte) error {
+	switch {
+	case errors.Is(err, fasthttp.ErrBodyTooLarge):
+		return tooLarge(p.req.Method, a.describe(c.received-from-int64(len(h)), -1), t.pool.maxBody)
+	case headRead:
+		return answerCut(p.req.Method, err, a.describe(c.received-from-int64(len(h)), -1))
+	}
+	return answerCut(p.req.Method, err, fmt.Sprintf("it began %q; %d bytes came in all", line, c.received-from))
+}
+
+// fillHead reads what the client needs of a head fasthttp parsed.
+func fillHead(a *answerHead, h *fasthttp.ResponseHeader, wantSession bool) {
+	a.status = h.StatusCode()
+	a.contentType = bytesToString(h.ContentType())
+	if wantSession {
+		a.sessionID = string(h.Peek("Mcp-Session-Id"))
+	}
+	a.encoding = string(h.ContentEncoding())
+	a.location = string(h.Peek("Location"))
+	a.retryAfter = string(h.Peek("Retry-After"))
+	a.length = h.ContentLength() // -1 chunked, -2 up to the close
+	a.chunked = a.length == -1
+	a.length = max(a.length, -1)
+}
+
+// answerCut is the error for an answer that stopped coming: in time (a
+// time-out) or at all (a broken connection); what says how much came.
+func answerCut(method string, err error, what string) *Error {
+	k := classifyNetErr(err)
+	msg := method + ": the answer was cut short: " + what
+	if k == KindTimeout {
+		msg = method + ": no whole answer in time: " + what
+	}
+	return &Error{Kind: k, Msg: msg, Err: err}
 }
 
 // watch makes a cancellation of ctx cut off the request in flight on c:
@@ -293,11 +368,12 @@ func (t *directTransport) watch(ctx context.Context, c *wireConn) {
 }
 
 func wireError(p *Prepared, err error) *Error {
+	var e *Error
 	switch {
+	case errors.As(err, &e):
+		return e
 	case errors.Is(err, errNoFreeConn):
 		return &Error{Kind: KindTimeout, Msg: p.req.Method + ": no free connection in time", Err: err}
-	case errors.Is(err, fasthttp.ErrBodyTooLarge):
-		return &Error{Kind: KindTransport, Msg: msgTooLarge, Err: err}
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		return &Error{Kind: KindOf(err), Msg: p.req.Method, Err: err}
 	}

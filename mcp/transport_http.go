@@ -9,7 +9,10 @@ import (
 	"mime"
 	"net/http"
 	"net/http/httptrace"
+	"net/textproto"
 	"net/url"
+	"strings"
+	"sync/atomic"
 	"time"
 )
 
@@ -60,7 +63,6 @@ type httpTransport struct {
 	hc   *http.Client
 	side *http.Client // nil: hc
 	ids  int64        // the last request id used
-	body bodyReader
 	// listening is the session's standing GET stream (listen.go), if open.
 	listening *listener
 
@@ -69,10 +71,19 @@ type httpTransport struct {
 	traceParent context.Context
 	traceCtx    context.Context
 	getConn     time.Time
+	// What of the current request's answer came, as the trace saw it (on
+	// net/http's goroutines): for saying what the server did.
+	firstByte atomic.Bool
+	interim   atomic.Int32
+	// sent is the body of the POST in flight, for getBody.
+	sent    []byte
+	getBody func() (io.ReadCloser, error)
 }
 
-// bodyReader lets a worker hand the same request body to every request
-// without wrapping it anew.
+// bodyReader is a request body net/http can close. Each request has its
+// own: net/http may still hold a request's body after RoundTrip returns,
+// so one reader reset for the next request could be read empty (a
+// request sent again on a fresh connection went out with no body).
 type bodyReader struct{ bytes.Reader }
 
 func (*bodyReader) Close() error { return nil }
@@ -111,17 +122,19 @@ func (t *httpTransport) close() { t.stopListening() }
 // stream, into the session's reply.
 func (t *httpTransport) exchange(ctx context.Context, p *Prepared, body []byte, id int64, res *Result) (bool, error) {
 	ctx, cancel := context.WithTimeout(t.traced(ctx), t.s.c.opts.Timeout)
+	t.firstByte.Store(false)
+	t.interim.Store(0)
 	resp, err := t.post(ctx, t.hc, t.s.c.url, t.header(p), body)
 	if err != nil {
 		cancel()
-		k := classifyNetErr(err)
-		return false, &Error{Kind: k, Msg: p.req.Method, Err: err}
+		return false, t.postError(p, err)
 	}
 	t.s.stream = streamEnded
 	if isAuthStatus(resp.StatusCode) {
 		t.s.refused, t.s.challenge = resp.StatusCode, resp.Header.Values("WWW-Authenticate")
 	}
-	found, err := t.answer(ctx, p, id, res, resp.StatusCode, resp.Header.Get("Content-Type"), resp.Header.Get("Mcp-Session-Id"), resp.Body)
+	head := headOf(resp)
+	found, err := t.answer(ctx, p, id, res, &head, resp.Body)
 	t.finish(resp.Body, cancel)
 	return found, err
 }
@@ -156,8 +169,13 @@ func (t *httpTransport) traced(ctx context.Context) context.Context {
 	// in ctx by changing it, so a trace must never be attached twice.
 	s := t.s
 	t.trace = &httptrace.ClientTrace{
-		GetConn: func(string) { t.getConn = time.Now() },
-		GotConn: func(httptrace.GotConnInfo) { s.connWait = time.Since(t.getConn) },
+		GetConn:              func(string) { t.getConn = time.Now() },
+		GotConn:              func(httptrace.GotConnInfo) { s.connWait = time.Since(t.getConn) },
+		GotFirstResponseByte: func() { t.firstByte.Store(true) },
+		Got1xxResponse: func(code int, _ textproto.MIMEHeader) error {
+			t.interim.Store(int32(code))
+			return nil
+		},
 	}
 	t.traceParent, t.traceCtx = ctx, httptrace.WithClientTrace(ctx, t.trace)
 	return t.traceCtx
@@ -211,51 +229,92 @@ func (t *httpTransport) buildHeader(p *Prepared) http.Header {
 // post sends body to u on hc and returns the response; the caller closes
 // its body.
 func (t *httpTransport) post(ctx context.Context, hc *http.Client, u *url.URL, h http.Header, body []byte) (*http.Response, error) {
-	return postWith(ctx, hc, u, h, &t.body, body)
+	t.sent = body
+	if t.getBody == nil {
+		// net/http sends a request again on a fresh connection when the
+		// one it chose was closed by the server first; it can only if
+		// it can have the body again.
+		t.getBody = func() (io.ReadCloser, error) {
+			r := &bodyReader{}
+			r.Reset(t.sent)
+			return r, nil
+		}
+	}
+	return postWith(ctx, hc, u, h, body, t.getBody)
 }
 
-// postWith POSTs body through rd, a reader the caller may keep for the
-// next request.
-func postWith(ctx context.Context, hc *http.Client, u *url.URL, h http.Header, rd *bodyReader, body []byte) (*http.Response, error) {
-	rd.Reset(body)
+// postWith POSTs body, each time through a reader of its own (see
+// bodyReader); getBody gives net/http the body again, nil for one made
+// here.
+func postWith(ctx context.Context, hc *http.Client, u *url.URL, h http.Header, body []byte, getBody func() (io.ReadCloser, error)) (*http.Response, error) {
+	r := &bodyReader{}
+	r.Reset(body)
+	if getBody == nil {
+		getBody = func() (io.ReadCloser, error) {
+			r := &bodyReader{}
+			r.Reset(body)
+			return r, nil
+		}
+	}
 	req := &http.Request{
 		Method: http.MethodPost, URL: u, Host: u.Host, Header: h,
-		Body: rd, ContentLength: int64(len(body)),
+		Body: r, GetBody: getBody, ContentLength: int64(len(body)),
 		Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
 	}
 	return hc.Do(req.WithContext(ctx))
 }
 
+// postError says what became of a POST that got no answer: an answer
+// nobody asked for broke the connection, an interim answer and then
+// nothing, or nothing at all.
+func (t *httpTransport) postError(p *Prepared, err error) *Error {
+	e := &Error{Kind: classifyNetErr(err), Msg: p.req.Method, Err: err}
+	switch msg := err.Error(); {
+	case strings.Contains(msg, "readLoopPeekFailLocked") && strings.HasSuffix(msg, "<nil>)"):
+		// net/http's words for bytes that came on an idle connection.
+		e.Msg += ": the connection broke on an answer nobody asked for (the server answered a request twice, or late)"
+	case e.Kind != KindTimeout:
+	case t.interim.Load() != 0:
+		e.Msg += fmt.Sprintf(": no answer in time, only an interim %d", t.interim.Load())
+	case !t.firstByte.Load():
+		e.Msg += ": no answer in time: not a byte of it came"
+	default:
+		e.Msg += ": no whole status line and headers in time"
+	}
+	return e
+}
+
 // answer reads a Streamable HTTP answer to id, whichever engine fetched it:
 // session expiry, HTTP errors, and the JSON or SSE body.
-func (t *httpTransport) answer(ctx context.Context, p *Prepared, id int64, res *Result, status int, ct, sid string, body io.Reader) (bool, error) {
+func (t *httpTransport) answer(ctx context.Context, p *Prepared, id int64, res *Result, h *answerHead, body io.Reader) (bool, error) {
 	s := t.s
-	if status == http.StatusNotFound && s.id != "" {
+	if h.status == http.StatusNotFound && s.id != "" {
 		res.Received = drain(body)
-		expired := &Error{Kind: KindSessionExpired, Status: status, Msg: "session " + shortID(s.id) + " is gone"}
-		s.renew(ctx)
-		return false, expired
+		return false, s.lost(ctx, h.status)
 	}
-	if status < 200 || status > 299 {
+	if h.status < 200 || h.status > 299 {
 		n, rpcErr := s.readErrorBody(body)
 		res.Received = n
-		e := &Error{Kind: KindHTTPStatus, Status: status, Msg: fmt.Sprintf("%s: HTTP %d", p.req.Method, status)}
+		e := h.statusError(p.req.Method)
 		if rpcErr != nil {
 			e.Code, e.data = rpcErr.Code, rpcErr.Data
-			e.Msg += ": " + rpcErr.Message
+			e.Msg += ": " + s.c.serverText(rpcErr.Message)
 			// Modern servers send JSON-RPC errors with a 4xx status that
 			// mirrors them; the error object is the server's answer.
 			e.Kind = KindJSONRPC
 		}
-		if isAuthStatus(status) {
+		if isAuthStatus(h.status) {
 			e.Kind = KindAuth
 		}
 		return false, e
 	}
-	if sid != "" && p.req.Method == "initialize" {
-		s.id = sid
+	if h.sessionID != "" && p.req.Method == "initialize" {
+		s.id = h.sessionID
 	}
-	switch {
+	if e := h.refuse(p.req.Method, s.c.maxBody); e != nil {
+		return false, e // not drained: the connection goes
+	}
+	switch ct := h.contentType; {
 	case hasMediaType(ct, "text/event-stream"):
 		found, err := s.readSSE(ctx, body, id, res)
 		if !found && err == nil {
@@ -263,9 +322,10 @@ func (t *httpTransport) answer(ctx context.Context, p *Prepared, id int64, res *
 			defer func() { s.stream = streamEnded }()
 			return t.resumeSSE(ctx, p, id, res)
 		}
-		return found, err
+		return found, h.explainCut(err, res.Received, s.sse.events)
 	case hasMediaType(ct, "application/json"):
-		return s.readJSON(body, id, res)
+		found, err := s.readJSON(body, id, res)
+		return found, h.explainCut(err, res.Received, -1)
 	default:
 		res.Received = drain(body)
 		mt, _, _ := mime.ParseMediaType(ct)
@@ -336,106 +396,4 @@ func (t *httpTransport) resumeGet(ctx context.Context, p *Prepared) (*http.Respo
 		return nil, &Error{Kind: classifyNetErr(err), Msg: p.req.Method + ": resuming the SSE stream", Err: err}
 	}
 	return resp, nil
-}
-
-// notify sends a notification; a 2xx answer is success.
-func (t *httpTransport) notify(ctx context.Context, method string) error {
-	return t.postMessage(ctx, t.hc, t.s.c.url, method, notification(method))
-}
-
-// cancel sends notifications/cancelled for a timed-out request, off the
-// clock, on revisions before 2026-07-28; from 2026-07-28 on, closing the
-// request's stream, which the timeout did, is the cancellation.
-func (t *httpTransport) cancel(id int64) {
-	if IsModern(t.s.c.rev) {
-		return
-	}
-	t.cancelAt(t.s.c.url, id)
-}
-
-// cancelAt POSTs the cancellation of id to u from a goroutine, with the
-// headers of now: the session goes on with its next request meanwhile.
-func (t *httpTransport) cancelAt(u *url.URL, id int64) {
-	h := t.buildHeader(&Prepared{req: Request{Method: "notifications/cancelled"}})
-	hc, timeout := t.sideClient(), t.s.c.opts.Timeout
-	go func() {
-		ctx, cancel := context.WithTimeout(context.Background(), timeout)
-		defer cancel()
-		if resp, err := postWith(ctx, hc, u, h, new(bodyReader), cancelled(id)); err == nil {
-			drain(resp.Body)
-			resp.Body.Close()
-		}
-	}()
-}
-
-// respond sends the answer to a request from the server, on the side
-// client: the request it arrived during holds a connection.
-func (t *httpTransport) respond(ctx context.Context, msg []byte) error {
-	return t.postMessage(ctx, t.sideClient(), t.s.c.url, "", msg)
-}
-
-func (t *httpTransport) sideClient() *http.Client {
-	if t.side != nil {
-		return t.side
-	}
-	return t.hc
-}
-
-// postMessage POSTs a message that has no response of its own (a
-// notification, or an answer to the server) to u under the header of
-// method ("" for an answer).
-func (t *httpTransport) postMessage(ctx context.Context, hc *http.Client, u *url.URL, method string, msg []byte) error {
-	ctx, cancel := context.WithTimeout(ctx, t.s.c.opts.Timeout)
-	defer cancel()
-	h := t.buildHeader(&Prepared{req: Request{Method: method}})
-	what := method
-	if what == "" {
-		what = "answering the server's request"
-	}
-	// A reader of its own: an answer goes out while the request it
-	// answers still holds t.body.
-	resp, err := postWith(ctx, hc, u, h, new(bodyReader), msg)
-	if err != nil {
-		return wrapNet(err, what)
-	}
-	drain(resp.Body)
-	resp.Body.Close()
-	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return &Error{Kind: KindHTTPStatus, Status: resp.StatusCode, Msg: fmt.Sprintf("%s: HTTP %d", what, resp.StatusCode)}
-	}
-	return nil
-}
-
-// endSession DELETEs the session, as the spec asks of stateful revisions.
-func (t *httpTransport) endSession(ctx context.Context) error {
-	s := t.s
-	if s.id == "" {
-		return nil
-	}
-	ctx, cancel := context.WithTimeout(ctx, s.c.opts.Timeout)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodDelete, s.c.url.String(), nil)
-	if err != nil {
-		return err
-	}
-	for k, v := range s.c.opts.Header {
-		req.Header[k] = v
-	}
-	s.c.authHeader(req.Header)
-	req.Header.Set("Mcp-Session-Id", s.id)
-	if s.c.rev >= Rev20250618 {
-		req.Header.Set("Mcp-Protocol-Version", s.c.rev)
-	}
-	s.id = ""
-	resp, err := t.hc.Do(req)
-	if err != nil {
-		return wrapNet(err, "DELETE session")
-	}
-	drain(resp.Body)
-	resp.Body.Close()
-	// 405 means the server does not let clients end sessions: allowed.
-	if resp.StatusCode >= 300 && resp.StatusCode != http.StatusMethodNotAllowed && resp.StatusCode != http.StatusNotFound {
-		return &Error{Kind: KindHTTPStatus, Status: resp.StatusCode, Msg: fmt.Sprintf("DELETE session: HTTP %d", resp.StatusCode)}
-	}
-	return nil
 }

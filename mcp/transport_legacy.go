@@ -190,7 +190,7 @@ func (t *legacyTransport) await(ctx context.Context, ls *legacyStream, p *Prepar
 			continue
 		}
 		if err := s.rep.parse(data); err != nil {
-			return false, &Error{Kind: KindTransport, Msg: "malformed JSON on the SSE stream", Err: err}
+			return false, malformed("event on the SSE stream", data, err)
 		}
 		if s.rep.isNotification() {
 			if msg := s.c.serverMessage(&s.rep, data); msg != nil {

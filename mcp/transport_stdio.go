@@ -104,14 +104,14 @@ func (t *stdioTransport) exchange(ctx context.Context, _ *Prepared, body []byte,
 			return false, &Error{Kind: KindTransport, Msg: msgTooLarge}
 		}
 		if err := s.rep.parse(line); err != nil {
-			return false, &Error{Kind: KindTransport, Msg: "malformed JSON answer", Err: err}
+			return false, malformed("answer", line, err)
 		}
 		return true, nil
 	case <-ctx.Done():
 		p.forget(id)
-		return false, &Error{Kind: classifyNetErr(ctx.Err()), Msg: "no answer from the server process", Err: ctx.Err()}
+		return false, &Error{Kind: classifyNetErr(ctx.Err()), Msg: "no answer from the server process" + p.notes(), Err: ctx.Err()}
 	case <-p.done:
-		return false, &Error{Kind: KindTransport, Msg: "the server process closed its stdout: " + p.stderr.String(), Err: p.err}
+		return false, &Error{Kind: KindTransport, Msg: p.gone() + p.notes(), Err: p.err}
 	}
 }
 
@@ -132,7 +132,7 @@ func (c *Client) dialStdio(ctx context.Context) error {
 		s.t = &stdioTransport{s: s, proc: p}
 		if err := c.negotiateOn(ctx, s); err != nil {
 			l.close()
-			return fmt.Errorf("server process %d: %w (stderr: %s)", i+1, err, p.stderr.String())
+			return fmt.Errorf("server process %d: %w", i+1, err)
 		}
 	}
 	c.info.Transport = string(TransportStdio)

@@ -89,6 +89,16 @@ type wireConn struct {
 	nc       net.Conn
 	br       *bufio.Reader
 	lastUsed time.Time
+	// received counts the bytes read off the connection, so that an
+	// answer cut off can say how much of it came.
+	received int64
+}
+
+// Read reads from the connection for br, counting.
+func (c *wireConn) Read(p []byte) (int, error) {
+	n, err := c.nc.Read(p)
+	c.received += int64(n)
+	return n, err
 }
 
 func newWirePool(u *url.URL, o Options, size int, dials *atomic.Int64) *wirePool {
@@ -153,7 +163,9 @@ func (p *wirePool) dial(deadline time.Time) (*wireConn, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &wireConn{nc: nc, br: bufio.NewReaderSize(nc, wireReadBuffer)}, nil
+	c := &wireConn{nc: nc}
+	c.br = bufio.NewReaderSize(c, wireReadBuffer)
+	return c, nil
 }
 
 // put gives c back; a connection that cannot carry another request
@@ -232,15 +244,12 @@ func (c *wireConn) alive() bool {
 // rest of it from the connection as it arrives; resp holds the stream's
 // parser until the stream is done with.
 type wireAnswer struct {
-	status      int
-	contentType string
-	sessionID   string
-	length      int
-	body        []byte
-	close       bool
-	stream      io.Reader
-	resp        *fasthttp.Response
-	challenge   []string // WWW-Authenticate of a 401 or 403
+	answerHead
+	body      []byte
+	close     bool
+	stream    io.Reader
+	resp      *fasthttp.Response
+	challenge []string // WWW-Authenticate of a 401 or 403
 }
 
 // peekHead returns the answer's status line and headers, through the
@@ -267,13 +276,17 @@ func peekHead(br *bufio.Reader) ([]byte, error) {
 
 var (
 	crlf2           = []byte("\r\n\r\n")
-	errHeadTooLarge = errors.New("answer headers larger than the read buffer")
+	lf              = []byte("\n")
+	errHeadTooLarge = errors.New("the answer's status line and headers pass 8 KiB, the direct engine's bound (the net/http engine reads up to 64 KiB)")
 )
 
 // parseHead reads the status and the headers the client needs from h. It
 // returns false, leaving the answer to fasthttp, for anything but a final
-// answer with a Content-Length and plain header lines.
+// answer with a Content-Length, no Content-Encoding and plain header lines.
 func parseHead(h []byte, a *wireAnswer, wantSession bool) bool {
+	if bytes.Count(h, lf) != bytes.Count(h, crlf) {
+		return false // a bare LF ends a line for fasthttp, not for the cuts below
+	}
 	line, rest, _ := bytes.Cut(h, crlf)
 	// "HTTP/1.x NNN reason"
 	if len(line) < 12 || string(line[:8]) != "HTTP/1.1" || line[8] != ' ' || len(line) > 12 && line[12] != ' ' {
@@ -305,7 +318,7 @@ func parseHead(h []byte, a *wireAnswer, wantSession bool) bool {
 				return false
 			}
 			length = n
-		case bytes.EqualFold(name, hTransferEncoding):
+		case bytes.EqualFold(name, hTransferEncoding), bytes.EqualFold(name, hContentEncoding):
 			return false
 		case bytes.EqualFold(name, hContentType):
 			a.contentType = bytesToString(value)
@@ -317,6 +330,10 @@ func parseHead(h []byte, a *wireAnswer, wantSession bool) bool {
 			a.sessionID = string(value)
 		case (code == 401 || code == 403) && bytes.EqualFold(name, hWWWAuthenticate):
 			a.challenge = append(a.challenge, string(value))
+		case code >= 300 && bytes.EqualFold(name, hLocation):
+			a.location = string(value)
+		case code >= 300 && bytes.EqualFold(name, hRetryAfter):
+			a.retryAfter = string(value)
 		}
 	}
 	if length < 0 {
@@ -353,6 +370,9 @@ var (
 	crlf              = []byte("\r\n")
 	hContentLength    = []byte("Content-Length")
 	hTransferEncoding = []byte("Transfer-Encoding")
+	hContentEncoding  = []byte("Content-Encoding")
+	hLocation         = []byte("Location")
+	hRetryAfter       = []byte("Retry-After")
 	hContentType      = []byte("Content-Type")
 	hConnection       = []byte("Connection")
 	hSessionID        = []byte("Mcp-Session-Id")

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -109,6 +110,10 @@ func (p *plainHTTP) get(ctx context.Context, u string, timeout time.Duration) (i
 // (ok false with the reason), never a failure of the probe.
 func (p *plainHTTP) health(ctx context.Context, u string) HealthSnapshot {
 	h := HealthSnapshot{URL: mcp.Redact(u)}
+	if u == "" {
+		h.Error = errNoEndpoint.Error()
+		return h
+	}
 	start := time.Now()
 	code, body, err := p.get(ctx, u, healthTimeout(p.opts))
 	h.LatencyMS = msSince(start)
@@ -278,6 +283,14 @@ func parentPath(k string) string {
 	return ""
 }
 
+// serverInfo is getInfo of the client's endpoint; a stdio server has none.
+func (p *plainHTTP) serverInfo(ctx context.Context, c *mcp.Client) (json.RawMessage, string) {
+	if c.Engine() == mcp.EngineStdio {
+		return nil, errNoEndpoint.Error()
+	}
+	return p.getInfo(ctx, c.URL())
+}
+
 // getInfo does a plain GET of the endpoint, which seed servers answer with
 // {name, version, protocolVersion, message}. It returns null and the reason
 // when the server offers no such document.
@@ -300,8 +313,11 @@ func (p *plainHTTP) getInfo(ctx context.Context, endpoint string) (json.RawMessa
 	return compact.Bytes(), ""
 }
 
+// errNoEndpoint: a stdio server has no URL to GET, for health or info.
+var errNoEndpoint = errors.New("no HTTP endpoint: the server is spoken to over stdio")
+
 // resolveHealthURL returns the health URL: the given one, or /health on the
-// endpoint's origin.
+// endpoint's origin ("" for a server with no endpoint, over stdio).
 func resolveHealthURL(endpoint, health string) (string, error) {
 	if health != "" {
 		u, err := url.Parse(health)
@@ -309,6 +325,9 @@ func resolveHealthURL(endpoint, health string) (string, error) {
 			return "", fmt.Errorf("bad health URL %q: want http(s)://host/path", mcp.Redact(health))
 		}
 		return health, nil
+	}
+	if endpoint == "" {
+		return "", nil
 	}
 	u, err := mcp.ParseURL(endpoint)
 	if err != nil {

@@ -177,7 +177,7 @@ func measure(ctx context.Context, client *mcp.Client, plain *plainHTTP, cfg Conf
 		stage string
 		do    func()
 	}{
-		{StageGetInfo, func() { res.ServerInfo.GetInfo, res.ServerInfo.GetInfoError = plain.getInfo(ctx, client.URL()) }},
+		{StageGetInfo, func() { res.ServerInfo.GetInfo, res.ServerInfo.GetInfoError = plain.serverInfo(ctx, client) }},
 		{StageToolsList, func() { res.ToolsList, res.SequentialProfile = listing(ctx, client, cfg) }},
 		{StageBenchSmall, func() { res.Benchmarks.Small = runBench(ctx, client, cfg, cfg.Small, "small", &res.Benchmarks) }},
 		{StageBenchLarge, func() { res.Benchmarks.Large = runBench(ctx, client, cfg, cfg.Large, "large", &res.Benchmarks) }},
@@ -241,6 +241,9 @@ func runBench(ctx context.Context, c *mcp.Client, cfg Config, spec BenchSpec, na
 	p.Client.PoolMaxConns = c.PoolSize()
 	p.Client.PoolWaits = c.Dials() - dials
 	p.Client.Engine = "net/http"
+	if c.Engine() == mcp.EngineStdio {
+		p.Client.Engine = string(mcp.EngineStdio)
+	}
 	return &p
 }
 

@@ -58,7 +58,10 @@ func WriteCompareMarkdown(w io.Writer, c *results.Comparison) error {
 		if s.src.Path != "" {
 			fmt.Fprintf(&b, "`%s`, ", s.src.Path)
 		}
-		fmt.Fprintf(&b, "%s, started %s\n", textfmt.OrDash(s.src.Target), s.src.StartedAt.UTC().Format(time.RFC3339))
+		fmt.Fprintf(&b, "%s, started %s, mcpbench %s\n", textfmt.OrDash(s.src.Target), s.src.StartedAt.UTC().Format(time.RFC3339), textfmt.OrDash(s.src.MCPBenchVersion))
+	}
+	if c.MCPBenchVersion != "" {
+		fmt.Fprintf(&b, "- **Compared by:** mcpbench %s\n", c.MCPBenchVersion)
 	}
 	b.WriteString("\n")
 	if _, err := io.WriteString(w, b.String()); err != nil {

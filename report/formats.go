@@ -13,6 +13,7 @@ const (
 	FormatMarkdown = "markdown"
 	FormatSVG      = "svg"
 	FormatJUnit    = "junit"
+	FormatHTML     = "html"
 	FormatSummary  = "summary"
 )
 
@@ -24,17 +25,19 @@ type Format[R any] struct {
 
 // The formats of each report kind, in the order a command writes them.
 // A command loops over its kind's table and writes each format that has a
-// destination, so adding a format (an HTML page, say) is one row here.
+// destination, so adding a format is one row here.
 var (
 	RunFormats = []Format[*results.RunReport]{
 		{FormatJSON, WriteRunJSON},
 		{FormatMarkdown, WriteRunMarkdown},
+		{FormatHTML, WriteRunHTML},
 		{FormatSummary, WriteRunSummary},
 	}
 	SweepFormats = []Format[*results.SweepReport]{
 		{FormatJSON, WriteSweepJSON},
 		{FormatMarkdown, WriteSweepMarkdown},
 		{FormatSVG, WriteSweepSVG},
+		{FormatHTML, WriteSweepHTML},
 		{FormatSummary, WriteSweepTable},
 	}
 	ProbeFormats = []Format[*results.ProbeReport]{
@@ -42,10 +45,16 @@ var (
 		{FormatMarkdown, WriteProbeMarkdown},
 		{FormatSummary, WriteProbeSummary},
 	}
+	PlanFormats = []Format[*results.PlanReport]{
+		{FormatJSON, WritePlanJSON},
+		{FormatMarkdown, WritePlanMarkdown},
+		{FormatSummary, WritePlanSummary},
+	}
 	CompareFormats = []Format[*results.Comparison]{
 		{FormatJSON, WriteCompareJSON},
 		{FormatJUnit, WriteCompareJUnit},
 		{FormatMarkdown, WriteCompareMarkdown},
+		{FormatHTML, WriteCompareHTML},
 	}
 	LogscanFormats = []Format[*results.LogscanReport]{
 		{FormatJSON, WriteLogscanJSON},

@@ -18,6 +18,8 @@ func FuzzReadReports(f *testing.F) {
 		`{"schema":"mcpbench.run/v1","rate":-1,"shard":{"index":3,"count":2},"uncorrected":{"p99_ms":1e308}}`,
 		`{"schema":"mcpbench.sweep/v1","points":[{"concurrency":1,"requests":5,"ok":5,"p95_ms":2},{"concurrency":0}],"slo":{"p95_ms":1}}`,
 		`{"schema":"mcpbench.sweep/v1","points":[{"histogram":"AAAA"}],"knee":{"concurrency":-4}}`,
+		`{"schema":"mcpbench.run/v1","requests":2,"ok":2,"series":{"started_at":"2026-01-01T00:00:00Z","interval_s":1,"last_s":0.5,"sent":[1,1],"ok":[1,1],"rps":[1,2],"p50_ms":[1,1],"p95_ms":[1,1],"p99_ms":[1,1],"max_ms":[1,1],"in_flight":[0,0],"cpu_s":[0,0],"histograms":["",""],"server":[{"name":"rss_bytes","unit":"bytes","kind":"gauge","values":[1,null]}]}}`,
+		`{"schema":"mcpbench.run/v1","series":{"interval_s":1e-300,"ok":[1],"sent":[],"errors":{"x":[1,2,3]}},"soak":{"verdicts":[{"leak":true}]}}`,
 		`{"schema":"mcpbench.probe/v1"}`,
 		`{"schema":7}`,
 		`{}{}`,

@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/mcpbench/mcpbench/internal/textfmt"
 	"github.com/mcpbench/mcpbench/logscan"
 	"github.com/mcpbench/mcpbench/results"
 )
@@ -27,7 +28,8 @@ func WriteLogscanSummary(w io.Writer, r *results.LogscanReport) error {
 func WriteLogscanMarkdown(w io.Writer, r *results.LogscanReport) error {
 	cell := strings.NewReplacer("|", `\|`, "\n", " ").Replace
 	var b strings.Builder
-	b.WriteString("## mcpbench logscan\n\n| figure | value |\n| --- | --- |\n")
+	b.WriteString("## mcpbench logscan\n\n")
+	fmt.Fprintf(&b, "- **mcpbench:** %s\n\n| figure | value |\n| --- | --- |\n", textfmt.OrDash(r.MCPBenchVersion))
 	for _, f := range logscanFigures(&r.WindowScan) {
 		fmt.Fprintf(&b, "| %s | %s |\n", f[0], cell(f[1]))
 	}

@@ -84,17 +84,16 @@ func WriteProbeMarkdown(w io.Writer, r *results.ProbeReport) error {
 			return err
 		}
 	}
-	return writeGates(w, r.Gates, textfmt.Percent, textfmt.Percent)
+	return writeGates(w, r.Gates)
 }
 
 func probeMarkdownHead(w io.Writer, r *results.ProbeReport) error {
 	var b strings.Builder
 	b.WriteString("# mcpbench probe\n\n")
 	if r.Interrupted {
-		b.WriteString("> **Interrupted**: the report covers what was measured before the stop.\n\n")
+		b.WriteString("> **Interrupted:** the report covers what was measured before the stop.\n\n")
 	}
-	fmt.Fprintf(&b, "- **Target:** %s\n", targetLine(r.Target))
-	fmt.Fprintf(&b, "- **Started:** %s\n", r.StartedAt.Format("2006-01-02 15:04:05 MST"))
+	headerMarkdown(&b, &r.Header)
 	if si := &r.ServerInfo; si.Negotiation != "" {
 		fmt.Fprintf(&b, "- **Negotiation:** %s\n", si.Negotiation)
 	}
@@ -235,6 +234,13 @@ func probeMarkdownLog(w io.Writer, r *results.ProbeReport) error {
 // probeHealthTable has a row for the snapshot before, the one after, and the
 // change between them.
 func probeHealthTable(w io.Writer, h *probe.Health) error {
+	head, rows := healthRows(h)
+	fmt.Fprintf(w, "`%s`\n\n", h.URL)
+	return markdownTable(w, head, rows)
+}
+
+// healthRows are the Markdown cells of the health table.
+func healthRows(h *probe.Health) (head []string, rows [][]string) {
 	row := func(name string, s probe.HealthSnapshot) []string {
 		status := "–"
 		if s.StatusCode != 0 {
@@ -246,15 +252,14 @@ func probeHealthTable(w io.Writer, h *probe.Health) error {
 		}
 		return r
 	}
-	rows := [][]string{row("before", h.HealthSnapshot)}
+	rows = [][]string{row("before", h.HealthSnapshot)}
 	if h.After != nil {
 		rows = append(rows, row("after", *h.After))
 	}
 	if d := h.Delta; d != nil {
 		rows = append(rows, []string{"change", "", "", "", probeSigned(d.CacheHits), probeSigned(d.CacheMisses), probeOptPct(d.WindowHitRatePct), ""})
 	}
-	fmt.Fprintf(w, "`%s`\n\n", h.URL)
-	return markdownTable(w, []string{"snapshot", "ok", "status", "latency ms", "cache hits", "cache misses", "hit rate", "note"}, rows)
+	return []string{"snapshot", "ok", "status", "latency ms", "cache hits", "cache misses", "hit rate", "note"}, rows
 }
 
 func probeHealthLine(s probe.HealthSnapshot) string {

@@ -13,6 +13,7 @@ import (
 	"github.com/mcpbench/mcpbench/bench"
 	"github.com/mcpbench/mcpbench/internal/textfmt"
 	"github.com/mcpbench/mcpbench/results"
+	"github.com/mcpbench/mcpbench/workload"
 )
 
 // WriteRunJSON writes r as indented JSON.
@@ -23,11 +24,14 @@ func WriteRunSummary(w io.Writer, r *results.RunReport) error {
 	p := &r.Point
 	var b strings.Builder
 	fmt.Fprintf(&b, "target    %s\n", targetLine(r.Target))
-	load := fmt.Sprintf("closed loop, %d workers", p.Concurrency)
-	if p.Rate != nil {
-		load = fmt.Sprintf("open loop, %s rps offered, %d in flight at most", textfmt.Float(*p.Rate), p.Concurrency)
+	switch {
+	case p.Sessions != nil:
+		fmt.Fprintf(&b, "load      %s, %s\n", sessionLoadLine(p), textfmt.OrDash(r.Workload.Scenario))
+	case p.Rate != nil:
+		fmt.Fprintf(&b, "load      open loop, %s rps offered, %d in flight at most, %s\n", textfmt.Float(*p.Rate), p.Concurrency, results.OperationsLine(r.Workload.Operations))
+	default:
+		fmt.Fprintf(&b, "load      closed loop, %d workers, %s\n", p.Concurrency, results.OperationsLine(r.Workload.Operations))
 	}
-	fmt.Fprintf(&b, "load      %s, %s\n", load, results.OperationsLine(r.Workload.Operations))
 	fmt.Fprintf(&b, "requests  %d in %.2fs: %d ok, %d errors (%s)\n", p.Requests, p.ElapsedS, p.OK, p.Errors, textfmt.Percent(p.ErrorRate))
 	fmt.Fprintf(&b, "rps       %.1f\n", p.RPS)
 	fmt.Fprintf(&b, "latency   min %s  mean %s  p50 %s  p90 %s  p95 %s  p99 %s  p99.9 %s  max %s ms\n",
@@ -42,17 +46,31 @@ func WriteRunSummary(w io.Writer, r *results.RunReport) error {
 			fmtMS(u.P50MS), fmtMS(u.P95MS), fmtMS(u.P99MS), fmtMS(u.MaxMS), fmtMS(lag.P99))
 	}
 	stageSummary(&b, p)
+	if p.Sessions != nil {
+		writeSessionSummary(&b, p)
+	}
 	for _, k := range sortedKeys(p.ErrorsByKind) {
 		ex := p.ErrorExamples[k]
 		fmt.Fprintf(&b, "  %-16s %d  e.g. %s\n", k, p.ErrorsByKind[k], ex)
+	}
+	writeOperationErrors(&b, p.ByOperation)
+	for _, t := range r.Workload.Tools {
+		if t.CardinalityNote != "" {
+			fmt.Fprintf(&b, "note      %s: %s\n", t.Name, t.CardinalityNote)
+		}
 	}
 	for _, g := range r.Gates {
 		verdict := "passed"
 		if !g.Passed {
 			verdict = "FAILED"
 		}
-		fmt.Fprintf(&b, "gate      %s: %s (%s, limit %s)\n", g.Name, verdict, textfmt.Float(textfmt.Round3(g.Value)), textfmt.Float(g.Limit))
+		note := ""
+		if g.Note != "" {
+			note = "; " + g.Note
+		}
+		fmt.Fprintf(&b, "gate      %s: %s (%s, limit %s%s)\n", g.Name, verdict, textfmt.Float(textfmt.Round3(g.Value)), textfmt.Float(g.Limit), note)
 	}
+	writeSoakSummary(&b, r.Soak)
 	if p.Client.Saturated {
 		fmt.Fprintf(&b, "WARNING   the generator was saturated (%s): these figures describe mcpbench, not the server\n", p.Client.SaturationReason)
 	}
@@ -63,16 +81,39 @@ func WriteRunSummary(w io.Writer, r *results.RunReport) error {
 	return err
 }
 
+// writeOperationErrors adds a line for each operation of a mix that had
+// errors, with its count of each kind: which tool fails, and how.
+func writeOperationErrors(b *strings.Builder, ops []bench.OperationStats) {
+	for _, o := range ops {
+		if o.Errors == 0 {
+			continue
+		}
+		var kinds []string
+		for _, k := range sortedKeys(o.ErrorsByKind) {
+			kinds = append(kinds, fmt.Sprintf("%s %d", k, o.ErrorsByKind[k]))
+		}
+		fmt.Fprintf(b, "  by %-13s %d of %d failed: %s\n", results.OperationName(o.Operation), o.Errors, o.Requests, strings.Join(kinds, ", "))
+	}
+}
+
 // WriteRunMarkdown writes the Markdown report of a run.
 func WriteRunMarkdown(w io.Writer, r *results.RunReport) error {
 	p := &r.Point
 	var b strings.Builder
-	b.WriteString("# mcpbench run\n\n")
+	fmt.Fprintf(&b, "# mcpbench run: %s\n\n", textfmt.OrDash(r.Target.URL))
 	if p.Interrupted {
-		b.WriteString("> **Interrupted**: the figures cover what was measured before the stop.\n\n")
+		b.WriteString("> **Interrupted:** the figures cover what was measured before the stop.\n\n")
 	}
-	fmt.Fprintf(&b, "- **Target:** %s\n", targetLine(r.Target))
-	fmt.Fprintf(&b, "- **Started:** %s\n", r.StartedAt.Format("2006-01-02 15:04:05 MST"))
+	headerMarkdown(&b, &r.Header)
+	if p.Sessions != nil {
+		if _, err := io.WriteString(w, b.String()); err != nil {
+			return err
+		}
+		if err := writeSessionMarkdown(w, r); err != nil {
+			return err
+		}
+		return writeRunTail(w, r)
+	}
 	fmt.Fprintf(&b, "- **Workload:** %s\n", results.OperationsLine(r.Workload.Operations))
 	if p.Rate != nil {
 		fmt.Fprintf(&b, "- **Load:** open loop, %s requests/s offered, at most %d in flight\n", textfmt.Float(*p.Rate), p.Concurrency)
@@ -105,6 +146,16 @@ func WriteRunMarkdown(w io.Writer, r *results.RunReport) error {
 			return err
 		}
 	}
+	return writeRunTail(w, r)
+}
+
+// writeRunTail writes the sections every run report ends with: stages,
+// errors, gates, and the generator.
+func writeRunTail(w io.Writer, r *results.RunReport) error {
+	p := &r.Point
+	if err := writeToolsTable(w, r.Workload.Tools); err != nil {
+		return err
+	}
 	if err := writeStagesMarkdown(w, p); err != nil {
 		return err
 	}
@@ -118,7 +169,10 @@ func WriteRunMarkdown(w io.Writer, r *results.RunReport) error {
 			return err
 		}
 	}
-	if err := writeGates(w, r.Gates, func(v float64) string { return textfmt.Float(textfmt.Round3(v)) }, textfmt.Float); err != nil {
+	if err := writeGates(w, r.Gates); err != nil {
+		return err
+	}
+	if err := writeSeriesMarkdown(w, p.Series, r.Soak); err != nil {
 		return err
 	}
 	c := p.Client
@@ -130,11 +184,26 @@ func WriteRunMarkdown(w io.Writer, r *results.RunReport) error {
 	return nil
 }
 
+// writeToolsTable lists the tools a run called with what their
+// annotations say (nothing when it called none).
+func writeToolsTable(w io.Writer, tools []workload.ToolInfo) error {
+	if len(tools) == 0 {
+		return nil
+	}
+	io.WriteString(w, "\n## Tools called\n\n")
+	var rows [][]string
+	for _, t := range tools {
+		rows = append(rows, []string{t.Name, toolTraits(t, 0)})
+	}
+	return markdownTable(w, []string{"tool", "annotations"}, rows)
+}
+
 func markdownTable(w io.Writer, head []string, rows [][]string) error {
-	t := tablewriter.NewTable(w,
+	opts := append([]tablewriter.Option{
 		tablewriter.WithRenderer(renderer.NewMarkdown()),
 		tablewriter.WithHeaderAutoFormat(tw.Off),
-	)
+	}, columnAlignment(len(head), rows)...)
+	t := tablewriter.NewTable(w, opts...)
 	t.Header(head)
 	for _, r := range rows {
 		if err := t.Append(r); err != nil {
@@ -153,9 +222,9 @@ func sortedKeys[V any](m map[string]V) []string {
 	return keys
 }
 
-// writeGates writes the Gates section (nothing when there are none), with
-// values and limits formatted as given.
-func writeGates(w io.Writer, gates []results.Gate, value, limit func(float64) string) error {
+// writeGates writes the Gates section (nothing when there are none), each
+// value and limit in its figure's unit.
+func writeGates(w io.Writer, gates []results.Gate) error {
 	if len(gates) == 0 {
 		return nil
 	}
@@ -166,7 +235,35 @@ func writeGates(w io.Writer, gates []results.Gate, value, limit func(float64) st
 		if !g.Passed {
 			v = "**FAIL**"
 		}
-		rows = append(rows, []string{g.Name, value(g.Value), limit(g.Limit), v})
+		if g.Note != "" {
+			v += " (" + g.Note + ")"
+		}
+		rows = append(rows, []string{g.Name, gateFigure(g.Name, g.Value), gateFigure(g.Name, g.Limit), v})
 	}
 	return markdownTable(w, []string{"gate", "value", "limit", "verdict"}, rows)
+}
+
+// gateLabel names a gate for people: "error rate", "p95".
+func gateLabel(name string) string {
+	switch name {
+	case "error_rate":
+		return "error rate"
+	case "p95_ms":
+		return "p95"
+	case "p99_ms":
+		return "p99"
+	}
+	return name
+}
+
+// gateFigure prints a gate's value or limit in its unit: a percentage
+// for an error rate, milliseconds for a latency.
+func gateFigure(name string, v float64) string {
+	switch {
+	case strings.HasSuffix(name, "error_rate"):
+		return textfmt.Percent(v)
+	case strings.HasSuffix(name, "_ms"):
+		return fmtMS(v) + " ms"
+	}
+	return textfmt.Float(textfmt.Round3(v))
 }

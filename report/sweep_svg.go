@@ -1,6 +1,7 @@
 package report
 
 import (
+	"bytes"
 	"fmt"
 	"image/color"
 	"io"
@@ -22,10 +23,21 @@ import (
 	"github.com/mcpbench/mcpbench/sweep"
 )
 
-// Chart size: two stacked panels that fit a report page or a PR comment.
+// Chart size: two stacked panels that fit a report page or a PR comment,
+// with a column on the right for the legends, so no legend covers data.
 const (
-	chartWidth  = 20 * vg.Centimeter
-	chartHeight = 22 * vg.Centimeter
+	chartWidth   = 24 * vg.Centimeter
+	chartHeight  = 22 * vg.Centimeter
+	legendColumn = 5 * vg.Centimeter
+)
+
+// The chart's text is Liberation Sans, whose widths gonum measures. The
+// SVG names it with its metric twins and a generic family after it, so a
+// viewer without Liberation still draws sans-serif text of the same
+// widths (Arial, Helvetica) or close to it.
+const (
+	svgFontFamily = "font-family:Liberation Sans;"
+	svgFontStack  = "font-family:'Liberation Sans',Arial,Helvetica,sans-serif;"
 )
 
 // Series colours, chosen to stay apart for common colour blindness.
@@ -48,7 +60,11 @@ func WriteSweepSVG(w io.Writer, r *results.SweepReport) error {
 	if err := drawSweep(draw.New(c), r); err != nil {
 		return err
 	}
-	if _, err := c.WriteTo(w); err != nil {
+	var buf bytes.Buffer
+	if _, err := c.WriteTo(&buf); err != nil {
+		return fmt.Errorf("sweep chart: %w", err)
+	}
+	if _, err := w.Write(bytes.ReplaceAll(buf.Bytes(), []byte(svgFontFamily), []byte(svgFontStack))); err != nil {
 		return fmt.Errorf("sweep chart: %w", err)
 	}
 	return nil
@@ -87,9 +103,22 @@ func drawSweep(dc draw.Canvas, r *results.SweepReport) error {
 	}
 	tiles := draw.Tiles{Rows: 2, Cols: 1, PadTop: vg.Millimeter * 3, PadBottom: vg.Millimeter * 3,
 		PadLeft: vg.Millimeter * 3, PadRight: vg.Millimeter * 5, PadY: vg.Millimeter * 8}
-	cs := plot.Align([][]*plot.Plot{{top}, {bottom}}, tiles, dc)
-	top.Draw(cs[0][0])
-	bottom.Draw(cs[1][0])
+	// The legends go in the column right of the panels, each level with
+	// its panel's top, instead of over the data.
+	legends := []plot.Legend{top.Legend, bottom.Legend}
+	top.Legend, bottom.Legend = plot.NewLegend(), plot.NewLegend()
+	cs := plot.Align([][]*plot.Plot{{top}, {bottom}}, tiles, draw.Crop(dc, 0, -legendColumn, 0, 0))
+	for i, p := range []*plot.Plot{top, bottom} {
+		p.Draw(cs[i][0])
+		panel := cs[i][0]
+		titleH := p.Title.TextStyle.Height(p.Title.Text) + p.Title.Padding
+		area := draw.Canvas{Canvas: dc.Canvas, Rectangle: vg.Rectangle{
+			Min: vg.Point{X: panel.Max.X + vg.Millimeter*2, Y: panel.Min.Y},
+			Max: vg.Point{X: dc.Max.X, Y: panel.Max.Y - titleH},
+		}}
+		legends[i].Top, legends[i].Left = true, true
+		legends[i].Draw(area)
+	}
 	return nil
 }
 
@@ -98,7 +127,7 @@ func concurrencyPlots(r *results.SweepReport, pts []bench.Point) (top, bottom *p
 	for i, p := range pts {
 		xs[i] = float64(p.Concurrency)
 	}
-	top, bottom = newPanels("Throughput — "+textfmt.OrDash(r.Target.URL), "throughput (rps)", "Latency", "concurrency", xs)
+	top, bottom = newPanels("Throughput — "+textfmt.OrDash(r.Target.URL), "throughput (rps)", "Latency", "concurrency", xs, loadAxis(xs))
 
 	if err := addSeries(top, "rps", xs, pts, func(p bench.Point) float64 { return p.RPS }, colRPS, draw.CircleGlyph{}); err != nil {
 		return nil, nil, err
@@ -149,17 +178,11 @@ func ratePlots(r *results.SweepReport, pts []bench.Point) (top, bottom *plot.Plo
 	for i, p := range pts {
 		xs[i] = *p.Rate
 	}
-	top, bottom = newPanels("Offered and achieved rate — "+textfmt.OrDash(r.Target.URL), "achieved (rps)", "Latency (from intended send time)", "offered rate (rps)", xs)
+	// A linear axis: offered = achieved must read as the straight line it
+	// is, whatever the spacing of the rates.
+	top, bottom = newPanels("Offered and achieved rate — "+textfmt.OrDash(r.Target.URL), "achieved (rps)", "Latency (from intended send time)", "offered rate (rps)", xs, axisLinear)
 
-	// offered = achieved, sampled densely because the x axis may be
-	// logarithmic, where y = x is a curve.
-	const samples = 100
-	diag := make(plotter.XYs, samples+1)
-	for i := range diag {
-		x := xs[0] + (xs[len(xs)-1]-xs[0])*float64(i)/samples
-		diag[i] = plotter.XY{X: x, Y: x}
-	}
-	ideal, err := plotter.NewLine(diag)
+	ideal, err := plotter.NewLine(plotter.XYs{{X: xs[0], Y: xs[0]}, {X: xs[len(xs)-1], Y: xs[len(xs)-1]}})
 	if err != nil {
 		return nil, nil, fmt.Errorf("offered line: %w", err)
 	}
@@ -181,40 +204,22 @@ func ratePlots(r *results.SweepReport, pts []bench.Point) (top, bottom *plot.Plo
 	return top, bottom, nil
 }
 
-// setLoadAxis uses a log scale when the loads span a wide ratio (sweeps
-// usually double), with ticks at the measured loads so they can be read
-// off directly.
-func setLoadAxis(p *plot.Plot, xs []float64) {
+// setLoadAxis sets the load axis's scale (loadAxis: log for loads that
+// grow geometrically, linear otherwise), with ticks at the measured loads
+// so they can be read off directly.
+func setLoadAxis(p *plot.Plot, xs []float64, scale string) {
 	if len(xs) == 0 {
 		return
 	}
-	lo, hi := slices.Min(xs), slices.Max(xs)
-	if lo > 0 && hi/lo >= 8 {
+	if scale == axisLog {
 		p.X.Scale = plot.LogScale{}
 	}
-	// Thin the ticks so labels do not collide: keep one where the previous
-	// kept tick is at least 12% of the axis away (in the axis's scale).
-	pos := func(x float64) float64 {
-		if _, ok := p.X.Scale.(plot.LogScale); ok {
-			return math.Log(x)
-		}
-		return x
-	}
-	span := pos(hi) - pos(lo)
 	var ticks plot.ConstantTicks
-	last := math.Inf(-1)
-	for _, x := range xs {
-		if span > 0 && pos(x)-last < 0.06*span && x != hi {
-			continue
-		}
-		if span > 0 && x == hi && pos(x)-last < 0.06*span && len(ticks) > 0 {
-			ticks = ticks[:len(ticks)-1]
-		}
+	for _, x := range loadTicks(xs, scale) {
 		ticks = append(ticks, plot.Tick{Value: x, Label: textfmt.Float(x)})
-		last = pos(x)
 	}
 	p.X.Tick.Marker = ticks
-	p.X.Min, p.X.Max = lo, hi
+	p.X.Min, p.X.Max = slices.Min(xs), slices.Max(xs)
 }
 
 func addSeries(p *plot.Plot, name string, xs []float64, pts []bench.Point, y func(bench.Point) float64, col color.Color, glyph draw.GlyphDrawer) error {
@@ -271,7 +276,8 @@ func addLatency(p *plot.Plot, xs []float64, pts []bench.Point, slo sweep.SLO) er
 			return err
 		}
 	}
-	// The p99 label sits at the right end; the p95 label left of it, so
+	// The labels sit at the left end, where the load is lightest and the
+	// data lie below the bounds; the p95 label right of the p99 one, so
 	// the two never overprint when the bounds are close.
 	var shift vg.Length
 	if slo.P99MS > 0 {
@@ -345,7 +351,7 @@ func addVLine(p *plot.Plot, x float64, label string, col color.Color, labelled b
 func addHLine(p *plot.Plot, y float64, label string, col color.Color, shift vg.Length) *refLine {
 	l := &refLine{at: y, label: label, shift: shift, style: draw.LineStyle{Color: col, Width: vg.Points(1.2), Dashes: dashes}, text: p.Legend.TextStyle}
 	l.text.Color = col
-	l.text.XAlign, l.text.YAlign = text.XRight, text.YBottom
+	l.text.XAlign, l.text.YAlign = text.XLeft, text.YBottom
 	p.Add(l)
 	return l
 }
@@ -367,14 +373,26 @@ func (l *refLine) Plot(c draw.Canvas, p *plot.Plot) {
 		c.StrokeLine2(l.style, x, c.Min.Y, x, c.Max.Y)
 		if l.label != "" {
 			y := c.Max.Y - pad - vg.Length(l.row)*l.text.Height(l.label)
-			c.FillText(l.text, vg.Point{X: x + pad, Y: y}, l.label)
+			// Right of the line, or left of it where the label would
+			// leave the plot area; a tenth of spare width allows for a
+			// viewer's fallback font being wider.
+			w := l.text.Width(l.label) * 1.1
+			at := x + pad
+			if at+w > c.Max.X {
+				at = max(c.Min.X+pad, x-pad-w)
+			}
+			c.FillText(l.text, vg.Point{X: at, Y: y}, l.label)
 		}
 		return
 	}
 	y := trY(l.at)
 	c.StrokeLine2(l.style, c.Min.X, y, c.Max.X, y)
 	if l.label != "" {
-		c.FillText(l.text, vg.Point{X: c.Max.X - pad - l.shift, Y: y + pad}, l.label)
+		at := vg.Point{X: c.Min.X + pad + l.shift, Y: y + pad}
+		if y+pad+l.text.Height(l.label) > c.Max.Y { // too near the top: below the line
+			at.Y = y - pad - l.text.Height(l.label)
+		}
+		c.FillText(l.text, at, l.label)
 	}
 }
 
@@ -395,18 +413,28 @@ func (l *refLine) Thumbnail(c *draw.Canvas) {
 	c.StrokeLine2(l.style, c.Min.X, y, c.Max.X, y)
 }
 
-// newPanels makes a sweep chart's two panels over the load values xs: a
-// throughput panel (titled top, y axis topY, from 0) above a latency one.
-func newPanels(top, topY, bottom, xLabel string, xs []float64) (*plot.Plot, *plot.Plot) {
+// newPanels makes a sweep chart's two panels over the load values xs on
+// the given scale: a throughput panel (titled top, y axis topY, from 0)
+// above a latency one.
+func newPanels(top, topY, bottom, xLabel string, xs []float64, scale string) (*plot.Plot, *plot.Plot) {
 	t, b := plot.New(), plot.New()
 	t.Title.Text, t.Y.Label.Text = top, topY
 	b.Title.Text, b.Y.Label.Text = bottom, "latency (ms)"
 	for _, p := range []*plot.Plot{t, b} {
+		sansText(p)
 		p.X.Label.Text = xLabel
-		setLoadAxis(p, xs)
+		setLoadAxis(p, xs, scale)
 		p.Add(plotter.NewGrid())
-		p.Legend.Top, p.Legend.Left = true, true
 	}
 	t.Y.Min = 0
 	return t, b
+}
+
+// sansText sets every text of p in Liberation Sans: charts read better
+// without serifs, and its metric twins are on most systems (svgFontStack).
+func sansText(p *plot.Plot) {
+	for _, st := range []*text.Style{&p.Title.TextStyle, &p.X.Label.TextStyle, &p.Y.Label.TextStyle,
+		&p.X.Tick.Label, &p.Y.Tick.Label, &p.Legend.TextStyle} {
+		st.Font.Variant = "Sans"
+	}
 }

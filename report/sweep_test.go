@@ -6,14 +6,18 @@ import (
 	"encoding/xml"
 	"errors"
 	"flag"
+	"fmt"
 	"io"
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/mcpbench/mcpbench/bench"
 	"github.com/mcpbench/mcpbench/results"
@@ -227,6 +231,8 @@ func TestSweepSVG(t *testing.T) {
 	}{
 		{"concurrency", fixtureSweep(), []string{"Throughput", "rps", "USL fit", "p50", "p95", "p99", "p95 SLO 50 ms", "p99 SLO 70 ms", "knee = recommended 8", "concurrency", "misses SLO"}},
 		{"rate", fixtureRateSweep(), []string{"Offered and achieved rate", "achieved", "offered", "p95 SLO 50 ms", "max sustainable 298.9"}},
+		{"even rate", fixtureEvenRateSweep(), []string{"100", "200", "300", "400", "500", "600", "700", "800", "900", "1000", "p99 SLO 90 ms"}},
+		{"knee at edge", fixtureKneeAtEdge(), []string{"knee = recommended 8", "p99 SLO 90 ms"}},
 		{"empty", results.NewSweepReport(results.Header{}, nil, sweep.SLO{P95MS: 10}), []string{"Throughput"}},
 		{"one point", results.NewSweepReport(results.Header{}, fixtureSweep().Points[:1], sweep.SLO{P95MS: 10}), []string{"knee 1"}},
 	} {
@@ -310,4 +316,134 @@ func TestSweepSVGNonFinite(t *testing.T) {
 		t.Fatal(err)
 	}
 	parseSVG(t, buf.Bytes())
+}
+
+// fixtureEvenRateSweep is a rate sweep of evenly spaced rates, 100 to
+// 1000 rps, that keeps up to 700.
+func fixtureEvenRateSweep() *results.SweepReport {
+	var pts []bench.Point
+	for rate := 100.0; rate <= 1000; rate += 100 {
+		r := rate
+		p := bench.Point{Rate: &r, RPS: min(rate, 720)}
+		p.Requests, p.OK = 1000, 1000
+		p.P50MS, p.P95MS, p.P99MS, p.MaxMS = 12, 20+rate/50, 30+rate/40, 80
+		if rate > 700 {
+			p.P95MS, p.P99MS = rate, rate*1.5
+		}
+		pts = append(pts, p)
+	}
+	return results.NewSweepReport(results.Header{Target: results.Target{URL: "http://127.0.0.1:3002/mcp"}}, pts, sweep.SLO{P95MS: 60, P99MS: 90})
+}
+
+// fixtureKneeAtEdge is a sweep whose knee and recommendation are the
+// highest concurrency measured, where a label right of the line would
+// leave the plot.
+func fixtureKneeAtEdge() *results.SweepReport {
+	r := fixtureSweep()
+	pts := r.Points[:5] // 1 … 8, still scaling
+	return results.NewSweepReport(r.Header, pts, sweep.SLO{P95MS: 50, P99MS: 90})
+}
+
+// svgText is one <text> of an SVG with where it starts.
+type svgText struct {
+	text     string
+	x, size  float64
+	fontFree bool // no generic family in its font-family
+}
+
+var fontSizeRE = regexp.MustCompile(`font-size:([0-9.]+)px`)
+
+func svgTexts(t *testing.T, b []byte) (texts []svgText, width float64) {
+	t.Helper()
+	dec := xml.NewDecoder(bytes.NewReader(b))
+	var cur *svgText
+	for {
+		tok, err := dec.Token()
+		if errors.Is(err, io.EOF) {
+			return texts, width
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch el := tok.(type) {
+		case xml.StartElement:
+			attr := map[string]string{}
+			for _, a := range el.Attr {
+				attr[a.Name.Local] = a.Value
+			}
+			switch el.Name.Local {
+			case "svg":
+				var x0, y0, h float64
+				fmt.Sscanf(attr["viewBox"], "%g %g %g %g", &x0, &y0, &width, &h)
+			case "text":
+				cur = &svgText{fontFree: !strings.Contains(attr["style"], "sans-serif")}
+				cur.x, _ = strconv.ParseFloat(attr["x"], 64)
+				if m := fontSizeRE.FindStringSubmatch(attr["style"]); m != nil {
+					cur.size, _ = strconv.ParseFloat(m[1], 64)
+				}
+			}
+		case xml.CharData:
+			if cur != nil {
+				cur.text += string(el)
+			}
+		case xml.EndElement:
+			if el.Name.Local == "text" && cur != nil {
+				texts = append(texts, *cur)
+				cur = nil
+			}
+		}
+	}
+}
+
+// The issue's complaints about the chart, checked on the SVG itself: every
+// text names a generic font family after Liberation Sans, no text runs
+// past the right edge, and the SLO, knee and recommendation labels stay
+// left of the legend column, inside the plots.
+func TestSweepSVGLayout(t *testing.T) {
+	for _, r := range []*results.SweepReport{fixtureSweep(), fixtureRateSweep(), fixtureEvenRateSweep(), fixtureKneeAtEdge()} {
+		var buf bytes.Buffer
+		if err := WriteSweepSVG(&buf, r); err != nil {
+			t.Fatal(err)
+		}
+		texts, width := svgTexts(t, buf.Bytes())
+		legendX := width - legendColumn.Points()
+		for _, tx := range texts {
+			if tx.fontFree {
+				t.Errorf("%q: no generic font family", tx.text)
+			}
+			// Half an em per character is Liberation Sans's average width.
+			end := tx.x + 0.5*tx.size*float64(utf8.RuneCountInString(tx.text))
+			if end > width {
+				t.Errorf("%q ends at %.0f, past the edge %.0f", tx.text, end, width)
+			}
+			annotation := strings.Contains(tx.text, "SLO") || strings.Contains(tx.text, "knee") ||
+				strings.Contains(tx.text, "recommended") || strings.Contains(tx.text, "sustainable")
+			if annotation && tx.x < legendX && end > legendX {
+				t.Errorf("%q runs from the plot into the legend column (%.0f to %.0f, column at %.0f)", tx.text, tx.x, end, legendX)
+			}
+		}
+	}
+}
+
+// A rate sweep's load axis is linear: evenly spaced rates get evenly
+// spaced ticks, every one labelled.
+func TestSweepSVGRateAxisLinear(t *testing.T) {
+	var buf bytes.Buffer
+	if err := WriteSweepSVG(&buf, fixtureEvenRateSweep()); err != nil {
+		t.Fatal(err)
+	}
+	texts, _ := svgTexts(t, buf.Bytes())
+	var xs []float64
+	for _, tx := range texts {
+		if v, err := strconv.Atoi(tx.text); err == nil && v >= 100 && v%100 == 0 && len(xs) < 10 {
+			xs = append(xs, tx.x+0.25*tx.size*float64(len(tx.text))) // label centre
+		}
+	}
+	if len(xs) != 10 {
+		t.Fatalf("%d rate labels on the first axis, want 10 (100 … 1000)", len(xs))
+	}
+	first, last := xs[1]-xs[0], xs[9]-xs[8]
+	if math.Abs(first-last) > 2 {
+		t.Errorf("tick spacing %.1f at the low end, %.1f at the high end: not a linear axis", first, last)
+	}
 }

@@ -3,12 +3,12 @@ package report
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/olekukonko/tablewriter"
-	"github.com/olekukonko/tablewriter/renderer"
 	"github.com/olekukonko/tablewriter/tw"
 
 	"github.com/mcpbench/mcpbench/bench"
@@ -26,13 +26,7 @@ func WriteSweepMarkdown(w io.Writer, r *results.SweepReport) error {
 	if r.Interrupted {
 		b.WriteString("> **Interrupted:** the sweep was stopped early; the figures below cover the points measured before that.\n\n")
 	}
-	fmt.Fprintf(&b, "- **Target:** %s\n", targetLine(r.Target))
-	if !r.StartedAt.IsZero() {
-		fmt.Fprintf(&b, "- **Started:** %s\n", r.StartedAt.UTC().Format(time.RFC3339))
-	}
-	if r.MCPBenchVersion != "" {
-		fmt.Fprintf(&b, "- **mcpbench:** %s\n", r.MCPBenchVersion)
-	}
+	headerMarkdown(&b, &r.Header)
 	fmt.Fprintf(&b, "- **SLO:** %s\n\n", results.SLOLine(r.SLO))
 
 	b.WriteString("## Points\n\n")
@@ -40,7 +34,7 @@ func WriteSweepMarkdown(w io.Writer, r *results.SweepReport) error {
 		return fmt.Errorf("sweep markdown: %w", err)
 	}
 	b.Reset()
-	if err := writePointsTable(w, r, tablewriter.WithRenderer(renderer.NewMarkdown())); err != nil {
+	if err := writePointsTable(w, r, true); err != nil {
 		return fmt.Errorf("sweep markdown: %w", err)
 	}
 	if err := writeSweepOperations(w, r); err != nil {
@@ -79,10 +73,14 @@ func writeSweepOperations(w io.Writer, r *results.SweepReport) error {
 	if len(rows) == 0 {
 		return nil
 	}
-	if _, err := io.WriteString(w, "\n## By operation\n\n"); err != nil {
+	title, column := "By operation", "operation"
+	if r.Workload != nil && r.Workload.Scenario != "" {
+		title, column = "By step", "step"
+	}
+	if _, err := fmt.Fprintf(w, "\n## %s\n\n", title); err != nil {
 		return err
 	}
-	return markdownTable(w, []string{"level", "operation", "requests", "errors", "rps", "p50 ms", "p95 ms", "p99 ms"}, rows)
+	return markdownTable(w, []string{"level", column, "requests", "errors", "rps", "p50 ms", "p95 ms", "p99 ms"}, rows)
 }
 
 // WriteSweepTable writes the human summary for a terminal: the points as
@@ -91,7 +89,7 @@ func WriteSweepTable(w io.Writer, r *results.SweepReport) error {
 	if _, err := fmt.Fprintf(w, "sweep of %s — SLO %s\n", textfmt.OrDash(r.Target.URL), results.SLOLine(r.SLO)); err != nil {
 		return fmt.Errorf("sweep table: %w", err)
 	}
-	if err := writePointsTable(w, r); err != nil {
+	if err := writePointsTable(w, r, false); err != nil {
 		return fmt.Errorf("sweep table: %w", err)
 	}
 	var b strings.Builder
@@ -104,15 +102,40 @@ func WriteSweepTable(w io.Writer, r *results.SweepReport) error {
 		b.WriteString(strings.ReplaceAll(l, "**", "") + "\n")
 	}
 	fmt.Fprintf(&b, "reason: %s\n", r.Recommendation.Reason)
+	if ops := sweepOperationTotals(r.Points); len(ops) > 0 {
+		writeOperationErrors(&b, ops)
+	}
 	if _, err := io.WriteString(w, b.String()); err != nil {
 		return fmt.Errorf("sweep table: %w", err)
 	}
 	return nil
 }
 
-// writePointsTable renders one row per point. The load columns follow the
-// kind of sweep: concurrency, rate, or both for a mixed report.
-func writePointsTable(w io.Writer, r *results.SweepReport, opts ...tablewriter.Option) error {
+// sweepOperationTotals adds up each operation's requests and errors over
+// the points, for the summary's errors by tool.
+func sweepOperationTotals(points []bench.Point) []bench.OperationStats {
+	var out []bench.OperationStats
+	for _, p := range points {
+		for _, o := range p.ByOperation {
+			i := slices.IndexFunc(out, func(t bench.OperationStats) bool { return t.Operation == o.Operation })
+			if i < 0 {
+				out = append(out, bench.OperationStats{Operation: o.Operation, Latency: bench.Latency{ErrorsByKind: map[string]int64{}}})
+				i = len(out) - 1
+			}
+			out[i].Requests += o.Requests
+			out[i].Errors += o.Errors
+			for k, n := range o.ErrorsByKind {
+				out[i].ErrorsByKind[k] += n
+			}
+		}
+	}
+	return out
+}
+
+// writePointsTable renders one row per point, as Markdown or as an ASCII
+// table for a terminal. The load columns follow the kind of sweep:
+// concurrency, rate, or both for a mixed report.
+func writePointsTable(w io.Writer, r *results.SweepReport, markdown bool) error {
 	var hasClosed, hasOpen bool
 	for _, p := range r.Points {
 		if p.Rate != nil {
@@ -129,14 +152,12 @@ func writePointsTable(w io.Writer, r *results.SweepReport, opts ...tablewriter.O
 		header = append(header, "rate")
 	}
 	header = append(header, "requests", "ok", "errors", "error rate", "rps", "p50 ms", "p95 ms", "p99 ms", "max ms", "feasible")
+	sessions := slices.ContainsFunc(r.Points, func(p bench.Point) bool { return p.Sessions != nil })
+	if sessions {
+		header = append(header, "sessions/s", "session p95 ms")
+	}
 
-	opts = append([]tablewriter.Option{
-		tablewriter.WithHeaderAutoFormat(tw.Off),
-		tablewriter.WithHeaderAlignment(tw.AlignRight),
-		tablewriter.WithRowAlignment(tw.AlignRight),
-	}, opts...)
-	t := tablewriter.NewTable(w, opts...)
-	t.Header(header)
+	var rows [][]string
 	for _, p := range r.Points {
 		var row []string
 		if hasClosed || !hasOpen {
@@ -162,11 +183,33 @@ func writePointsTable(w io.Writer, r *results.SweepReport, opts ...tablewriter.O
 			fmtMS(p.P50MS), fmtMS(p.P95MS), fmtMS(p.P99MS), fmtMS(p.MaxMS),
 			feasibleMark(p, r.SLO),
 		)
-		if err := t.Append(row); err != nil {
-			return err
+		if sessions {
+			row = append(row, sessionCells(p.Sessions)...)
 		}
+		rows = append(rows, row)
+	}
+	if markdown {
+		return markdownTable(w, header, rows)
+	}
+	t := tablewriter.NewTable(w,
+		tablewriter.WithHeaderAutoFormat(tw.Off),
+		tablewriter.WithHeaderAlignment(tw.AlignRight),
+		tablewriter.WithRowAlignment(tw.AlignRight),
+	)
+	t.Header(header)
+	if err := t.Bulk(rows); err != nil {
+		return err
 	}
 	return t.Render()
+}
+
+// sessionCells are a session point's own columns: completed sessions a
+// second and a session's p95 duration.
+func sessionCells(s *bench.SessionStats) []string {
+	if s == nil {
+		return []string{"–", "–"}
+	}
+	return []string{fmt.Sprintf("%.2f", s.PerSecond), fmtMS(s.Duration.P95MS)}
 }
 
 func feasibleMark(p bench.Point, slo sweep.SLO) string {
@@ -178,6 +221,17 @@ func feasibleMark(p bench.Point, slo sweep.SLO) string {
 		return "✓"
 	}
 	return "✗"
+}
+
+// headerMarkdown writes the lines every Markdown report opens with, in the
+// same form for each: the target, the start time and the mcpbench that
+// measured.
+func headerMarkdown(b *strings.Builder, h *results.Header) {
+	fmt.Fprintf(b, "- **Target:** %s\n", targetLine(h.Target))
+	if !h.StartedAt.IsZero() {
+		fmt.Fprintf(b, "- **Started:** %s\n", h.StartedAt.UTC().Format(time.RFC3339))
+	}
+	fmt.Fprintf(b, "- **mcpbench:** %s\n", textfmt.OrDash(h.MCPBenchVersion))
 }
 
 func targetLine(t results.Target) string {

@@ -61,11 +61,19 @@ type Comparison struct {
 	Regressions int      `json:"regressions"`
 	Passed      bool     `json:"passed"`
 	Notes       []string `json:"notes,omitempty"`
+
+	// MCPBenchVersion is the mcpbench that compared (each side's own
+	// version is in its Source).
+	MCPBenchVersion string `json:"mcpbench_version,omitempty"`
+	// BaseReport and NewReport are the reports compared, for renderers
+	// that draw them side by side (the HTML page overlays their charts).
+	BaseReport, NewReport Report `json:"-"`
 }
 
 // CompareRuns gates new against base.
 func CompareRuns(base, cur *RunReport, g Limits) *Comparison {
 	c := newComparison("run", base.Header, cur.Header)
+	c.BaseReport, c.NewReport = Report{Run: base}, Report{Run: cur}
 	c.pointChecks("run", &base.Point, &cur.Point, g, true)
 	c.workloadNotes(&base.Workload, &cur.Workload)
 	c.finish()
@@ -78,6 +86,7 @@ func CompareRuns(base, cur *RunReport, g Limits) *Comparison {
 // noise), and every point measured in both at the same level.
 func CompareSweeps(base, cur *SweepReport, g Limits) *Comparison {
 	c := newComparison("sweep", base.Header, cur.Header)
+	c.BaseReport, c.NewReport = Report{Sweep: base}, Report{Sweep: cur}
 	br, nr := base.Recommendation, cur.Recommendation
 	c.dropCheck("recommended_concurrency", intF(br.RecommendedConcurrency), intF(nr.RecommendedConcurrency))
 	c.dropCheck("max_feasible_concurrency", intF(br.MaxFeasibleConcurrency), intF(nr.MaxFeasibleConcurrency))
@@ -169,6 +178,9 @@ func (c *Comparison) pointChecks(scope string, b, n *bench.Point, g Limits, full
 	}
 	c.add(Check{Scope: scope, Metric: "rps", Base: ptrF(b.RPS), New: ptrF(n.RPS), kind: KindRPS}, g.RPS)
 	c.add(Check{Scope: scope, Metric: "error_rate", Base: ptrF(b.ErrorRate), New: ptrF(n.ErrorRate), kind: KindErrorRate}, g.ErrorRate)
+	if b.Sessions != nil && n.Sessions != nil {
+		c.sessionChecks(scope, b, n, g)
+	}
 }
 
 // dropCheck gates a recommendation figure: any drop, or losing it

@@ -3,8 +3,11 @@ package results
 import (
 	"errors"
 	"fmt"
+	"slices"
 
+	"github.com/mcpbench/mcpbench/bench"
 	"github.com/mcpbench/mcpbench/sweep"
+	"github.com/mcpbench/mcpbench/workload"
 )
 
 // Gates are the pass/fail rules a run, a probe or a sweep is held to, as
@@ -22,6 +25,16 @@ type Gates struct {
 	// RequireConcurrency fails a sweep whose maximum feasible concurrency
 	// is below it; 0 requires nothing.
 	RequireConcurrency int
+	// CountToolErrors makes the error-rate gate count every tool_error.
+	// Without it, a run leaves out those of the tools it generated
+	// arguments for: there a tool_error is the tool turning down made-up
+	// input (a file that does not exist), not the server failing under
+	// load. The gate says how many it left out; the report counts them
+	// all the same.
+	CountToolErrors bool
+	// FailOnLeak fails a run whose soak analysis finds a leak (a server
+	// series that grows, significantly and materially).
+	FailOnLeak bool
 }
 
 // gate checks one figure against its upper limit.
@@ -38,15 +51,48 @@ func (g Gates) Run(r *RunReport) bool {
 		r.Gates = append(r.Gates, gt)
 		failed = failed || (!gt.Passed && counts)
 	}
-	add(gate("error_rate", g.SLO.MaxErrorRate, p.ErrorRate), true)
+	add(g.errorRateGate(r), true)
 	if g.SLO.P95MS > 0 {
 		add(gate("p95_ms", g.SLO.P95MS, p.P95MS), g.FailOnSLO)
 	}
 	if g.SLO.P99MS > 0 {
 		add(gate("p99_ms", g.SLO.P99MS, p.P99MS), g.FailOnSLO)
 	}
+	if g.FailOnLeak {
+		add(gate("leaks", 0, float64(r.Soak.Leaks())), true)
+	}
 	return failed
 }
+
+// errorRateGate is the run's error rate against the limit, less the
+// exempt tool errors.
+func (g Gates) errorRateGate(r *RunReport) Gate {
+	p := &r.Point
+	var left int64
+	if !g.CountToolErrors {
+		generated := func(op bench.Operation) bool {
+			return op.Method == "tools/call" && slices.ContainsFunc(r.Workload.Tools, func(t workload.ToolInfo) bool { return t.Name == op.Tool && t.ArgSets > 0 })
+		}
+		if len(p.ByOperation) > 0 {
+			for _, o := range p.ByOperation {
+				if generated(o.Operation) {
+					left += o.ErrorsByKind[toolErrorKind]
+				}
+			}
+		} else if ops := r.Workload.Operations; len(ops) == 1 && generated(ops[0]) {
+			left = p.ErrorsByKind[toolErrorKind]
+		}
+	}
+	if left == 0 || p.Requests == 0 {
+		return gate("error_rate", g.SLO.MaxErrorRate, p.ErrorRate)
+	}
+	gt := gate("error_rate", g.SLO.MaxErrorRate, float64(p.Errors-left)/float64(p.Requests))
+	gt.Note = fmt.Sprintf("%d tool_error answer(s) to generated arguments not counted", left)
+	return gt
+}
+
+// toolErrorKind is the error kind of a tool's isError answer.
+const toolErrorKind = "tool_error"
 
 // Probe records in r.Gates an error-rate gate for the sequential listings
 // and for each benchmark that ran, and reports whether one failed. A probe

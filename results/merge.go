@@ -52,6 +52,7 @@ const (
 	noteUncorrected = "uncorrected and schedule_lag_ms are the largest shard's figures (an upper bound, not exact): some reports carry no histogram of them"
 	noteByOperation = "by_operation percentiles are the largest shard's figures (an upper bound, not exact); counts, min, mean and max are exact"
 	noteSweepSpan   = "each point's elapsed_s is the longest shard's (shards are assumed to run the point at the same time)"
+	noteSessions    = "session durations are the largest shard's figures (an upper bound, not exact): some reports carry no histogram of them; session counts are exact"
 )
 
 // MergeRuns combines the reports of shards (or of independent generators
@@ -106,6 +107,9 @@ func MergeRuns(rs []*RunReport, opt MergeOptions) (*RunReport, []string, error) 
 	info.Notes = notes
 
 	out := &RunReport{Header: first.Header, Workload: first.Workload, Point: p, Gates: []Gate{}, Merged: info}
+	if first.Soak != nil {
+		out.Soak = AnalyzeSoak(p.Series, SoakOptions{Warmup: seconds(first.Soak.WarmupS)})
+	}
 	out.StartedAt = start
 	out.Workload.Operations = slices.Clone(first.Workload.Operations)
 	for _, r := range rs[1:] {

@@ -60,13 +60,29 @@ func mergePoints(ps []bench.Point, spanS float64) (bench.Point, []string, error)
 	}
 	out.ElapsedS = spanS
 	out.RPS = float64(out.Requests) / spanS
+	series, ns, err := mergeSeries(ps)
+	if err != nil {
+		return out, nil, err
+	}
+	out.Series = series
+	notes = appendNew(notes, ns...)
 	if len(ps[0].ByOperation) > 0 {
-		ops, err := mergeOperations(ps, spanS)
+		ops, exact, err := mergeOperations(ps, spanS)
 		if err != nil {
 			return out, nil, err
 		}
 		out.ByOperation = ops
-		notes = appendNew(notes, noteByOperation)
+		if !exact {
+			notes = appendNew(notes, noteByOperation)
+		}
+	}
+	sessions, exact, err := mergeSessions(ps, spanS)
+	if err != nil {
+		return out, nil, err
+	}
+	out.Sessions = sessions
+	if !exact {
+		notes = appendNew(notes, noteSessions)
 	}
 	return out, notes, nil
 }
@@ -208,10 +224,14 @@ func maxUncorrected(a, b *bench.Uncorrected) *bench.Uncorrected {
 	return &bench.Uncorrected{P50MS: max(a.P50MS, b.P50MS), P95MS: max(a.P95MS, b.P95MS), P99MS: max(a.P99MS, b.P99MS), MaxMS: max(a.MaxMS, b.MaxMS)}
 }
 
-// mergeOperations merges per-operation figures. Reports carry no
-// per-operation histograms, so the percentiles are upper bounds.
-func mergeOperations(ps []bench.Point, spanS float64) ([]bench.OperationStats, error) {
+// mergeOperations merges per-operation figures: exactly from their
+// histograms when every report carries them (a session run's steps), else
+// with percentiles that are upper bounds (the largest report's). exact
+// says which.
+func mergeOperations(ps []bench.Point, spanS float64) (ops []bench.OperationStats, exact bool, err error) {
 	out := slices.Clone(ps[0].ByOperation)
+	hists := make([]*hdrhistogram.Histogram, len(out))
+	exact = true
 	for i := range out {
 		out[i].ErrorsByKind = map[string]int64{}
 		out[i].Requests, out[i].OK, out[i].Errors = 0, 0, 0
@@ -219,26 +239,15 @@ func mergeOperations(ps []bench.Point, spanS float64) ([]bench.OperationStats, e
 	}
 	for j, p := range ps {
 		if len(p.ByOperation) != len(out) {
-			return nil, mismatch("report %d has %d operations, report 1 has %d", j+1, len(p.ByOperation), len(out))
+			return nil, false, mismatch("report %d has %d operations, report 1 has %d", j+1, len(p.ByOperation), len(out))
 		}
 		for i, o := range p.ByOperation {
 			m := &out[i]
 			if o.Operation != m.Operation {
-				return nil, mismatch("report %d: operation %d is %s, report 1 has %s", j+1, i+1, OperationName(o.Operation), OperationName(m.Operation))
+				return nil, false, mismatch("report %d: operation %d is %s, report 1 has %s", j+1, i+1, OperationName(o.Operation), OperationName(m.Operation))
 			}
-			// The mean is over requests with a latency: ok and errors alike.
-			m.MeanMS += o.MeanMS * float64(o.Requests)
-			m.Requests += o.Requests
-			m.OK += o.OK
-			m.Errors += o.Errors
-			for k, n := range o.ErrorsByKind {
-				m.ErrorsByKind[k] += n
-			}
-			if o.Requests > 0 {
-				m.MinMS = min(m.MinMS, o.MinMS)
-			}
-			m.P50MS, m.P90MS, m.P95MS = max(m.P50MS, o.P50MS), max(m.P90MS, o.P90MS), max(m.P95MS, o.P95MS)
-			m.P99MS, m.P999MS, m.MaxMS = max(m.P99MS, o.P99MS), max(m.P999MS, o.P999MS), max(m.MaxMS, o.MaxMS)
+			exact = exact && mergeEncoded(&hists[i], o.Histogram)
+			addOperation(m, &o.Latency)
 		}
 	}
 	for i := range out {
@@ -250,6 +259,29 @@ func mergeOperations(ps []bench.Point, spanS float64) ([]bench.OperationStats, e
 			m.MinMS = 0
 		}
 		m.RPS = float64(m.Requests) / spanS
+		m.Histogram = ""
+		if exact && hists[i] != nil {
+			m.FillPercentiles(hists[i])
+			m.Histogram, _ = bench.EncodeHistogram(hists[i])
+		}
 	}
-	return out, nil
+	return out, exact, nil
+}
+
+// addOperation adds one report's figures of an operation into m: counts
+// summed, the mean weighted by requests (summed here, divided at the end),
+// the percentiles the largest seen.
+func addOperation(m *bench.OperationStats, o *bench.Latency) {
+	m.MeanMS += o.MeanMS * float64(o.Requests)
+	m.Requests += o.Requests
+	m.OK += o.OK
+	m.Errors += o.Errors
+	for k, n := range o.ErrorsByKind {
+		m.ErrorsByKind[k] += n
+	}
+	if o.Requests > 0 {
+		m.MinMS = min(m.MinMS, o.MinMS)
+	}
+	m.P50MS, m.P90MS, m.P95MS = max(m.P50MS, o.P50MS), max(m.P90MS, o.P90MS), max(m.P95MS, o.P95MS)
+	m.P99MS, m.P999MS, m.MaxMS = max(m.P99MS, o.P99MS), max(m.P999MS, o.P999MS), max(m.MaxMS, o.MaxMS)
 }

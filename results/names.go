@@ -12,10 +12,18 @@ import (
 
 // OperationName is an operation as people write it: "tools/call search".
 func OperationName(o bench.Operation) string {
+	if o.Step != "" {
+		return StepName(o)
+	}
 	if o.Tool != "" {
 		return o.Method + " " + o.Tool
 	}
 	return o.Method
+}
+
+// StepName is a scenario step as people write it: "agent/search".
+func StepName(o bench.Operation) string {
+	return o.Scenario + "/" + o.Step
 }
 
 // OperationsLine lists a workload's operations, comma-separated; two

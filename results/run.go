@@ -6,6 +6,7 @@ import (
 	"github.com/mcpbench/mcpbench/bench"
 	"github.com/mcpbench/mcpbench/logscan"
 	"github.com/mcpbench/mcpbench/probe"
+	"github.com/mcpbench/mcpbench/workload"
 )
 
 // Gate is one pass/fail check of a run or probe, as the exit code saw it.
@@ -14,6 +15,8 @@ type Gate struct {
 	Limit  float64 `json:"limit"`
 	Value  float64 `json:"value"`
 	Passed bool    `json:"passed"`
+	// Note says what the value leaves out, if anything.
+	Note string `json:"note,omitempty"`
 }
 
 // RunReport is the JSON of `mcpbench run`: the header, then the point's
@@ -26,6 +29,9 @@ type RunReport struct {
 	LogScan *logscan.WindowScan `json:"log_scan"`
 	// Health is the server's /health before and after (with --health-url).
 	Health *probe.Health `json:"health,omitempty"`
+	// Soak is what the series (Point.Series) shows over time: trends,
+	// latency drift and verdicts.
+	Soak *Soak `json:"soak,omitempty"`
 	// Shard is set on a shard's report (--shard); Merged on merge's output.
 	Shard  *Shard     `json:"shard,omitempty"`
 	Merged *MergeInfo `json:"merged,omitempty"`
@@ -39,6 +45,15 @@ type Workload struct {
 	Warmup     int64             `json:"warmup"`
 	DurationS  float64           `json:"duration_s,omitempty"`
 	Session    string            `json:"session,omitempty"`
+	// Tools are the tools called, with what their annotations say and,
+	// for generated arguments, how many sets each cycled through.
+	Tools []workload.ToolInfo `json:"tools,omitempty"`
+	// Scenario is the scenario file a session run ran (its base name);
+	// Operations are then its steps.
+	Scenario string `json:"scenario,omitempty"`
+	// NewConnectionPerSession: each session ran on connections of its
+	// own.
+	NewConnectionPerSession bool `json:"new_connection_per_session,omitempty"`
 }
 
 // ReadRunReport reads a run report and decodes its histogram.

@@ -116,6 +116,13 @@ type Config struct {
 
 	Seed uint64 // seeds fault choice and service-time draws
 
+	// LeakPerRequest keeps that many bytes for every request answered,
+	// and LeakSessions keeps every session a client ends (its DELETE is
+	// answered but ignored): leaks on purpose, to rehearse a soak test.
+	// Both need the SDK server (not FixedResponse).
+	LeakPerRequest int
+	LeakSessions   bool
+
 	// StatsLog, when set, receives the "[MCP] tools/list stats" line every
 	// StatsInterval (DefaultStatsInterval when <= 0) and once more at Close.
 	StatsLog      io.Writer
@@ -191,6 +198,15 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.OAuthClientSecret == "" {
 		c.OAuthClientSecret = DefaultOAuthClientSecret
+	}
+	if c.LeakPerRequest < 0 {
+		return c, fmt.Errorf("leak per request must be >= 0 bytes, got %d", c.LeakPerRequest)
+	}
+	if (c.LeakPerRequest > 0 || c.LeakSessions) && c.FixedResponse {
+		return c, fmt.Errorf("the leaks need the SDK server, not fixed responses")
+	}
+	if c.LeakSessions && c.Stateless {
+		return c, fmt.Errorf("a session leak needs sessions: not with stateless")
 	}
 	return c, nil
 }

@@ -7,11 +7,8 @@ import (
 	"maps"
 	"net/http"
 	"slices"
-	"strings"
 	"sync/atomic"
 	"time"
-
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // gate is closed while the server stalls: it holds a channel that is closed
@@ -222,23 +219,4 @@ func (s *Server) statsLoop() {
 			return
 		}
 	}
-}
-
-// serverInfo answers a plain GET of /mcp (no session, no SSE wanted) with the
-// server's identity, as the seed servers do; everything else goes to the SDK.
-func (s *Server) serverInfo(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method != http.MethodGet || r.Header.Get("Mcp-Session-Id") != "" ||
-			strings.Contains(r.Header.Get("Accept"), "text/event-stream") {
-			next.ServeHTTP(w, r)
-			return
-		}
-		w.Header().Set("Content-Type", "application/json")
-		json.NewEncoder(w).Encode(map[string]string{
-			"name":            s.cfg.Name,
-			"version":         s.cfg.Version,
-			"protocolVersion": mcp.SupportedProtocolVersions()[0],
-			"message":         "MCP endpoint: POST JSON-RPC here (Streamable HTTP); legacy SSE at /sse",
-		})
-	})
 }

@@ -47,6 +47,7 @@ type Server struct {
 	stalls   []StallWindow
 
 	stall gate
+	leaks leaks
 
 	quit      chan struct{} // closed on the way down: releases stalls and hangs
 	done      chan struct{} // closed by Close: stops the stats log
@@ -99,6 +100,9 @@ func New(cfg Config) (*Server, error) {
 		s.mcp.AddTool(d.tool, d.handler())
 	}
 	s.mcp.AddReceivingMiddleware(s.middleware)
+	if s.leaks.perRequest = cfg.LeakPerRequest; cfg.LeakPerRequest > 0 {
+		s.mcp.AddReceivingMiddleware(s.leaks.middleware)
+	}
 	s.handler = s.routes()
 
 	if cfg.StatsLog != nil {
@@ -116,7 +120,8 @@ func New(cfg Config) (*Server, error) {
 // MCP returns the SDK server, e.g. to run it over stdio.
 func (s *Server) MCP() *mcp.Server { return s.mcp }
 
-// Handler serves /mcp (Streamable HTTP), /sse (legacy HTTP+SSE) and /health.
+// Handler serves /mcp (Streamable HTTP), /sse (legacy HTTP+SSE), /health
+// and /metrics (Prometheus).
 func (s *Server) Handler() http.Handler { return s.handler }
 
 // Config returns the configuration in force, defaults filled in.
@@ -149,33 +154,9 @@ func (s *Server) Close() error {
 	s.closeOnce.Do(func() {
 		close(s.done)
 		s.statsBg.Wait()
+		s.leaks.free()
 	})
 	return nil
-}
-
-func (s *Server) routes() http.Handler {
-	streamable := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp },
-		&mcp.StreamableHTTPOptions{Stateless: s.cfg.Stateless, JSONResponse: s.cfg.JSONResponse})
-	sse := mcp.NewSSEHandler(func(*http.Request) *mcp.Server { return s.mcp }, nil)
-	mux := http.NewServeMux()
-	if s.cfg.OAuth {
-		s.oauth = newOAuthServer(s.cfg)
-		s.oauth.routes(mux)
-	}
-	mux.Handle("/mcp", s.protect(s.gated(s.serverInfo(s.httpFaults(streamable)))))
-	mux.Handle("/sse", s.protect(s.gated(sse)))
-	mux.HandleFunc("/health", s.serveHealth)
-	return mux
-}
-
-// gated holds requests while the server is stalled.
-func (s *Server) gated(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if err := s.stall.wait(r.Context(), s.quit); err != nil {
-			return // the client is gone
-		}
-		next.ServeHTTP(w, r)
-	})
 }
 
 // rng returns a random source of its own for one draw: safe under

@@ -71,6 +71,7 @@ func buildTools(n int, withClientTools bool) []*toolDef {
 			Description:  th.description,
 			InputSchema:  th.input(),
 			OutputSchema: th.output(),
+			Annotations:  sideEffectFree(),
 		}, th.required, th.result(i)))
 	}
 	msgIn := func() schema {
@@ -82,6 +83,7 @@ func buildTools(n int, withClientTools bool) []*toolDef {
 		Description:  "Return the message unchanged, as text content and as structuredContent {message}.",
 		InputSchema:  msgIn(),
 		OutputSchema: msgIn(),
+		Annotations:  sideEffectFree(),
 	}, []string{"message"}, nil)
 	echo.bad = map[string]any{"message": 12345}
 	defs = append(defs, echo,
@@ -91,12 +93,22 @@ func buildTools(n int, withClientTools bool) []*toolDef {
 			Description:  "Always fail: answers with isError true and the message as the error text. For testing error handling.",
 			InputSchema:  object(schema{"message": str(nil)}),
 			OutputSchema: nil,
+			Annotations:  sideEffectFree(),
 		}, nil, nil),
 	)
 	if withClientTools {
 		defs = append(defs, clientTools()...)
 	}
 	return defs
+}
+
+// sideEffectFree is the annotation every tool of the reference server
+// carries, truthfully: a call changes nothing, and reaches nothing outside.
+// A load tester that calls only read-only tools by default may call them
+// all.
+func sideEffectFree() *mcp.ToolAnnotations {
+	closed := false
+	return &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: &closed}
 }
 
 func newToolDef(t *mcp.Tool, required []string, output map[string]any) *toolDef {

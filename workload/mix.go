@@ -7,7 +7,9 @@ import (
 	"fmt"
 )
 
-// MixEntry is one operation of a weighted mix, as a mix file writes it.
+// MixEntry is one operation of a weighted mix, as a mix file writes it. A
+// tools/call entry with generated arguments and no tool calls the tools the
+// selection picks, which share its weight.
 type MixEntry struct {
 	Method string          `json:"method"`
 	Tool   string          `json:"tool"`
@@ -44,8 +46,10 @@ func checkMix(mix []MixEntry) error {
 			return fmt.Errorf("entry %d has a negative weight", i+1)
 		case m.Method == "":
 			return fmt.Errorf("entry %d has no method", i+1)
-		case m.Method == "tools/call" && m.Tool == "":
-			return fmt.Errorf("entry %d calls no tool", i+1)
+		case m.Method == "tools/call" && m.Tool == "" && !m.GenArgs:
+			return fmt.Errorf("entry %d calls no tool (name one, or set gen_args to call the tools selected)", i+1)
+		case m.Method == "tools/call" && m.Tool == "" && len(m.Args) > 0:
+			return fmt.Errorf("entry %d: args go with a tool named", i+1)
 		case m.Method != "tools/call" && (m.Tool != "" || m.GenArgs || len(m.Args) > 0):
 			return fmt.Errorf("entry %d: tool, args and gen_args go with tools/call", i+1)
 		}

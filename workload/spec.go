@@ -5,14 +5,21 @@
 // engine's worker, so the engine (package bench) needs to know none of it.
 //
 // Files: spec.go (Spec, Build), mix.go (mix files), selection.go (which
-// tools are called), args.go (generated and injected arguments),
-// validate.go (outputSchema checks), worker.go (the engine's worker),
-// errors.go (what can be wrong with a Spec or a server).
+// tools are called: named ones, or those the annotations allow), args.go
+// (generated and injected arguments), plan.go (what will be called, said
+// before anything is), validate.go (outputSchema checks), worker.go (the
+// engine's worker), errors.go (what can be wrong with a Spec or a server).
+// Sessions of a scenario file: scenario.go (the file), scenario_check.go
+// (its checks), scenario_steps.go (the plan it compiles to),
+// scenario_worker.go (the session workload), scenario_user.go (one user's
+// sessions), datafile.go (argument rows), pathexpr.go (paths into
+// results).
 package workload
 
 import (
 	"context"
 	"encoding/json"
+	"slices"
 
 	"github.com/mcpbench/mcpbench/mcp"
 )
@@ -26,12 +33,15 @@ type Spec struct {
 	Tool   string
 	Args   json.RawMessage
 	// GenArgs replaces Args with Cardinality distinct argument sets per
-	// tool, generated from its inputSchema; it calls Tool, or every tool
-	// the server lists when Tool is "". Method is tools/call then. Args
-	// given beside it are refused (ErrGenArgsReplaces): one of the two
-	// was a mistake.
+	// tool, generated from its inputSchema (fewer where the schema admits
+	// fewer); it calls Tool, or the tools Select picks when Tool is "".
+	// Method is tools/call then. Args given beside it are refused
+	// (ErrGenArgsReplaces): one of the two was a mistake.
 	GenArgs     bool
 	Cardinality int
+	// Select picks the tools of an operation that names none: by default
+	// the read-only ones.
+	Select Selection
 	// Mix, when set, replaces all of the above: weighted operations.
 	// Cardinality still counts for its entries with generated arguments.
 	// A Tool or Args beside it is refused (ErrMixReplaces).
@@ -60,6 +70,12 @@ func (s Spec) entries() []MixEntry {
 
 // Check reports what is wrong with s without asking the server.
 func (s Spec) Check() error {
+	if err := s.Select.check(); err != nil {
+		return err
+	}
+	if s.Select.narrows() && !slices.ContainsFunc(s.entries(), picksTools) {
+		return ErrGlobsUnused
+	}
 	switch {
 	case len(s.Mix) > 0 && (s.Tool != "" || len(s.Args) > 0):
 		return ErrMixReplaces
@@ -99,15 +115,14 @@ func checkSingle(method, tool string) error {
 }
 
 // Build makes the workload s describes. It lists the server's tools on a
-// session of its own when arguments are generated, a mix calls every
-// tool, or answers are validated.
+// session of its own whenever a tool is called, and calls none.
 func Build(ctx context.Context, client *mcp.Client, s Spec) (*Workload, error) {
 	if err := s.Check(); err != nil {
 		return nil, err
 	}
 	entries := s.entries()
 	var cat catalog
-	if needsCatalog(entries, s.Validate) {
+	if needsCatalog(entries) {
 		var err error
 		if cat, err = listTools(ctx, client); err != nil {
 			return nil, err
@@ -132,22 +147,28 @@ func Build(ctx context.Context, client *mcp.Client, s Spec) (*Workload, error) {
 }
 
 // expand turns one entry into its operations: one per tool it calls, with
-// their arguments.
+// their arguments. The tools an entry picks share its weight.
 func (s Spec) expand(m MixEntry, cat catalog) ([]Op, error) {
 	if m.Method != "tools/call" {
 		return []Op{{Request: mcp.Request{Method: m.Method}, Weight: m.Weight}}, nil
 	}
-	names, err := cat.toolsFor(m)
+	names, err := cat.toolsFor(m, s.Select)
 	if err != nil {
 		return nil, err
 	}
+	weight := m.Weight
+	if picksTools(m) {
+		weight /= float64(len(names))
+	}
 	ops := make([]Op, 0, len(names))
 	for _, name := range names {
-		op := Op{Request: mcp.Request{Method: "tools/call", Tool: name, Arguments: m.Args}, Weight: m.Weight}
+		info := cat.info(name, m.Tool != "")
+		op := Op{Request: mcp.Request{Method: "tools/call", Tool: name, Arguments: m.Args}, Weight: weight, Info: &info}
 		if m.GenArgs {
-			if op.ArgSets, err = cat.generate(name, s.Seed, s.Cardinality); err != nil {
+			if op.ArgSets, info.CardinalityNote, err = cat.generate(name, s.Seed, s.Cardinality); err != nil {
 				return nil, err
 			}
+			info.ArgSets = len(op.ArgSets)
 		}
 		if s.Inject != nil {
 			if err := injectInto(&op, s.Inject); err != nil {
@@ -158,3 +179,7 @@ func (s Spec) expand(m MixEntry, cat catalog) ([]Op, error) {
 	}
 	return ops, nil
 }
+
+// picksTools reports whether an entry leaves the choice of tools to the
+// workload.
+func picksTools(m MixEntry) bool { return m.Method == "tools/call" && m.Tool == "" }

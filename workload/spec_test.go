@@ -41,7 +41,7 @@ func TestParseMix(t *testing.T) {
 		`[]`:                                  "no operations",
 		`[{"method":"ping","weight":-1}]`:     "entry 1 has a negative weight",
 		`[{"method":"ping"},{"weight":1}]`:    "entry 2 has no method",
-		`[{"method":"tools/call"}]`:           "entry 1 calls no tool",
+		`[{"method":"tools/call"}]`:           "entry 1 calls no tool (name one, or set gen_args to call the tools selected)",
 		`[{"method":"ping","gen_args":true}]`: "entry 1: tool, args and gen_args go with tools/call",
 		`[{"method":"ping","bogus":1}]`:       `json: unknown field "bogus"`,
 	} {

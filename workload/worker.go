@@ -18,6 +18,9 @@ type Op struct {
 	// through them, one per call.
 	ArgSets []json.RawMessage
 	Weight  float64
+	// Info is the tool's entry in the server's listing, for tools/call
+	// operations built from one; nil otherwise.
+	Info *ToolInfo
 }
 
 // Workload is what MCP workers send; it is the engine's bench.Workload.
@@ -134,18 +137,7 @@ type mcpWorker struct {
 	cursorOp int
 }
 
-func (w *mcpWorker) pick() int {
-	if len(w.cum) == 1 {
-		return 0
-	}
-	x := w.rng.Float64() * w.cum[len(w.cum)-1]
-	for i, c := range w.cum {
-		if x < c {
-			return i
-		}
-	}
-	return len(w.cum) - 1
-}
+func (w *mcpWorker) pick() int { return pickWeighted(w.cum, w.rng) }
 
 func (w *mcpWorker) Do(ctx context.Context) bench.Sample {
 	i := w.cursorOp

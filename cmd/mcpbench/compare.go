@@ -34,12 +34,12 @@ Flags:
 Examples:
   mcpbench compare base.json new.json --max-p95-regression 10%% --max-rps-regression 5%%
   mcpbench compare baseline-sweep.json sweep.json --max-p99-regression 5ms \
-      --md-out "$GITHUB_STEP_SUMMARY" --junit-out compare.xml
+      --md-out "$GITHUB_STEP_SUMMARY" --junit-out compare.xml --html-out compare.html
 `
 
 func compareMain(_ context.Context, args []string, e env) int {
 	def := results.DefaultLimits()
-	var p95, p99, rps, errRate, jsonOut, mdOut, junitOut string
+	var p95, p99, rps, errRate, jsonOut, mdOut, junitOut, htmlOut string
 	var quiet bool
 	fs := newFlagSet("compare")
 	fs.StringVar(&p95, "max-p95-regression", def.P95.Text, "largest allowed p95 rise: 10% of base, or 5ms")
@@ -49,6 +49,7 @@ func compareMain(_ context.Context, args []string, e env) int {
 	fs.StringVar(&mdOut, "md-out", "", "write the Markdown table to `FILE`, e.g. $GITHUB_STEP_SUMMARY (- = stdout)")
 	fs.StringVar(&jsonOut, "json-out", "", "write the comparison as JSON to `FILE` (- = stdout)")
 	fs.StringVar(&junitOut, "junit-out", "", "write JUnit XML to `FILE`, one test case per gate")
+	fs.StringVar(&htmlOut, "html-out", "", "write an HTML page to `FILE`: the checks, and the two reports' charts overlaid")
 	fs.BoolVarP(&quiet, "quiet", "q", false, "no table on stdout")
 	if done, code := parseFlags(fs, args, compareUsage, e); done {
 		return code
@@ -92,18 +93,8 @@ func compareMain(_ context.Context, args []string, e env) int {
 		c = results.CompareRuns(base.Run, cur.Run, g)
 	}
 	c.Base.Path, c.New.Path = basePath, newPath
-
-	// The Markdown table goes to stdout unless a file or stdout takes it,
-	// or another format already has stdout.
-	md := output{path: mdOut, flag: "--md-out"}
-	if !quiet && mdOut == "" && jsonOut != "-" && junitOut != "-" {
-		md = output{path: "-"}
-	}
-	outs := map[string]output{
-		report.FormatJSON:     {path: jsonOut, flag: "--json-out"},
-		report.FormatJUnit:    {path: junitOut, flag: "--junit-out"},
-		report.FormatMarkdown: md,
-	}
+	c.MCPBenchVersion = buildVersion()
+	outs := compareOutputs(jsonOut, mdOut, junitOut, htmlOut, quiet)
 	if err := writeFormats(report.CompareFormats, c, outs, e); err != nil {
 		return exitFor(e, "compare", usagef("%v", err))
 	}
@@ -116,6 +107,22 @@ func compareMain(_ context.Context, args []string, e env) int {
 	return exitOK
 }
 
+// compareOutputs are compare's destinations. The Markdown table goes to
+// stdout unless a file or stdout takes it, or another format already has
+// stdout.
+func compareOutputs(jsonOut, mdOut, junitOut, htmlOut string, quiet bool) map[string]output {
+	md := output{path: mdOut, flag: "--md-out"}
+	if !quiet && mdOut == "" && jsonOut != "-" && junitOut != "-" && htmlOut != "-" {
+		md = output{path: "-"}
+	}
+	return map[string]output{
+		report.FormatJSON:     {path: jsonOut, flag: "--json-out"},
+		report.FormatJUnit:    {path: junitOut, flag: "--junit-out"},
+		report.FormatMarkdown: md,
+		report.FormatHTML:     {path: htmlOut, flag: "--html-out"},
+	}
+}
+
 // readReportFile reads a run or sweep report; any failure is bad input.
 func readReportFile(path string) (results.Report, error) {
 	f, err := os.Open(path)
@@ -123,6 +130,10 @@ func readReportFile(path string) (results.Report, error) {
 		return results.Report{}, usagef("%v", err)
 	}
 	defer f.Close()
+	// A file too large is refused from its size, before any of it is read.
+	if st, err := f.Stat(); err == nil && st.Mode().IsRegular() && st.Size() > results.MaxReportBytes {
+		return results.Report{}, usagef("%s: %d MiB, larger than the %d MiB of any mcpbench report", path, st.Size()>>20, results.MaxReportBytes>>20)
+	}
 	r, err := results.ReadReport(f)
 	if err != nil {
 		return results.Report{}, usagef("%s: %v", path, err)

@@ -48,7 +48,9 @@ func conformanceClient() {
 
 // conformanceArgs is the mcpbench command line for a scenario: one request
 // of what the scenario's server expects, with the OAuth settings its
-// context gives (secrets through the environment, as a user would).
+// context gives (secrets through the environment, as a user would). The
+// harness's tools carry no annotations, and calling them is the scenario,
+// hence --allow-destructive.
 func conformanceArgs(scenario string, ctx map[string]string, url string) (args, env []string) {
 	args = []string{"run", "-n", "1", "-c", "1", "--timeout", "20s", "--arg-cardinality", "1", "--json-out", os.DevNull, "--url", url}
 	switch {
@@ -59,11 +61,11 @@ func conformanceArgs(scenario string, ctx map[string]string, url string) (args, 
 		// session's GET stream.
 		answers := filepath.Join(os.TempDir(), "mcpbench-conformance-accept.json")
 		_ = os.WriteFile(answers, []byte(`{"elicitation/create":{"action":"accept"}}`), 0o600)
-		return append(args, "--gen-args", "--client-requests", answers, "--get-stream"), nil
+		return append(args, "--gen-args", "--allow-destructive", "--client-requests", answers, "--get-stream"), nil
 	case !strings.HasPrefix(scenario, "auth/"):
-		return append(args, "--gen-args"), nil
+		return append(args, "--gen-args", "--allow-destructive"), nil
 	}
-	args = append(args, "--gen-args")
+	args = append(args, "--gen-args", "--allow-destructive")
 	flow := "authorization-code"
 	switch {
 	case ctx["private_key_pem"] != "":

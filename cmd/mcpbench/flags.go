@@ -87,10 +87,12 @@ func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 // settingFlags name the flag that gave each value the harness checks.
 var settingFlags = map[harness.Setting]string{
-	harness.SettingLogFile:   "--log-file",
-	harness.SettingHealthURL: "--health-url",
-	harness.SettingCACert:    "--cacert",
-	harness.SettingEngine:    "--engine",
+	harness.SettingLogFile:       "--log-file",
+	harness.SettingHealthURL:     "--health-url",
+	harness.SettingCACert:        "--cacert",
+	harness.SettingEngine:        "--engine",
+	harness.SettingServerPID:     "--server-pid",
+	harness.SettingServerMetrics: "--server-metrics",
 }
 
 // flagError puts a harness error in the command line's terms: the flag at
@@ -109,9 +111,18 @@ func flagError(err error) error {
 		return usagef("%s: %v", settingFlags[cfg.Setting], cfg.Err)
 	}
 	if unr, ok := errors.AsType[*harness.UnreachableError](err); ok {
+		if _, ok := errors.AsType[*mcp.AuthError](err); ok {
+			return authError(unr.Msg)
+		}
 		return unreachableError{unr.Msg}
 	}
 	return err
+}
+
+// authError is a server that refused the credentials, or wanted some: exit
+// 3, naming the ways to give them.
+func authError(msg string) error {
+	return unreachableError{msg + "; give credentials with -H 'Authorization: Bearer …', MCPBENCH_TOKEN=… (sent as a bearer token), or -H 'NAME: value' with --secret-header NAME"}
 }
 
 // dial is harness.Dial with its errors in the command line's terms.

@@ -4,9 +4,11 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
+	"strings"
 
 	"github.com/spf13/pflag"
 
+	"github.com/mcpbench/mcpbench/mcp"
 	"github.com/mcpbench/mcpbench/toolschema"
 	"github.com/mcpbench/mcpbench/workload"
 )
@@ -19,6 +21,13 @@ type callFlags struct {
 	mix         string
 	inject      string
 	noValidate  bool
+	// Which tools --gen-args (or a mix entry with no tool) may pick.
+	allowWrites      bool
+	allowDestructive bool
+	tools            []string
+	excludeTools     []string
+	// dryRun prints the plan and calls nothing.
+	dryRun bool
 }
 
 func (f *callFlags) register(fs *pflag.FlagSet) {
@@ -27,6 +36,11 @@ func (f *callFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.mix, "mix", "", "weighted mix `FILE`: JSON list of {method, tool, args, gen_args, weight}")
 	fs.StringVar(&f.inject, "inject-args", "", "JSON object merged into every tools/call's arguments")
 	fs.BoolVar(&f.noValidate, "no-validate", false, "do not check structuredContent against the tool's outputSchema")
+	fs.BoolVar(&f.allowWrites, "allow-writes", false, "with --gen-args: also call tools that may write but are annotated destructiveHint: false (by default only readOnlyHint: true tools are called)")
+	fs.BoolVar(&f.allowDestructive, "allow-destructive", false, "with --gen-args: also call tools that may destroy data (annotated so, or not annotated at all)")
+	fs.StringSliceVar(&f.tools, "tools", nil, "with --gen-args: call only the tools matching one of these `GLOB`s, e.g. 'read_*,list_*'")
+	fs.StringSliceVar(&f.excludeTools, "exclude-tools", nil, "with --gen-args: never call the tools matching one of these `GLOB`s")
+	fs.BoolVar(&f.dryRun, "dry-run", false, "connect, list the tools and print the plan (tools, annotations, sample arguments, load), then exit without calling any tool")
 }
 
 // spec turns the workload flags into a workload.Spec, with every check
@@ -36,7 +50,7 @@ func (f *callFlags) register(fs *pflag.FlagSet) {
 // first, as it always was.
 func (f *callFlags) spec(w *workloadFlags) (workload.Spec, error) {
 	s := workload.Spec{Method: w.method, Tool: w.tool, GenArgs: f.genArgs, Cardinality: f.cardinality,
-		Seed: w.seed, Validate: !f.noValidate}
+		Seed: w.seed, Validate: !f.noValidate, Select: f.selection()}
 	if f.cardinality < 1 {
 		return s, usagef("--arg-cardinality must be at least 1")
 	}
@@ -58,6 +72,23 @@ func (f *callFlags) spec(w *workloadFlags) (workload.Spec, error) {
 		}
 	}
 	return s, err
+}
+
+// scenarioError is a scenario step the server's tools make impossible:
+// the file names the step, the flags only the selection.
+func scenarioError(err *workload.StepError) error {
+	var sel *workload.SelectionError
+	if errors.As(err, &sel) {
+		hint := strings.ReplaceAll(selectionHint(sel), "name a tool with --tool", "name the tool in the step")
+		return usagef("--scenario: %v: %s", err, hint)
+	}
+	return usagef("--scenario: %v", err)
+}
+
+// selection is which tools a workload may pick itself: by --gen-args, a
+// mix entry or a scenario step that names no tool.
+func (f *callFlags) selection() workload.Selection {
+	return workload.Selection{AllowWrites: f.allowWrites, AllowDestructive: f.allowDestructive, Include: f.tools, Exclude: f.excludeTools}
 }
 
 // readMix reads a --mix file.
@@ -92,12 +123,17 @@ func workloadError(err error) error {
 		tool   *workload.UnknownToolError
 		inject *workload.InjectError
 		card   *toolschema.CardinalityError
+		sel    *workload.SelectionError
+		glob   *workload.GlobError
 	)
+	var step *workload.StepError
 	switch {
 	case err == nil:
 		return nil
 	case errors.As(err, &server):
-		return unreachableError{server.Msg}
+		return serverError(server)
+	case errors.As(err, &step):
+		return scenarioError(step)
 	case errors.Is(err, workload.ErrMixReplaces):
 		return usagef("--mix replaces --tool and --args")
 	case errors.Is(err, workload.ErrGenArgsReplaces):
@@ -108,8 +144,14 @@ func workloadError(err error) error {
 		return usagef("--tool goes with --method tools/call")
 	case errors.Is(err, workload.ErrCallWithoutTool):
 		return usagef("--method tools/call needs --tool NAME")
+	case errors.Is(err, workload.ErrGlobsUnused):
+		return usagef("--tools and --exclude-tools narrow the tools --gen-args picks; here every tool is named (--tool, or the mix)")
+	case errors.As(err, &glob):
+		return usagef("--tools/--exclude-tools: bad glob %q", glob.Glob)
 	case errors.As(err, &tool):
-		return usagef("--gen-args: the server lists no tool %q", tool.Tool)
+		return usagef("%v", err) // a --tool or a mix entry: the name says which
+	case errors.As(err, &sel):
+		return usagef("--gen-args: %v: %s", err, selectionHint(sel))
 	case errors.As(err, &inject):
 		return usagef("--inject-args: %v", inject.Err)
 	case errors.As(err, &card):
@@ -118,4 +160,28 @@ func workloadError(err error) error {
 	// A tool's inputSchema that arguments cannot be generated from, or a
 	// cardinality below 1.
 	return usagef("%v", err)
+}
+
+// selectionHint names the flags that would let --gen-args call the tools
+// it left out.
+func selectionHint(sel *workload.SelectionError) string {
+	writes, destructive := sel.Left[workload.Additive], sel.Left[workload.Destructive]
+	switch {
+	case writes == 0 && destructive == 0:
+		return "widen --tools or --exclude-tools, or name a tool with --tool"
+	case destructive == 0:
+		return "--allow-writes calls them, or name a tool with --tool"
+	case writes == 0:
+		return "--allow-destructive calls them (only against a server whose data may be lost), or name a tool with --tool"
+	}
+	return "--allow-writes calls those that may write, --allow-destructive all of them (only against a server whose data may be lost), or name a tool with --tool"
+}
+
+// serverError is a server whose tools make the workload impossible: the
+// unreachable exit, with the auth hint when credentials were the trouble.
+func serverError(e *workload.ServerError) error {
+	if _, ok := errors.AsType[*mcp.AuthError](e); ok {
+		return authError(e.Msg)
+	}
+	return unreachableError{e.Msg}
 }

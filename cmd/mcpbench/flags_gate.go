@@ -14,6 +14,7 @@ type gateFlags struct {
 	maxErrorRate float64
 	allowErrors  bool
 	failOnSLO    bool
+	countToolErr bool
 }
 
 func (g *gateFlags) register(fs *pflag.FlagSet) {
@@ -22,6 +23,7 @@ func (g *gateFlags) register(fs *pflag.FlagSet) {
 	fs.Float64Var(&g.maxErrorRate, "max-error-rate", 0, "highest acceptable error rate, 0..1")
 	fs.BoolVar(&g.allowErrors, "allow-request-errors", false, "any error rate is acceptable")
 	fs.BoolVar(&g.failOnSLO, "fail-on-slo", false, "exit 1 when the p95/p99 targets are missed")
+	fs.BoolVar(&g.countToolErr, "count-tool-errors", false, "with --gen-args: count tool_error answers in the --max-error-rate gate (by default made-up arguments a tool turns down do not fail a run)")
 }
 
 func (g *gateFlags) validate() error {
@@ -41,7 +43,8 @@ func (g *gateFlags) validate() error {
 // them for run and sweep alike.
 func (g *gateFlags) gates() results.Gates {
 	return results.Gates{
-		SLO:       sweep.SLO{P95MS: g.p95SLO, P99MS: g.p99SLO, MaxErrorRate: g.maxErrorRate},
-		FailOnSLO: g.failOnSLO,
+		SLO:             sweep.SLO{P95MS: g.p95SLO, P99MS: g.p99SLO, MaxErrorRate: g.maxErrorRate},
+		FailOnSLO:       g.failOnSLO,
+		CountToolErrors: g.countToolErr,
 	}
 }

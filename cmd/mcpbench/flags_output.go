@@ -13,6 +13,7 @@ import (
 type outputFlags struct {
 	jsonOut    string
 	mdOut      string
+	htmlOut    string
 	outDir     string
 	quiet      bool
 	noProgress bool
@@ -22,6 +23,7 @@ type outputFlags struct {
 
 func (o *outputFlags) register(fs *pflag.FlagSet) {
 	o.registerReports(fs, true)
+	o.registerHTML(fs)
 	fs.BoolVar(&o.noProgress, "no-progress", false, "no progress line on stderr")
 	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a Go CPU profile of mcpbench itself to `FILE`")
 	fs.StringVar(&o.memProfile, "memprofile", "", "write a Go heap profile of mcpbench, taken at the end of the load, to `FILE`")
@@ -36,6 +38,11 @@ func (o *outputFlags) registerReports(fs *pflag.FlagSet, withDir bool) {
 		fs.StringVar(&o.outDir, "out-dir", ".run/reports", "directory for reports written under default names")
 	}
 	fs.BoolVarP(&o.quiet, "quiet", "q", false, "no human summary on stdout")
+}
+
+// registerHTML adds --html-out, for the commands with an HTML report.
+func (o *outputFlags) registerHTML(fs *pflag.FlagSet) {
+	fs.StringVar(&o.htmlOut, "html-out", "", "write the HTML report to `FILE`: one page with charts that works offline")
 }
 
 // writeHeapProfile records what the generator holds in memory.
@@ -64,7 +71,7 @@ func startCPUProfile(path string) (func(), error) {
 // summaryOut is where the human summary goes: nowhere when quiet or when
 // stdout carries the JSON.
 func (o *outputFlags) summaryOut(e env) io.Writer {
-	if o.quiet || o.jsonOut == "-" || o.mdOut == "-" {
+	if o.quiet || o.jsonOut == "-" || o.mdOut == "-" || o.htmlOut == "-" {
 		return io.Discard
 	}
 	return e.stdout

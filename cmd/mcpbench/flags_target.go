@@ -36,6 +36,7 @@ type targetFlags struct {
 	oauth            oauthFlags
 	clientRequests   string
 	getStream        bool
+	secrets          []string // the credentials the flags and environment carry
 }
 
 // oauthFlags ask for the bearer token to come from OAuth 2.1.
@@ -102,6 +103,13 @@ func (t *targetFlags) options(e *env, pool int) (mcp.Options, error) {
 	if err != nil {
 		return mcp.Options{}, err
 	}
+	if oauth != nil { // the server's text must not echo these either
+		for _, v := range []string{oauth.ClientSecret, oauth.IDToken} {
+			if v != "" {
+				t.secrets = append(t.secrets, v)
+			}
+		}
+	}
 	return mcp.Options{
 		ClientRequests:   policy,
 		Listen:           t.getStream,
@@ -120,6 +128,7 @@ func (t *targetFlags) options(e *env, pool int) (mcp.Options, error) {
 		Engine:           mcp.Engine(t.engine),
 		Command:          t.command,
 		StdioProcs:       t.stdioProcs,
+		Secrets:          t.secrets,
 	}, nil
 }
 
@@ -185,33 +194,19 @@ func (t *targetFlags) header(e *env) (http.Header, error) {
 		}
 	}
 	e.protect(secrets)
+	t.secrets = secrets
 	return h, nil
 }
-
-// sensitiveHeaders carry credentials whatever the user says.
-var sensitiveHeaders = []string{"Authorization", "Cookie", "Proxy-Authorization", "X-Api-Key"}
 
 // secretValues lists the values that must never be printed or written: the
 // sensitive headers' and --secret-header's values, each credential inside
 // them (a bearer token without its scheme), and the token.
 func secretValues(h http.Header, extra []string, token string) []string {
 	var out []string
-	add := func(v string) {
-		if v = strings.TrimSpace(v); len(v) >= 4 {
-			out = append(out, v)
-		}
+	if token = strings.TrimSpace(token); len(token) >= 4 {
+		out = append(out, token)
 	}
-	add(token)
-	names := append(append([]string(nil), sensitiveHeaders...), extra...)
-	for _, n := range names {
-		for _, v := range h.Values(textproto.CanonicalMIMEHeaderKey(n)) {
-			add(v)
-			if _, cred, ok := strings.Cut(v, " "); ok {
-				add(cred)
-			}
-		}
-	}
-	return out
+	return append(out, mcp.SecretValues(h, extra...)...)
 }
 
 // options turns the OAuth flags into the client's OAuth settings (nil

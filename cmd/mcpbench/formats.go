@@ -39,17 +39,20 @@ func writeFormats[R any](formats []report.Format[R], r R, outs map[string]output
 	return nil
 }
 
-// outputs are the destinations --json-out, --md-out and --quiet give a
-// run, sweep or probe report; flagged names the flags in errors.
+// outputs are the destinations --json-out, --md-out, --html-out and
+// --quiet give a run, sweep or probe report; flagged names the flags in
+// errors.
 func (o *outputFlags) outputs(e env, flagged bool) map[string]output {
 	outs := map[string]output{
 		report.FormatJSON:     {path: o.jsonOut},
 		report.FormatMarkdown: {path: o.mdOut},
+		report.FormatHTML:     {path: o.htmlOut},
 		report.FormatSummary:  {to: o.summaryOut(e)},
 	}
 	if flagged {
 		outs[report.FormatJSON] = output{path: o.jsonOut, flag: "--json-out"}
 		outs[report.FormatMarkdown] = output{path: o.mdOut, flag: "--md-out"}
+		outs[report.FormatHTML] = output{path: o.htmlOut, flag: "--html-out"}
 	}
 	return outs
 }

@@ -24,12 +24,14 @@ func (t *targetFlags) setup(opts mcp.Options, spec workload.Spec, s *shardFlags)
 	}
 }
 
-// watch makes the harness's callbacks print: warnings on stderr, and the
-// progress line cleared after each measurement. It returns the progress
+// watch makes the harness's callbacks print: warnings and the tools about
+// to be called on stderr, and the progress line cleared after each
+// measurement. It returns the progress
 // line's printer, nil when there is none.
 func watch(s *harness.Setup, e env, cmd string, off bool) func(bench.Progress) {
 	progress := progressPrinter(e, off)
 	s.Warn = warnSetting(e, cmd)
+	s.Announce = announce(e, cmd)
 	s.MeasureDone = func() { clearProgress(e, progress) }
 	return progress
 }

@@ -26,7 +26,7 @@ Flags:
 %s
 Examples:
   mcpbench merge shard-0.json shard-1.json shard-2.json shard-3.json --json-out run.json
-  mcpbench merge reports/*.json --json-out merged.json --md-out merged.md
+  mcpbench merge reports/*.json --json-out merged.json --md-out merged.md --html-out merged.html
 `
 
 func mergeMain(_ context.Context, args []string, e env) int {
@@ -35,6 +35,7 @@ func mergeMain(_ context.Context, args []string, e env) int {
 	fs := newFlagSet("merge")
 	fs.StringVar(&out.jsonOut, "json-out", "", "write the merged report to `FILE` (- = stdout)")
 	fs.StringVar(&out.mdOut, "md-out", "", "write the merged report's Markdown to `FILE`")
+	out.registerHTML(fs)
 	fs.BoolVar(&allowMissing, "allow-missing", false, "merge an incomplete set of shards (warns and lists the missing ones)")
 	fs.BoolVarP(&out.quiet, "quiet", "q", false, "no summary on stdout")
 	if done, code := parseFlags(fs, args, mergeUsage, e); done {
@@ -43,8 +44,8 @@ func mergeMain(_ context.Context, args []string, e env) int {
 	if fs.NArg() < 2 {
 		return exitFor(e, "merge", usagef("want at least two reports to merge (got %d)", fs.NArg()))
 	}
-	if out.jsonOut == "" && out.mdOut == "" {
-		return exitFor(e, "merge", usagef("--json-out FILE is required (or --md-out)"))
+	if out.jsonOut == "" && out.mdOut == "" && out.htmlOut == "" {
+		return exitFor(e, "merge", usagef("--json-out FILE is required (or --md-out, --html-out)"))
 	}
 	var runs []*results.RunReport
 	var sweeps []*results.SweepReport

@@ -17,6 +17,7 @@ import (
 )
 
 const probeUsage = `Usage: mcpbench probe --url URL [flags]
+       mcpbench probe --transport stdio [flags] -- CMD ARGS...
 
 One-shot observability probe of an MCP server: /health before and after
 (with the change in its cache counters), what the server says about itself
@@ -25,6 +26,8 @@ of the tools/list payload (size, pages, largest tools, descriptions, schema
 compaction, lint), a sequential latency profile in the order sent (the
 first call is the cold one), a small and a large concurrent tools/list
 benchmark and, with --log-file, the server's stats lines over the probe.
+A stdio server gets the same probe bar health and the GET, which need an
+HTTP endpoint.
 
 Flags:
 %s
@@ -33,6 +36,7 @@ Examples:
       --log-file .run/logs/omni-mcp-sse-3002.log \
       --json-out .run/reports/mcp-tools-list-observability.json
   mcpbench probe --url http://127.0.0.1:3002/mcp --bench-large-total 0 --md-out probe.md
+  mcpbench probe --transport stdio --bench-large-total 0 -- npx -y @modelcontextprotocol/server-memory
 `
 
 type probeFlags struct {
@@ -131,9 +135,11 @@ func probeMain(ctx context.Context, args []string, e env) int {
 // config checks probe's flags and turns them into the probe's
 // configuration.
 func (f *probeFlags) config(fs *pflag.FlagSet, e *env) (probe.Config, error) {
-	if fs.NArg() > 0 {
-		return probe.Config{}, usagef("unexpected argument %q", fs.Arg(0))
+	rest, command := splitCommand(fs)
+	if len(rest) > 0 {
+		return probe.Config{}, usagef("unexpected argument %q", rest[0])
 	}
+	f.target.command = command
 	if err := f.validate(); err != nil {
 		return probe.Config{}, err
 	}

@@ -26,7 +26,12 @@ func progressPrinter(e env, off bool) func(bench.Progress) {
 	}
 	return func(p bench.Progress) {
 		done := fmt.Sprintf("%d", p.Done)
-		if p.Total > 0 {
+		switch {
+		case p.Sessions > 0 && p.Total > 0:
+			done = fmt.Sprintf("%d/%d sessions (%d steps)", p.Sessions, p.Total, p.Done)
+		case p.Sessions > 0:
+			done = fmt.Sprintf("%d sessions (%d steps)", p.Sessions, p.Done)
+		case p.Total > 0:
 			done = fmt.Sprintf("%d/%d", p.Done, p.Total)
 		}
 		left := ""

@@ -12,6 +12,7 @@ import (
 	"github.com/mcpbench/mcpbench/harness"
 	"github.com/mcpbench/mcpbench/report"
 	"github.com/mcpbench/mcpbench/results"
+	"github.com/mcpbench/mcpbench/workload"
 )
 
 const runUsage = `Usage: mcpbench run --url URL [flags]
@@ -19,15 +20,30 @@ const runUsage = `Usage: mcpbench run --url URL [flags]
 Put one level of load on an MCP server and report throughput, tail latency
 and errors. Closed loop with -c (each worker waits for its answer), open loop
 with --rate (requests on a fixed schedule, latency counted from the intended
-send time).
+send time). With --scenario, whole sessions of a scenario file are the unit
+of work (initialize, tool calls with think time, DELETE): --users N runs N
+users back to back, --session-rate R starts R new sessions a second.
+
+With --gen-args and no --tool, only the tools annotated readOnlyHint: true
+are called (the MCP spec presumes any other tool may write or destroy):
+--allow-writes adds those annotated destructiveHint: false,
+--allow-destructive the rest, --tools and --exclude-tools narrow the set.
+A tool named with --tool is called whatever it says. --dry-run connects,
+lists the tools and prints the plan without calling any.
 
 Flags:
 %s
 Examples:
   mcpbench run --url http://127.0.0.1:3002/mcp -c 10 -n 500
   mcpbench run --url http://127.0.0.1:3002/mcp --method tools/call --tool echo \
-      --args '{"message":"hi"}' --rate 200 -d 30s --json-out run.json
+      --args '{"message":"hi"}' --rate 200 -d 30s --json-out run.json --html-out run.html
   MCPBENCH_TOKEN=... mcpbench run --url https://mcp.example.internal/mcp -c 4 -d 1m
+  mcpbench run --transport stdio --gen-args --dry-run -c 4 -n 200 \
+      -- npx -y @modelcontextprotocol/server-filesystem /tmp/scratch
+  mcpbench run --url http://127.0.0.1:3002/mcp --rate 50 -d 1h --live \
+      --server-pid "$(pgrep -f my-mcp-server)" --server-metrics http://127.0.0.1:9090/metrics --fail-on-leak
+  mcpbench run --url http://127.0.0.1:3002/mcp --scenario docs/examples/coding-agent.yaml \
+      --users 8 --ramp-up 10s -d 1m
 `
 
 // runFlags are all of run's flags.
@@ -38,14 +54,18 @@ type runFlags struct {
 	output   outputFlags
 	gate     gateFlags
 	shard    shardFlags
+	series   seriesFlags
+	scenario scenarioFlags
 }
 
 // register adds run's flags to fs.
 func (f *runFlags) register(fs *pflag.FlagSet) {
 	f.target.register(fs)
 	f.workload.register(fs, false)
+	f.scenario.register(fs, false)
 	f.calls.register(fs)
 	f.gate.register(fs)
+	f.series.register(fs, true)
 	f.output.register(fs)
 	f.shard.register(fs)
 }
@@ -61,6 +81,10 @@ func runMain(ctx context.Context, args []string, e env) int {
 	if err != nil {
 		return exitFor(e, "run", err)
 	}
+	if f.calls.dryRun {
+		plan, err := harness.PlanRun(ctx, cfg)
+		return dryRunExit(e, "run", plan, err, &f.output)
+	}
 	if f.output.cpuProfile != "" {
 		stop, err := startCPUProfile(f.output.cpuProfile)
 		if err != nil {
@@ -68,7 +92,8 @@ func runMain(ctx context.Context, args []string, e env) int {
 		}
 		defer stop()
 	}
-	cfg.Load.Progress = watch(&cfg.Setup, e, "run", f.output.noProgress)
+	cfg.Load.Progress = watch(&cfg.Setup, e, "run", f.output.noProgress || f.series.live)
+	f.series.apply(&cfg.Load, &cfg.Setup, e, "run")
 	if f.output.memProfile != "" {
 		cfg.Load.OnDone = func() {
 			if err := writeHeapProfile(f.output.memProfile); err != nil {
@@ -78,9 +103,15 @@ func runMain(ctx context.Context, args []string, e env) int {
 	}
 	r, err := harness.Run(ctx, cfg)
 	if err != nil {
-		return harnessExit(e, "run", "request", err)
+		unit := "request"
+		if cfg.Scenario != nil {
+			unit = "session"
+		}
+		return harnessExit(e, "run", unit, err)
 	}
-	gateFailed := f.gate.gates().Run(r)
+	gates := f.gate.gates()
+	gates.FailOnLeak = f.series.failOnLeak
+	gateFailed := gates.Run(r)
 	if err := writeRunReports(r, &f.output, e); err != nil {
 		return exitFor(e, "run", usagef("writing report: %v", err))
 	}
@@ -101,6 +132,12 @@ func (f *runFlags) config(fs *pflag.FlagSet, e *env) (harness.RunConfig, error) 
 		return harness.RunConfig{}, usagef("unexpected argument %q", rest[0])
 	}
 	f.target.command = command
+	if err := f.scenario.check(fs, f.target.session); err != nil {
+		return harness.RunConfig{}, err
+	}
+	if f.scenario.file != "" {
+		return f.scenarioConfig(fs, e)
+	}
 	if err := f.shard.splitRun(&f.workload, fs.Changed("concurrency")); err != nil {
 		return harness.RunConfig{}, err
 	}
@@ -111,6 +148,9 @@ func (f *runFlags) config(fs *pflag.FlagSet, e *env) (harness.RunConfig, error) 
 	if err := f.gate.validate(); err != nil {
 		return harness.RunConfig{}, err
 	}
+	if err := f.series.validate(); err != nil {
+		return harness.RunConfig{}, err
+	}
 	spec, err := f.calls.spec(&f.workload)
 	if err != nil {
 		return harness.RunConfig{}, err
@@ -119,7 +159,30 @@ func (f *runFlags) config(fs *pflag.FlagSet, e *env) (harness.RunConfig, error) 
 	if err != nil {
 		return harness.RunConfig{}, err
 	}
-	return harness.RunConfig{Setup: f.target.setup(opts, spec, &f.shard), Load: load}, nil
+	return harness.RunConfig{Setup: f.target.setup(opts, spec, &f.shard), Load: load, Soak: f.series.soak()}, nil
+}
+
+// scenarioConfig is config for sessions of a scenario file.
+func (f *runFlags) scenarioConfig(fs *pflag.FlagSet, e *env) (harness.RunConfig, error) {
+	load, err := f.scenario.runLoad(&f.workload, &f.shard, fs.Changed("users"))
+	if err != nil {
+		return harness.RunConfig{}, err
+	}
+	if err := f.gate.validate(); err != nil {
+		return harness.RunConfig{}, err
+	}
+	spec, err := f.scenario.spec(&f.workload, &f.calls)
+	if err != nil {
+		return harness.RunConfig{}, err
+	}
+	// Every user may have a whole parallel block in flight.
+	opts, err := f.target.options(e, load.Users()*spec.File.Width())
+	if err != nil {
+		return harness.RunConfig{}, err
+	}
+	setup := f.target.setup(opts, workload.Spec{}, &f.shard)
+	setup.Scenario = spec
+	return harness.RunConfig{Setup: setup, Load: load}, nil
 }
 
 // benchConfig checks the load flags and turns them into a bench.Config.

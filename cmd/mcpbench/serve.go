@@ -18,7 +18,8 @@ import (
 const serveUsage = `Usage: mcpbench serve [flags]
 
 Run the bundled reference MCP server (official Go SDK): Streamable HTTP at
-/mcp, legacy HTTP+SSE at /sse, /health, or MCP over stdin/stdout with --stdio.
+/mcp, legacy HTTP+SSE at /sse, /health, Prometheus metrics at /metrics, or
+MCP over stdin/stdout with --stdio.
 Its capacity is modelled: --capacity K handler slots, each tools/list and
 tools/call holding one for --service-time, so the knee is at K concurrent
 requests and the throughput ceiling is K / service time. The first line on
@@ -32,6 +33,7 @@ Examples:
   mcpbench serve --addr 127.0.0.1:0 --capacity 8 --service-time 20ms
   mcpbench serve --log-file .run/logs/mcp.log --stats-interval 5s --list-cache-ttl 2s
   mcpbench serve --fault http-500 --fault-rate 0.01 --stall 500ms --stall-every 10s
+  mcpbench serve --leak-per-request 20000    # then: mcpbench run ... --server-metrics http://127.0.0.1:3002/metrics
 `
 
 // serveFlags are the flags of `mcpbench serve`: the server's configuration
@@ -70,6 +72,8 @@ func (f *serveFlags) register(fs *pflag.FlagSet) {
 	fs.DurationVar(&cfg.TokenTTL, "token-ttl", target.DefaultTokenTTL, "with --oauth: lifetime `D` of the tokens issued")
 	fs.StringVar(&cfg.OAuthClientID, "oauth-client-id", target.DefaultOAuthClientID, "with --oauth: the pre-registered client's ID (others may register)")
 	fs.StringVar(&cfg.OAuthClientSecret, "oauth-client-secret", target.DefaultOAuthClientSecret, "with --oauth: the pre-registered client's secret")
+	fs.IntVar(&cfg.LeakPerRequest, "leak-per-request", 0, "keep `BYTES` of memory for every request answered: a leak on purpose, to rehearse a soak test")
+	fs.BoolVar(&cfg.LeakSessions, "leak-sessions", false, "never release a session a client ends (its DELETE is answered, the session kept): a session leak on purpose")
 }
 
 // serveMain implements `mcpbench serve`.
@@ -129,8 +133,12 @@ func serveHTTP(ctx context.Context, addr string, cfg target.Config, e env, fail 
 	if c.Stateless {
 		mode = "stateless"
 	}
-	fmt.Fprintf(e.stderr, "mcpbench serve: %s, %d tools, capacity %d, service %s %s, sse at /sse, health at /health\n",
-		mode, r.ToolCount(), c.Capacity, c.ServiceTime, c.ServiceDist)
+	metrics := ", metrics at /metrics"
+	if c.FixedResponse {
+		metrics = "" // the canned answers have no SDK server, nor its metrics
+	}
+	fmt.Fprintf(e.stderr, "mcpbench serve: %s, %d tools, capacity %d, service %s %s, sse at /sse, health at /health%s\n",
+		mode, r.ToolCount(), c.Capacity, c.ServiceTime, c.ServiceDist, metrics)
 	if c.OAuth {
 		fmt.Fprintf(e.stderr, "mcpbench serve: OAuth: tokens live %s; client %s pre-registered, others register at /register\n", c.TokenTTL, c.OAuthClientID)
 	}

@@ -17,15 +17,22 @@ import (
 	"github.com/mcpbench/mcpbench/report"
 	"github.com/mcpbench/mcpbench/results"
 	"github.com/mcpbench/mcpbench/sweep"
+	"github.com/mcpbench/mcpbench/workload"
 )
 
 const sweepUsage = `Usage: mcpbench sweep --url URL (--concurrency-values LIST | --concurrency-range R |
                       --rate-values LIST | --rate-range R) [flags]
+       mcpbench sweep --url URL --scenario FILE --users-values LIST [flags]
 
 Measure a series of load points, then estimate the knee (where more
 concurrency stops buying throughput), fit the Universal Scalability Law, and
 recommend the concurrency (or rate) that meets the p95/p99 targets. Every
-point shares one connection pool sized for the largest one.
+point shares one connection pool sized for the largest one. Without report
+paths, JSON, Markdown, SVG and HTML reports are written under --out-dir.
+
+Tools are chosen as in run: with --gen-args, only read-only ones unless
+--allow-writes or --allow-destructive says otherwise; --dry-run prints the
+plan (tools, sample arguments, levels) and calls nothing.
 
 Flags:
 %s
@@ -35,6 +42,10 @@ Examples:
   mcpbench sweep --url http://127.0.0.1:3002/mcp --concurrency-range 1:64:x2 --refine \
       --p99-slo-ms 100 --require-concurrency 16
   mcpbench sweep --url http://127.0.0.1:3002/mcp --rate-range 100:600:+100 -d 10s --p99-slo-ms 100
+  mcpbench sweep --url http://127.0.0.1:3002/mcp --gen-args --tools 'search_*' \
+      --concurrency-values 1,4,16 --dry-run
+  mcpbench sweep --url http://127.0.0.1:3002/mcp --scenario docs/examples/coding-agent.yaml \
+      --users-values 1,4,16,64 -d 30s --p95-slo-ms 200
 `
 
 type sweepFlags struct {
@@ -52,11 +63,14 @@ type sweepFlags struct {
 	requireConcurrency int
 	svgOut             string
 	shard              shardFlags
+	series             seriesFlags
+	scenario           scenarioFlags
 }
 
 func (f *sweepFlags) register(fs *pflag.FlagSet) {
 	f.target.register(fs)
 	f.workload.register(fs, true)
+	f.scenario.register(fs, true)
 	f.calls.register(fs)
 	fs.StringVar(&f.concurrencyValues, "concurrency-values", "", "concurrency levels, e.g. 1,2,4,8")
 	fs.StringVar(&f.concurrencyRange, "concurrency-range", "", "FROM:TO[:xF|:+S] levels, e.g. 1:64:x2")
@@ -66,6 +80,7 @@ func (f *sweepFlags) register(fs *pflag.FlagSet) {
 	fs.DurationVar(&f.cooldown, "cooldown", 0, "pause between points")
 	fs.IntVar(&f.requireConcurrency, "require-concurrency", 0, "exit 1 when the maximum feasible concurrency is below N")
 	f.gate.register(fs)
+	f.series.register(fs, false)
 	f.output.register(fs)
 	fs.StringVar(&f.svgOut, "svg-out", "", "write the chart to `FILE`")
 	f.shard.register(fs)
@@ -74,6 +89,16 @@ func (f *sweepFlags) register(fs *pflag.FlagSet) {
 // levels returns the sweep's concurrency levels or rates, exactly one of
 // them non-empty.
 func (f *sweepFlags) levels() ([]int, []float64, error) {
+	if f.scenario.file != "" {
+		if f.scenario.usersValues == "" {
+			return nil, nil, usagef("--scenario sweeps users: give --users-values, e.g. 1,2,4,8")
+		}
+		cs, err := sweep.ParseConcurrencyValues(f.scenario.usersValues)
+		if le, ok := errors.AsType[*sweep.LevelsError](err); ok {
+			return nil, nil, usagef("--users-values%s", le.Detail)
+		}
+		return cs, nil, err
+	}
 	given := 0
 	for _, v := range []string{f.concurrencyValues, f.concurrencyRange, f.rateValues, f.rateRange} {
 		if v != "" {
@@ -116,7 +141,12 @@ func sweepMain(ctx context.Context, args []string, e env) int {
 	if err != nil {
 		return exitFor(e, "sweep", err)
 	}
-	if progress := watch(&cfg.Setup, e, "sweep", f.output.noProgress); progress != nil {
+	if f.calls.dryRun {
+		plan, err := harness.PlanSweep(ctx, cfg)
+		return dryRunExit(e, "sweep", plan, err, &f.output)
+	}
+	f.series.apply(&cfg.Point, &cfg.Setup, e, "sweep")
+	if progress := watch(&cfg.Setup, e, "sweep", f.output.noProgress || f.series.live); progress != nil {
 		cfg.Progress = func(st sweep.Step, p bench.Progress) {
 			fmt.Fprintf(e.stderr, "\r\033[Kpoint %d/%d (%s): ", st.N, st.Total, levelLabel(st.Level))
 			progress(p)
@@ -143,6 +173,9 @@ func (f *sweepFlags) config(fs *pflag.FlagSet, e *env) (harness.SweepConfig, err
 		return harness.SweepConfig{}, usagef("unexpected argument %q", rest[0])
 	}
 	f.target.command = command
+	if err := f.scenario.check(fs, f.target.session); err != nil {
+		return harness.SweepConfig{}, err
+	}
 	cs, rs, err := f.levels()
 	if err != nil {
 		return harness.SweepConfig{}, err
@@ -153,35 +186,71 @@ func (f *sweepFlags) config(fs *pflag.FlagSet, e *env) (harness.SweepConfig, err
 	if err := f.perPoint(len(rs) > 0); err != nil {
 		return harness.SweepConfig{}, err
 	}
+	if err := f.series.validate(); err != nil {
+		return harness.SweepConfig{}, err
+	}
 	// Split after the per-point defaults, so the default total is split too.
 	w := &f.workload
 	if cs, rs, err = f.shard.splitSweep(w, cs, rs, f.refine); err != nil {
 		return harness.SweepConfig{}, err
 	}
-	spec, err := f.calls.spec(w)
-	if err != nil {
-		return harness.SweepConfig{}, err
-	}
-	opts, err := f.target.options(e, sweepPool(cs, rs, w.maxInFlight))
+	setup, err := f.setup(e, cs, rs)
 	if err != nil {
 		return harness.SweepConfig{}, err
 	}
 	return harness.SweepConfig{
-		Setup: f.target.setup(opts, spec, &f.shard),
+		Setup: setup,
 		Plan:  sweep.Plan{Concurrency: cs, Rates: rs, SLO: f.gate.gates().SLO, Refine: f.refine, Cooldown: f.cooldown},
 		Point: bench.Config{MaxInFlight: w.maxInFlight, Total: w.total, Duration: w.duration, Warmup: w.warmup, RampUp: w.rampUp},
 	}, nil
 }
 
+// setup is the target and what is sent: requests, or sessions of a
+// scenario file, with a pool for the largest level.
+func (f *sweepFlags) setup(e *env, cs []int, rs []float64) (harness.Setup, error) {
+	w := &f.workload
+	if f.scenario.file != "" {
+		spec, err := f.scenario.spec(w, &f.calls)
+		if err != nil {
+			return harness.Setup{}, err
+		}
+		opts, err := f.target.options(e, sweepPool(cs, rs, w.maxInFlight)*spec.File.Width())
+		if err != nil {
+			return harness.Setup{}, err
+		}
+		setup := f.target.setup(opts, workload.Spec{}, &f.shard)
+		setup.Scenario = spec
+		return setup, nil
+	}
+	spec, err := f.calls.spec(w)
+	if err != nil {
+		return harness.Setup{}, err
+	}
+	opts, err := f.target.options(e, sweepPool(cs, rs, w.maxInFlight))
+	if err != nil {
+		return harness.Setup{}, err
+	}
+	return f.target.setup(opts, spec, &f.shard), nil
+}
+
 // perPoint checks how long each point lasts and fills in the default: a
-// total for concurrency levels, a duration for rates.
+// total for concurrency levels, a duration for rates and for users of a
+// scenario (whose total, --max-sessions, counts sessions and may come
+// with a duration).
 func (f *sweepFlags) perPoint(rates bool) error {
 	w := &f.workload
-	if w.total < 0 || w.duration < 0 || w.warmup < 0 || f.cooldown < 0 || f.requireConcurrency < 0 {
-		return usagef("--total, --duration, --warmup, --cooldown and --require-concurrency must not be negative")
+	if w.total < 0 || w.duration < 0 || w.warmup < 0 || f.cooldown < 0 || f.requireConcurrency < 0 || f.scenario.maxSessions < 0 {
+		return usagef("--total, --max-sessions, --duration, --warmup, --cooldown and --require-concurrency must not be negative")
 	}
 	if w.total > 0 && w.duration > 0 {
 		return usagef("give --total or --duration per point, not both")
+	}
+	if f.scenario.file != "" {
+		w.total = f.scenario.maxSessions
+		if w.total == 0 && w.duration == 0 {
+			w.duration = 10 * time.Second
+		}
+		return nil
 	}
 	if w.total == 0 && w.duration == 0 {
 		if rates {
@@ -250,9 +319,9 @@ func defaultSweepBase(rawURL string) string {
 
 func (f *sweepFlags) writeReports(r *results.SweepReport, e env) error {
 	o := &f.output
-	if o.jsonOut == "" && o.mdOut == "" && f.svgOut == "" {
+	if o.jsonOut == "" && o.mdOut == "" && f.svgOut == "" && o.htmlOut == "" {
 		base := filepath.Join(o.outDir, defaultSweepBase(r.Target.URL))
-		o.jsonOut, o.mdOut, f.svgOut = base+".json", base+".md", base+".svg"
+		o.jsonOut, o.mdOut, f.svgOut, o.htmlOut = base+".json", base+".md", base+".svg", base+".html"
 	}
 	outs := o.outputs(e, false)
 	outs[report.FormatSVG] = output{path: f.svgOut}
@@ -260,7 +329,7 @@ func (f *sweepFlags) writeReports(r *results.SweepReport, e env) error {
 		return err
 	}
 	out := o.summaryOut(e)
-	for _, p := range slices.DeleteFunc([]string{o.jsonOut, o.mdOut, f.svgOut}, func(s string) bool { return s == "" || s == "-" }) {
+	for _, p := range slices.DeleteFunc([]string{o.jsonOut, o.mdOut, f.svgOut, o.htmlOut}, func(s string) bool { return s == "" || s == "-" }) {
 		fmt.Fprintf(out, "wrote %s\n", p)
 	}
 	return nil

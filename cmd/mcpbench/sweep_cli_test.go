@@ -137,7 +137,7 @@ func TestSweepNothingFeasible(t *testing.T) {
 }
 
 // TestSweepDefaultReportNames: without explicit paths a sweep writes JSON,
-// Markdown and SVG under --out-dir with the contract's names.
+// Markdown, SVG and HTML under --out-dir with the contract's names.
 func TestSweepDefaultReportNames(t *testing.T) {
 	srv := startTarget(t, target.Config{})
 	dir := t.TempDir()
@@ -147,7 +147,7 @@ func TestSweepDefaultReportNames(t *testing.T) {
 	}
 	host := strings.TrimPrefix(srv.URL, "http://")
 	base := "mcpbench-" + strings.Replace(host, ":", "_", 1) + "-sweep"
-	for _, ext := range []string{".json", ".md", ".svg"} {
+	for _, ext := range []string{".json", ".md", ".svg", ".html"} {
 		if _, err := os.Stat(filepath.Join(dir, base+ext)); err != nil {
 			t.Errorf("missing %s%s: %v", base, ext, err)
 		}

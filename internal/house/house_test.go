@@ -28,6 +28,8 @@ var layers = map[string]int{
 	"logscan":          0,
 	"target":           0,
 	"internal/textfmt": 0,
+	"hostile":          0,
+	"sampler":          0,
 	"bench":            1,
 	"workload":         2,
 	"sweep":            2,

@@ -32,3 +32,32 @@ func OrDash(s string) string {
 	}
 	return s
 }
+
+// Amount prints a measured quantity in its unit: bytes scaled to kB, MB
+// or GB (powers of 1000, as memory figures usually read), seconds as
+// "1.25 s", anything else as a plain number: whole from 1000 up, else
+// with four significant digits.
+func Amount(v float64, unit string) string {
+	switch unit {
+	case "bytes":
+		a := v
+		if a < 0 {
+			a = -a
+		}
+		switch {
+		case a >= 1e9:
+			return fmt.Sprintf("%.2f GB", v/1e9)
+		case a >= 1e6:
+			return fmt.Sprintf("%.1f MB", v/1e6)
+		case a >= 1e3:
+			return fmt.Sprintf("%.1f kB", v/1e3)
+		}
+		return fmt.Sprintf("%.0f B", v)
+	case "seconds":
+		return strconv.FormatFloat(v, 'g', 3, 64) + " s"
+	}
+	if v == float64(int64(v)) || v >= 1000 || v <= -1000 {
+		return strconv.FormatFloat(v, 'f', 0, 64)
+	}
+	return strconv.FormatFloat(v, 'g', 4, 64)
+}

@@ -1,0 +1,205 @@
+package bench
+
+import (
+	"context"
+	"encoding/json"
+	"math"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+)
+
+// checkSeriesSums holds a point's series to its totals: every column adds
+// up to the point's figure exactly, and the buckets' histograms add up to
+// the point's histogram bin for bin.
+func checkSeriesSums(t *testing.T, p Point) {
+	t.Helper()
+	s := p.Series
+	if s == nil || s.Len() == 0 {
+		t.Fatal("the point has no series")
+	}
+	var sent, ok int64
+	for i := range s.Len() {
+		sent += s.Sent[i]
+		ok += s.OK[i]
+	}
+	if sent != p.Requests || ok != p.OK {
+		t.Errorf("series sums: sent %d ok %d, point: requests %d ok %d", sent, ok, p.Requests, p.OK)
+	}
+	for kind, want := range p.ErrorsByKind {
+		var got int64
+		for _, n := range s.Errors[kind] {
+			got += n
+		}
+		if got != want {
+			t.Errorf("errors %q: series sum %d, point %d", kind, got, want)
+		}
+	}
+	if len(s.Errors) != len(p.ErrorsByKind) {
+		t.Errorf("series error kinds %v, point %v", s.Errors, p.ErrorsByKind)
+	}
+	if last := s.InFlight[s.Len()-1]; last != 0 {
+		t.Errorf("in flight at the end %d, want 0", last)
+	}
+	merged := NewHistogram()
+	for i, enc := range s.Histograms {
+		if enc == "" {
+			if s.Requests(i) > 0 {
+				t.Fatalf("bucket %d has %d answers but no histogram", i, s.Requests(i))
+			}
+			continue
+		}
+		h, err := DecodeHistogram(enc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if h.TotalCount() != s.Requests(i) {
+			t.Errorf("bucket %d: histogram holds %d, the counts say %d", i, h.TotalCount(), s.Requests(i))
+		}
+		merged.Merge(h)
+	}
+	if !sameBins(merged, p.Hist) {
+		t.Errorf("the buckets' histograms do not add up to the point's: %d vs %d values", merged.TotalCount(), p.Hist.TotalCount())
+	}
+	for i := range s.Len() {
+		if want := float64(s.Requests(i)) / s.BucketS(i); math.Abs(s.RPS[i]-want) > 0.001 {
+			t.Errorf("bucket %d: rps %v, want %v", i, s.RPS[i], want)
+		}
+	}
+	span := float64(s.Len()-1)*s.IntervalS + s.LastS
+	if math.Abs(span-p.ElapsedS) > 1e-6 {
+		t.Errorf("the buckets span %.6f s, the point %.6f s", span, p.ElapsedS)
+	}
+}
+
+func sameBins(a, b *hdrhistogram.Histogram) bool {
+	da, db := a.Distribution(), b.Distribution()
+	if len(da) != len(db) {
+		return false
+	}
+	for i := range da {
+		if da[i] != db[i] {
+			return false
+		}
+	}
+	return a.TotalCount() == b.TotalCount()
+}
+
+func TestSeriesClosedLoopSumsExactly(t *testing.T) {
+	var n atomic.Int64
+	p, err := Run(context.Background(), Config{Concurrency: 8, Duration: 1200 * time.Millisecond, Interval: 100 * time.Millisecond},
+		funcWorkload(func(context.Context, int) (Worker, error) {
+			return &sleepWorker{delay: time.Millisecond, failEvery: 7, n: &n}, nil
+		}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Errors == 0 || p.Requests < 100 {
+		t.Fatalf("too little to check: %d requests, %d errors", p.Requests, p.Errors)
+	}
+	checkSeriesSums(t, p)
+	if got := p.Series.Len(); got < 12 || got > 14 {
+		t.Errorf("%d buckets of 100 ms over 1.2 s", got)
+	}
+}
+
+func TestSeriesOpenLoopSumsExactly(t *testing.T) {
+	var n atomic.Int64
+	p, err := Run(context.Background(), Config{Rate: 1500, Duration: time.Second, Interval: 100 * time.Millisecond, MaxInFlight: 8},
+		funcWorkload(func(context.Context, int) (Worker, error) {
+			return &sleepWorker{delay: 2 * time.Millisecond, failEvery: 11, n: &n}, nil
+		}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkSeriesSums(t, p)
+	// About 150 sent each 100 ms: the schedule shows in the series.
+	var mid int64
+	for i := 1; i < p.Series.Len()-1; i++ {
+		mid += p.Series.Sent[i]
+	}
+	if mean := float64(mid) / float64(p.Series.Len()-2); mean < 120 || mean > 180 {
+		t.Errorf("%.0f sent a bucket at 1500/s", mean)
+	}
+}
+
+// TestSeriesStragglers has answers slower than the interval: a worker's
+// buffer holds a bucket long after it ended, and the series loop must
+// flush it for the bucket to be complete.
+func TestSeriesStragglers(t *testing.T) {
+	var n atomic.Int64
+	var mu sync.Mutex
+	var ivs []Interval
+	p, err := Run(context.Background(), Config{Concurrency: 4, Total: 24, Interval: 50 * time.Millisecond,
+		OnInterval: func(iv Interval) { mu.Lock(); ivs = append(ivs, iv); mu.Unlock() }},
+		funcWorkload(func(context.Context, int) (Worker, error) {
+			return &sleepWorker{delay: 120 * time.Millisecond, n: &n}, nil
+		}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkSeriesSums(t, p)
+	var live int64
+	for i, iv := range ivs {
+		if iv.Index != i {
+			t.Fatalf("live buckets out of order: %d at %d", iv.Index, i)
+		}
+		live += iv.Requests
+	}
+	if len(ivs) != p.Series.Len() || live != p.Requests {
+		t.Errorf("live lines: %d buckets, %d requests; series %d buckets, %d requests", len(ivs), live, p.Series.Len(), p.Requests)
+	}
+}
+
+// fakeGauges counts its reads: a level that is the read number and a
+// counter that grows by 10 a read.
+type fakeGauges struct{ reads atomic.Int64 }
+
+func (*fakeGauges) Gauges() []ServerSeries {
+	return []ServerSeries{{Name: "level", Kind: GaugeLevel}, {Name: "total", Kind: GaugeCounter}}
+}
+
+func (g *fakeGauges) Read(_ context.Context, v []float64) {
+	n := float64(g.reads.Add(1))
+	v[0], v[1] = n, 10*n
+}
+
+func TestSeriesGauges(t *testing.T) {
+	g := &fakeGauges{}
+	var n atomic.Int64
+	p, err := Run(context.Background(), Config{Concurrency: 2, Duration: 550 * time.Millisecond, Interval: 100 * time.Millisecond, Gauges: g},
+		funcWorkload(func(context.Context, int) (Worker, error) {
+			return &sleepWorker{delay: time.Millisecond, n: &n}, nil
+		}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := p.Series.Server
+	if len(srv) != 2 || len(srv[0].Values) != p.Series.Len() {
+		t.Fatalf("server columns %+v for %d buckets", srv, p.Series.Len())
+	}
+	// Read 1 opens the window; each bucket's end reads again, the last
+	// one as the point ends.
+	for i, v := range srv[0].Values {
+		if v != float64(i+2) {
+			t.Errorf("level at bucket %d = %v, want %d", i, v, i+2)
+		}
+		if d := srv[1].Values[i]; d != 10 {
+			t.Errorf("counter increase at bucket %d = %v, want 10", i, d)
+		}
+	}
+}
+
+func TestColumnJSONNull(t *testing.T) {
+	b, err := json.Marshal(Column{1, math.NaN(), 2.5})
+	if err != nil || string(b) != "[1,null,2.5]" {
+		t.Fatalf("marshal: %s %v", b, err)
+	}
+	var c Column
+	if err := json.Unmarshal(b, &c); err != nil || len(c) != 3 || c[0] != 1 || !math.IsNaN(c[1]) || c[2] != 2.5 {
+		t.Fatalf("unmarshal: %v %v", c, err)
+	}
+}

@@ -1,0 +1,219 @@
+package bench
+
+import (
+	"context"
+	"math"
+	"time"
+)
+
+// GaugeSource is what the engine samples from the server once a bucket.
+// The engine knows no more about it than this, so where the figures come
+// from (/proc, a metrics endpoint) is the caller's business.
+type GaugeSource interface {
+	// Gauges describes the values Read fills, in order: Name, Unit, Kind
+	// and Source of each (Values is left empty).
+	Gauges() []ServerSeries
+	// Read takes one sample into v (one element per gauge), leaving NaN
+	// where a value could not be read. It returns when ctx ends.
+	Read(ctx context.Context, v []float64)
+}
+
+// Interval is one finished bucket of a running point, for a live line.
+// Its figures are the report's, but for a request whose answer is filed
+// more than an interval late (rare, and then only in the report).
+type Interval struct {
+	Index            int
+	End              time.Duration // from the start of measuring
+	Requests, Errors int64
+	RPS              float64
+	P50MS, P99MS     float64
+	MaxMS            float64
+	// Server holds the gauges read at the bucket's end, in the order of
+	// Gauges (Config.Gauges' descriptions); NaN where missing, counters as
+	// their running total.
+	Server []float64
+	Gauges []ServerSeries
+}
+
+// liveState is what the series loop has handed to OnInterval so far.
+type liveState struct {
+	next         int // the next bucket to hand over
+	cpuStarted   bool
+	cpuMark      time.Duration
+	cpuNext      int // the next bucket to be charged CPU time
+	gaugeBaseSet bool
+	gaugeBase    []float64 // readings as the window opened
+}
+
+// startSeries runs the series loop (CPU time, stragglers, compaction, live
+// lines) and, with cfg.Gauges, the gauge loop. stop ends both and files
+// the end of the point at end.
+func (r *runner) startSeries() (stop func(end time.Time)) {
+	quit := make(chan struct{})
+	loop := make(chan struct{})
+	gauges := make(chan struct{})
+	go func() { defer close(loop); r.seriesLoop(quit) }()
+	go func() {
+		defer close(gauges)
+		if r.cfg.Gauges != nil {
+			r.gaugeLoop(quit)
+		}
+	}()
+	return func(end time.Time) {
+		close(quit)
+		<-loop
+		<-gauges
+		r.finishSeries(end)
+	}
+}
+
+// waitUntil sleeps on t until at, or until quit; false on quit.
+func waitUntil(t *time.Timer, at time.Time, quit <-chan struct{}) bool {
+	t.Reset(time.Until(at))
+	select {
+	case <-t.C:
+		return true
+	case <-quit:
+		t.Stop()
+		return false
+	}
+}
+
+// seriesLoop wakes at the end of every bucket k: it charges k the CPU
+// time spent since the last wake, and settles bucket k-1, which every
+// request answered in it has had a whole interval to reach.
+func (r *runner) seriesLoop(quit <-chan struct{}) {
+	sr := r.series
+	t := time.NewTimer(time.Hour)
+	defer t.Stop()
+	if !waitUntil(t, sr.start, quit) {
+		return
+	}
+	r.live.cpuMark, r.live.cpuStarted = cpuTime(), true
+	for k := 0; ; k++ {
+		if !waitUntil(t, sr.boundary(k), quit) {
+			return
+		}
+		now := cpuTime()
+		sr.setCPU(k, now-r.live.cpuMark)
+		r.live.cpuMark, r.live.cpuNext = now, k+1
+		r.settle(k - 1)
+	}
+}
+
+// settle flushes what workers still hold of buckets up to upTo, compacts
+// those buckets and hands them to OnInterval.
+func (r *runner) settle(upTo int) {
+	if upTo < 0 {
+		return
+	}
+	for _, s := range r.states {
+		s.flushStale(upTo)
+	}
+	r.series.compact(upTo + 1)
+	r.handOver(upTo)
+}
+
+// handOver passes buckets up to upTo to OnInterval.
+func (r *runner) handOver(upTo int) {
+	if r.cfg.OnInterval == nil {
+		return
+	}
+	sr := r.series
+	for ; r.live.next <= upTo; r.live.next++ {
+		k := r.live.next
+		sr.mu.Lock()
+		b := sr.bucket(k)
+		iv := Interval{Index: k, End: time.Duration(k+1) * sr.interval, P50MS: ms(b.p50), P99MS: ms(b.p99), MaxMS: ms(b.max)}
+		for kind, n := range b.kinds {
+			iv.Requests += n
+			if Kind(kind) != OK {
+				iv.Errors += n
+			}
+		}
+		iv.Server = b.gauges
+		sr.mu.Unlock()
+		if r.cfg.Gauges != nil {
+			iv.Gauges = r.cfg.Gauges.Gauges()
+		}
+		iv.RPS = float64(iv.Requests) / sr.interval.Seconds()
+		r.cfg.OnInterval(iv)
+	}
+}
+
+// gaugeLoop reads the gauges as the window opens and at the end of every
+// bucket. A read may take up to an interval; a bucket whose end it
+// overran by more than half an interval gets no reading.
+func (r *runner) gaugeLoop(quit <-chan struct{}) {
+	sr := r.series
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		select {
+		case <-quit:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	t := time.NewTimer(time.Hour)
+	defer t.Stop()
+	if !waitUntil(t, sr.start, quit) {
+		return
+	}
+	r.live.gaugeBase = r.readGauges(ctx, sr.start.Add(sr.interval))
+	r.live.gaugeBaseSet = true
+	for k := 0; ; {
+		if !waitUntil(t, sr.boundary(k), quit) {
+			return
+		}
+		v := r.readGauges(ctx, sr.boundary(k).Add(sr.interval))
+		if ctx.Err() != nil {
+			return
+		}
+		sr.setGauges(k, v)
+		// Next, the following bucket's end, unless the wake or the read
+		// came so late that it is more than half an interval gone: then
+		// the end of the bucket under way.
+		k++
+		if time.Since(sr.boundary(k)) > sr.interval/2 {
+			k = sr.index(time.Now())
+		}
+	}
+}
+
+// readGauges takes one reading, giving up at deadline.
+func (r *runner) readGauges(ctx context.Context, deadline time.Time) []float64 {
+	v := make([]float64, len(r.cfg.Gauges.Gauges()))
+	for i := range v {
+		v[i] = math.NaN()
+	}
+	ctx, cancel := context.WithDeadline(ctx, deadline)
+	defer cancel()
+	r.cfg.Gauges.Read(ctx, v)
+	return v
+}
+
+// finishSeries files the end of the point: the CPU time of the last
+// bucket, a last reading of the gauges if it has none, every worker's
+// buffer, and the live lines not yet handed over.
+func (r *runner) finishSeries(end time.Time) {
+	sr := r.series
+	last := sr.index(end)
+	if r.live.cpuStarted && r.live.cpuNext <= last {
+		sr.setCPU(last, cpuTime()-r.live.cpuMark)
+	}
+	if g := r.cfg.Gauges; g != nil && !time.Now().Before(sr.start) {
+		sr.mu.Lock()
+		missing := sr.bucket(last).gauges == nil
+		sr.mu.Unlock()
+		if missing {
+			wait := min(sr.interval, 5*time.Second)
+			sr.setGauges(last, r.readGauges(context.Background(), time.Now().Add(wait)))
+		}
+	}
+	for _, s := range r.states {
+		s.flush()
+	}
+	sr.compact(math.MaxInt)
+	r.handOver(last)
+}

@@ -1,0 +1,82 @@
+package bench
+
+import (
+	"context"
+	"time"
+)
+
+// Sessions as the unit of work. A plain Workload sends one request per Do
+// and the engine times it; a SessionWorkload runs a whole session per call
+// (several requests, pauses between them, some at once) and reports each
+// of its steps through a Recorder the engine hands it. The engine times
+// the session, paces session starts (closed: users back to back; open:
+// starts on the schedule) and keeps per-step, per-scenario and per-session
+// figures. Plain workloads never reach this file: their path is unchanged.
+
+// SessionWorkload is what RunSessions drives.
+type SessionWorkload interface {
+	// Operations names the steps a Sample's Op indexes (one histogram
+	// each); Kinds names the outcomes, as for Workload.
+	Operations() []Operation
+	Kinds() []string
+	// Scenarios names what a session's scenario index refers to.
+	Scenarios() []string
+	// NewUser makes virtual user id; the engine calls it before the clock
+	// starts. A user runs one session at a time.
+	NewUser(ctx context.Context, id int) (User, error)
+}
+
+// User runs sessions one after another, from one goroutine.
+type User interface {
+	// Session runs one whole session, reporting every step to rec as it
+	// completes and waiting out its pauses with rec.Think, and returns the
+	// index of the scenario it ran. It stops early when rec.Think says the
+	// run was interrupted. ctx is the context requests run on.
+	Session(ctx context.Context, rec *Recorder) (scenario int)
+	Close(ctx context.Context) error
+}
+
+// Recorder takes the steps of the session a user is running. It belongs
+// to the user's goroutine: steps run in parallel inside a session are
+// reported once they have all finished, one after another.
+type Recorder struct {
+	st       *workerState
+	r        *runner
+	measured bool
+	sl       sleeper
+	// The session under way.
+	steps, errors int64
+	think         time.Duration
+}
+
+// Step files one step's outcome and its latency, measured by the caller
+// around the step alone.
+func (rec *Recorder) Step(s Sample, latency time.Duration) {
+	if s.Kind != OK && rec.r.reqCtx.Err() != nil {
+		return // cut off by the end of an interrupt's grace: never answered
+	}
+	rec.steps++
+	if s.Kind != OK {
+		rec.errors++
+	}
+	if rec.measured {
+		done := time.Now()
+		rec.st.record(s, latencies{lat: latency.Microseconds()}, done.Add(-latency), done)
+	}
+}
+
+// Think waits d (a pause of the session: a model thinking) and reports
+// whether it waited the whole time; false means the run was interrupted
+// and the session should stop. The time waited is the session's think
+// time, which its active duration leaves out.
+func (rec *Recorder) Think(d time.Duration) bool {
+	t0 := time.Now()
+	ok := rec.sl.until(rec.r.ctx, t0.Add(d))
+	rec.think += time.Since(t0)
+	return ok
+}
+
+// begin readies rec for a new session.
+func (rec *Recorder) begin(measured bool) {
+	rec.measured, rec.steps, rec.errors, rec.think = measured, 0, 0, 0
+}

@@ -1,0 +1,152 @@
+package bench
+
+import (
+	"time"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+)
+
+// SessionStats are a session run's figures about whole sessions; the
+// Point around them holds the step figures (its requests are the steps,
+// ByOperation has one entry per step).
+type SessionStats struct {
+	// Started counts measured sessions begun; the figures below count
+	// those that ran to their end (an interrupt cuts the others short).
+	Started int64 `json:"started"`
+	SessionFigures
+	// Open loop only: duration from the actual start, how late sessions
+	// started against the schedule, and how many due in the window were
+	// never started.
+	Uncorrected *Uncorrected `json:"uncorrected,omitempty"`
+	StartLagMS  *ScheduleLag `json:"start_lag_ms,omitempty"`
+	Unstarted   int64        `json:"unstarted,omitempty"`
+	// ByScenario has one entry per scenario, in the workload's order.
+	ByScenario []ScenarioStats `json:"by_scenario"`
+}
+
+// ScenarioStats are the session figures of one scenario.
+type ScenarioStats struct {
+	Scenario string `json:"scenario"`
+	SessionFigures
+}
+
+// SessionFigures describe completed sessions, of one scenario or all.
+type SessionFigures struct {
+	// Completed sessions ran to their end; Failed ones had at least one
+	// step in error.
+	Completed int64 `json:"completed"`
+	Failed    int64 `json:"failed"`
+	// PerSecond is completed sessions per second of the measured window.
+	PerSecond float64 `json:"per_second"`
+	// Steps and ThinkS are the step count and think time in all;
+	// MeanSteps and MeanThinkMS are per session.
+	Steps       int64   `json:"steps"`
+	ThinkS      float64 `json:"think_s"`
+	MeanSteps   float64 `json:"mean_steps"`
+	MeanThinkMS float64 `json:"mean_think_ms"`
+	// Duration is a session's wall time, think time included; in an open
+	// loop it runs from the session's intended start, so a session that
+	// waited for a free user carries the wait (coordinated omission).
+	// Active leaves the think time out: the time spent waiting on the
+	// server.
+	Duration SessionTimes `json:"duration_ms"`
+	Active   SessionTimes `json:"active_ms"`
+}
+
+// Add sums o's counts (not its durations or means) into f; merged
+// reports use it too.
+func (f *SessionFigures) Add(o *SessionFigures) {
+	f.Completed += o.Completed
+	f.Failed += o.Failed
+	f.Steps += o.Steps
+	f.ThinkS += o.ThinkS
+}
+
+// SessionTimes summarise a session duration histogram, in milliseconds,
+// and keep it encoded so merged reports stay exact.
+type SessionTimes struct {
+	MeanMS    float64 `json:"mean"`
+	P50MS     float64 `json:"p50"`
+	P90MS     float64 `json:"p90"`
+	P95MS     float64 `json:"p95"`
+	P99MS     float64 `json:"p99"`
+	MaxMS     float64 `json:"max"`
+	Histogram string  `json:"histogram,omitempty"`
+}
+
+// Fill sets the figures from h (microseconds) and keeps h encoded; an
+// empty h leaves them zero.
+func (t *SessionTimes) Fill(h *hdrhistogram.Histogram) {
+	*t = SessionTimes{}
+	t.Histogram, _ = EncodeHistogram(h)
+	if h.TotalCount() == 0 {
+		return
+	}
+	t.MeanMS = h.Mean() / 1000
+	t.P50MS, t.P90MS = ms(h.ValueAtQuantile(50)), ms(h.ValueAtQuantile(90))
+	t.P95MS, t.P99MS = ms(h.ValueAtQuantile(95)), ms(h.ValueAtQuantile(99))
+	t.MaxMS = ms(h.Max())
+}
+
+// Means sets the per-session means and the rate from the totals, over a
+// window of elapsedS seconds. Merged reports use it too.
+func (f *SessionFigures) Means(elapsedS float64) {
+	f.MeanSteps, f.MeanThinkMS, f.PerSecond = means(f.Completed, f.Steps, f.ThinkS, elapsedS)
+}
+
+func means(completed, steps int64, thinkS, elapsedS float64) (meanSteps, meanThinkMS, perSecond float64) {
+	if completed > 0 {
+		meanSteps = float64(steps) / float64(completed)
+		meanThinkMS = 1000 * thinkS / float64(completed)
+	}
+	if elapsedS > 0 {
+		perSecond = float64(completed) / elapsedS
+	}
+	return meanSteps, meanThinkMS, perSecond
+}
+
+// fill adds the session figures to p, a session level's Point over
+// elapsed: the load as users and sessions per second, and the sessions'
+// own figures.
+func (sr *sessionRunner) fill(p *Point, elapsed time.Duration) {
+	p.Concurrency = len(sr.users)
+	if sr.cfg.Rate > 0 {
+		rt := sr.cfg.Rate
+		p.Rate = &rt
+	}
+	s := &SessionStats{ByScenario: make([]ScenarioStats, len(sr.scenarios))}
+	all, allActive := NewHistogram(), NewHistogram()
+	for k, name := range sr.scenarios {
+		sc := &s.ByScenario[k]
+		sc.Scenario = name
+		var think time.Duration
+		for _, u := range sr.seen {
+			c := u.byScenario[k]
+			sc.Completed += c.completed
+			sc.Failed += c.failed
+			sc.Steps += c.steps
+			think += c.think
+		}
+		sc.ThinkS = think.Seconds()
+		sc.Duration.Fill(sr.duration[k])
+		sc.Active.Fill(sr.active[k])
+		sc.Means(elapsed.Seconds())
+		all.Merge(sr.duration[k])
+		allActive.Merge(sr.active[k])
+		s.Add(&sc.SessionFigures)
+	}
+	for _, u := range sr.seen {
+		s.Started += u.started
+	}
+	s.Duration.Fill(all)
+	s.Active.Fill(allActive)
+	s.Means(elapsed.Seconds())
+	if sr.uncorrected != nil {
+		s.Uncorrected, s.StartLagMS = &Uncorrected{}, &ScheduleLag{}
+		s.Uncorrected.Fill(sr.uncorrected)
+		s.StartLagMS.Fill(sr.lag)
+		s.Unstarted = max(sr.due-s.Started, 0)
+		sr.wakeP99 = time.Duration(sr.wake.ValueAtQuantile(99)) * time.Microsecond
+	}
+	p.Sessions = s
+}

@@ -1,0 +1,233 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+)
+
+// RunSessions measures one load level of sessions. cfg reads as for Run
+// with sessions in place of requests: Concurrency is the number of users
+// of a closed loop, each running sessions back to back (joining evenly
+// over RampUp); Rate is new sessions per second of an open loop, started
+// on the Schedule by at most Users() users at once; Total bounds the
+// measured sessions; Warmup sessions run first, unmeasured. Sessions under
+// way when Duration ends run to their end, so every measured step belongs
+// to a whole session. MaxRate does not apply.
+func RunSessions(ctx context.Context, cfg Config, wl SessionWorkload) (Point, error) {
+	if err := cfg.normalize(); err != nil {
+		return Point{}, err
+	}
+	ops, kinds, scenarios := wl.Operations(), wl.Kinds(), wl.Scenarios()
+	switch {
+	case len(kinds) == 0 || len(kinds) > MaxKinds:
+		return Point{}, fmt.Errorf("a workload names 1 to %d outcome kinds, not %d", MaxKinds, len(kinds))
+	case len(ops) == 0:
+		return Point{}, fmt.Errorf("a session workload names its steps")
+	case len(scenarios) == 0:
+		return Point{}, fmt.Errorf("a session workload names its scenarios")
+	}
+	cfg.MaxRate = 0
+	users, err := startEach(ctx, cfg.Users(), wl.NewUser)
+	if err != nil {
+		return Point{}, err
+	}
+	defer closeWorkers(users)
+	reqCtx, stopReqs := graceContext(ctx, cfg.Grace)
+	defer stopReqs()
+
+	sr := newSessionRunner(cfg, ctx, reqCtx, users, ops, kinds, scenarios)
+	drive := sr.closedSessions
+	if cfg.Rate > 0 {
+		drive = sr.openSessions
+	}
+	return sr.measure(sr.warmup, drive), nil
+}
+
+// Users is how many virtual users a session level runs: Concurrency in a
+// closed loop; in an open loop MaxInFlight, or by default enough for ten
+// seconds of sessions (16 to 1000), since a session lasts far longer than
+// a request.
+func (c Config) Users() int {
+	if c.Rate <= 0 || c.MaxInFlight > 0 {
+		return c.Workers()
+	}
+	return int(min(1000, max(16, math.Ceil(10*c.Rate))))
+}
+
+// maxSessionShards bounds the step histogram shards of a session run:
+// steps come far slower than a plain loop's requests, and each shard
+// holds a histogram per step.
+const maxSessionShards = 8
+
+// sessionRunner is a session level in progress: the runner's step records
+// (one workerState per user, per-step histograms) and the session figures
+// beside them.
+type sessionRunner struct {
+	*runner
+	users     []User
+	recs      []*Recorder
+	seen      []*userSessions
+	scenarios []string
+	due       int64 // open loop with a duration: sessions due in the window
+
+	mu                     sync.Mutex // guards the histograms below
+	duration, active       []*hdrhistogram.Histogram
+	uncorrected, lag, wake *hdrhistogram.Histogram // open loop only
+}
+
+// userSessions is what one user counted of its measured sessions.
+type userSessions struct {
+	byScenario []scenarioCounts
+	started    int64
+	lastEnd    time.Time
+	completed  atomic.Int64 // read by the progress goroutine
+}
+
+type scenarioCounts struct {
+	completed, failed, steps int64
+	think                    time.Duration
+}
+
+// sessionClock is when a session was due, taken, started and done.
+type sessionClock struct {
+	claimed
+	sent, done time.Time
+}
+
+func newSessionRunner(cfg Config, ctx, reqCtx context.Context, users []User, ops []Operation, kinds, scenarios []string) *sessionRunner {
+	r := &runner{cfg: cfg, ops: ops, kinds: kinds, ctx: ctx, reqCtx: reqCtx}
+	r.makeStates(len(users), min(shardCount(len(users)), maxSessionShards), false, true)
+	sr := &sessionRunner{runner: r, users: users, scenarios: scenarios}
+	r.sessions = sr
+	for i := range users {
+		sr.recs = append(sr.recs, &Recorder{st: r.states[i], r: r})
+		sr.seen = append(sr.seen, &userSessions{byScenario: make([]scenarioCounts, len(scenarios))})
+	}
+	for range scenarios {
+		sr.duration = append(sr.duration, NewHistogram())
+		sr.active = append(sr.active, NewHistogram())
+	}
+	if cfg.Rate > 0 {
+		sr.uncorrected, sr.lag, sr.wake = NewHistogram(), NewHistogram(), NewHistogram()
+	}
+	return sr
+}
+
+// warmup runs cfg.Warmup sessions over all users, unmeasured.
+func (sr *sessionRunner) warmup() {
+	sr.warmupEach(len(sr.users), func(i int) {
+		sr.recs[i].begin(false)
+		sr.users[i].Session(sr.reqCtx, sr.recs[i])
+	})
+}
+
+// closedSessions runs Concurrency users, each starting its next session
+// when its last one ends, until the deadline or the total.
+func (sr *sessionRunner) closedSessions() {
+	sr.closedEach(len(sr.users), func(i int, measureFrom, deadline time.Time) {
+		for sr.ctx.Err() == nil {
+			now := time.Now()
+			if !deadline.IsZero() && !now.Before(deadline) {
+				return
+			}
+			measured := !now.Before(measureFrom)
+			if measured && sr.cfg.Total > 0 && sr.issued.Add(1) > sr.cfg.Total {
+				return
+			}
+			sr.session(i, measured, claimed{intended: now, claimed: now})
+		}
+	})
+}
+
+// openSessions starts session n at its time on the schedule, whatever
+// became of the earlier ones, on whichever user is free.
+func (sr *sessionRunner) openSessions() {
+	sr.openEach(len(sr.users), func(i int, sched Schedule, skip int64, measureFrom time.Time) {
+		var sl sleeper
+		for {
+			c, ok := sr.claim(&sl, sched, skip, measureFrom)
+			if !ok {
+				return
+			}
+			sr.session(i, c.i >= skip, c)
+		}
+	})
+	// The runner's count is of sessions here, not of requests; a bound
+	// on sessions makes fewer due.
+	sr.due, sr.scheduled = sr.scheduled, 0
+	if sr.cfg.Total > 0 {
+		sr.due = min(sr.due, sr.cfg.Total)
+	}
+}
+
+// session runs one session on user i and files it if it is measured.
+func (sr *sessionRunner) session(i int, measured bool, c claimed) {
+	rec, seen := sr.recs[i], sr.seen[i]
+	rec.begin(measured)
+	if measured {
+		seen.started++
+	}
+	at := sessionClock{claimed: c, sent: time.Now()}
+	scenario := sr.users[i].Session(sr.reqCtx, rec)
+	at.done = time.Now()
+	// A session an interrupt cut short is not a whole one.
+	if !measured || sr.ctx.Err() != nil || scenario < 0 || scenario >= len(sr.scenarios) {
+		return
+	}
+	counts := &seen.byScenario[scenario]
+	counts.completed++
+	if rec.errors > 0 {
+		counts.failed++
+	}
+	counts.steps += rec.steps
+	counts.think += rec.think
+	seen.lastEnd = at.done
+	seen.completed.Add(1)
+	sr.mu.Lock()
+	defer sr.mu.Unlock()
+	_ = sr.duration[scenario].RecordValue(micros(at.done.Sub(at.intended)))
+	_ = sr.active[scenario].RecordValue(micros(at.done.Sub(at.sent) - rec.think))
+	if sr.uncorrected != nil {
+		_ = sr.uncorrected.RecordValue(micros(at.done.Sub(at.sent)))
+		_ = sr.lag.RecordValue(micros(at.sent.Sub(at.intended)))
+		_ = sr.wake.RecordValue(micros(at.sent.Sub(at.wakeFrom())))
+	}
+}
+
+// micros is d in whole microseconds, at least 1 (the histograms' floor).
+func micros(d time.Duration) int64 { return max(d.Microseconds(), 1) }
+
+// lastEnd is when the last measured session ended (zero if none did).
+func (sr *sessionRunner) lastEnd() time.Time {
+	var end time.Time
+	for _, s := range sr.seen {
+		if s.lastEnd.After(end) {
+			end = s.lastEnd
+		}
+	}
+	return end
+}
+
+// completed is the number of measured sessions completed so far.
+func (sr *sessionRunner) completed() int64 {
+	var n int64
+	for _, s := range sr.seen {
+		n += s.completed.Load()
+	}
+	return n
+}
+
+// backlog is the open loop's record of session starts, for saturation.
+func (sr *sessionRunner) backlog() backlog {
+	var started int64
+	for _, s := range sr.seen {
+		started += s.started
+	}
+	return backlog{unit: "sessions", started: started, due: sr.due, missed: max(sr.due-started, 0)}
+}

@@ -1,0 +1,53 @@
+package harness
+
+import (
+	"context"
+
+	"github.com/mcpbench/mcpbench/bench"
+	"github.com/mcpbench/mcpbench/results"
+	"github.com/mcpbench/mcpbench/workload"
+)
+
+// A dry run: connect, list the tools, build the workload, and say what a
+// run or sweep would do, calling no tool. The log, the start time and
+// health are left alone: nothing is measured.
+
+// PlanRun is the plan of Run(cfg). Its errors are typed as Run's.
+func PlanRun(ctx context.Context, cfg RunConfig) (*results.PlanReport, error) {
+	load := loadOf(cfg.Load)
+	if cfg.Load.Rate > 0 {
+		load.Mode, load.Rates = "open", []float64{cfg.Load.Rate}
+	} else {
+		load.Concurrency = []int{cfg.Load.Concurrency}
+	}
+	return plan(ctx, &cfg.Setup, "run", load)
+}
+
+// PlanSweep is the plan of Sweep(cfg): every level it would measure, bar
+// those --refine might add. Its errors are typed as Sweep's.
+func PlanSweep(ctx context.Context, cfg SweepConfig) (*results.PlanReport, error) {
+	load := loadOf(cfg.Point)
+	load.Concurrency, load.Rates = cfg.Plan.Concurrency, cfg.Plan.Rates
+	if len(cfg.Plan.Rates) > 0 {
+		load.Mode = "open"
+	}
+	return plan(ctx, &cfg.Setup, "sweep", load)
+}
+
+// loadOf is the part of the load shape every point shares.
+func loadOf(c bench.Config) results.Load {
+	return results.Load{Mode: "closed", Total: c.Total, DurationS: c.Duration.Seconds(), Warmup: c.Warmup, RampUpS: c.RampUp.Seconds()}
+}
+
+func plan(ctx context.Context, s *Setup, command string, load results.Load) (*results.PlanReport, error) {
+	ss, err := connect(ctx, s)
+	if err != nil {
+		return nil, err
+	}
+	defer ss.close()
+	if ss.wl, err = workload.Build(ctx, ss.client, s.Workload); err != nil {
+		return nil, &WorkloadError{err}
+	}
+	load.Seed = s.Workload.Seed
+	return results.NewPlanReport(ss.header(results.SchemaPlan), command, ss.wl, load), nil
+}

@@ -1,0 +1,101 @@
+package results
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"time"
+
+	"github.com/mcpbench/mcpbench/bench"
+	"github.com/mcpbench/mcpbench/internal/textfmt"
+)
+
+// verdictText says what a trend found, e.g. "server rss_bytes grew
+// 38.0 MB/h (+1.2 MB over 2m0s, r² 0.97): likely leak".
+func verdictText(t Trend, windowS float64) string {
+	over := time.Duration(windowS * float64(time.Second)).Round(time.Second)
+	fit := fmt.Sprintf("r² %.2f", t.R2)
+	switch {
+	case t.Series == "p99_ms":
+		return fmt.Sprintf("p99 latency rose %s ms/h (+%s ms over %s, %s)", num(t.SlopePerH), num(t.Change), over, fit)
+	case t.Series == "error_rate":
+		return fmt.Sprintf("error rate rose %s/h (+%s over %s, %s)", textfmt.Percent(t.SlopePerH), textfmt.Percent(t.Change), over, fit)
+	}
+	name := strings.TrimPrefix(t.Series, "server:")
+	return fmt.Sprintf("server %s grew %s/h (+%s over %s, %s): likely leak", name, textfmt.Amount(t.SlopePerH, t.Unit), textfmt.Amount(t.Change, t.Unit), over, fit)
+}
+
+// num prints a figure with three significant digits.
+func num(v float64) string { return textfmt.Amount(math.Round(v*1000)/1000, "") }
+
+// drift is p99 over the first and the last tenth of the series' buckets
+// (at least one each), from their merged histograms; nil for a series of
+// one bucket or without histograms.
+func drift(s *Series) *Drift {
+	n := s.Len()
+	if n < 2 || len(s.Histograms) != n {
+		return nil
+	}
+	tenth := max(1, (n+9)/10)
+	first, okF := mergedP99(s, 0, tenth)
+	last, okL := mergedP99(s, n-tenth, n)
+	if !okF || !okL {
+		return nil
+	}
+	d := &Drift{FirstP99MS: first.p99, LastP99MS: last.p99, FirstRequests: first.n, LastRequests: last.n}
+	if first.p99 > 0 {
+		d.Ratio = last.p99 / first.p99
+	}
+	return d
+}
+
+type p99Of struct {
+	p99 float64
+	n   int64
+}
+
+// mergedP99 merges the histograms of buckets [from, to); false when one
+// with answers has none, or it cannot be read.
+func mergedP99(s *Series, from, to int) (p99Of, bool) {
+	h := bench.NewHistogram()
+	for i := from; i < to; i++ {
+		if s.Histograms[i] == "" {
+			if s.Requests(i) > 0 {
+				return p99Of{}, false
+			}
+			continue
+		}
+		b, err := bench.DecodeHistogram(s.Histograms[i])
+		if err != nil {
+			return p99Of{}, false
+		}
+		h.Merge(b)
+	}
+	return p99Of{p99: float64(h.ValueAtQuantile(99)) / 1000, n: h.TotalCount()}, true
+}
+
+// driftVerdict judges a drift by the rules above.
+func driftVerdict(d *Drift) (Verdict, bool) {
+	if d == nil || d.FirstRequests < driftMinRequests || d.LastRequests < driftMinRequests {
+		return Verdict{}, false
+	}
+	if d.LastP99MS < driftRatio*d.FirstP99MS || d.LastP99MS-d.FirstP99MS < driftMinMS {
+		return Verdict{}, false
+	}
+	return Verdict{Series: "p99_ms", Text: fmt.Sprintf("p99 latency drifted from %s ms in the first tenth of the run to %s ms in the last (%.1fx)",
+		num(d.FirstP99MS), num(d.LastP99MS), d.Ratio)}, true
+}
+
+// Leaks counts the verdicts that are leaks (growth of a server series).
+func (s *Soak) Leaks() int {
+	if s == nil {
+		return 0
+	}
+	n := 0
+	for _, v := range s.Verdicts {
+		if v.Leak {
+			n++
+		}
+	}
+	return n
+}

@@ -1,0 +1,288 @@
+package workload
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"sync"
+	"time"
+
+	"github.com/mcpbench/mcpbench/bench"
+	"github.com/mcpbench/mcpbench/mcp"
+)
+
+// scenarioUser is one virtual user: it runs a session of a scenario chosen
+// by weight, one after another. Steps of a parallel block run on
+// branches of the session, each with what is its own: a random stream,
+// its step's framed requests, its step's result slot.
+type scenarioUser struct {
+	wl        *ScenarioWorkload
+	rng       *rand.Rand
+	branchRng []*rand.Rand
+	width     int
+	// By scenario, by request step: the requests framed so far (framed
+	// once, reused by every session), and where the step's argument sets
+	// go on.
+	prepared [][][]*mcp.Prepared
+	next     [][]int
+	kept     [][]byte // this session's results kept for later steps, by slot
+	out      []outcome
+}
+
+// outcome is one request of a step, to be filed once the step is done.
+type outcome struct {
+	smp bench.Sample
+	lat time.Duration
+}
+
+func (u *scenarioUser) Close(context.Context) error { return nil }
+
+// Session runs one session: open it, run the steps, close it.
+func (u *scenarioUser) Session(ctx context.Context, rec *bench.Recorder) int {
+	k := pickWeighted(u.wl.cum, u.rng)
+	sc := &u.wl.scenarios[k]
+	client := u.wl.Client
+	if u.wl.fresh {
+		d, err := client.Detached(sc.width)
+		if err != nil {
+			u.fail(rec, sc.open, err)
+			return k
+		}
+		defer d.Close(context.WithoutCancel(ctx))
+		client = d
+	}
+	s, ok := u.open(ctx, client, k, rec)
+	if !ok {
+		return k
+	}
+	u.kept = u.kept[:0]
+	for range sc.kept {
+		u.kept = append(u.kept, nil)
+	}
+	u.run(ctx, s, k, sc.steps, rec)
+	u.close(ctx, s, sc, rec)
+	return k
+}
+
+// open begins the session and files its opening step: the initialize
+// handshake (timed around it), or server/discover.
+func (u *scenarioUser) open(ctx context.Context, client *mcp.Client, k int, rec *bench.Recorder) (*mcp.Session, bool) {
+	st := u.wl.scenarios[k].open
+	t0 := time.Now()
+	s, err := client.NewSession(ctx)
+	if err != nil {
+		u.fail(rec, st, err)
+		return nil, false
+	}
+	if st == nil {
+		return s, true
+	}
+	if st.variants[0].Method == "initialize" {
+		rec.Step(bench.Sample{Op: st.op}, time.Since(t0))
+		return s, true
+	}
+	u.out = u.do(ctx, s, k, st, u.rng, u.out[:0])
+	u.file(rec, u.out)
+	return s, true
+}
+
+// fail files a session that could not open as a failed opening step.
+func (u *scenarioUser) fail(rec *bench.Recorder, st *stepPlan, err error) {
+	op := 0
+	if st != nil {
+		op = st.op
+	}
+	rec.Step(bench.Sample{Kind: bench.Kind(kindOf(err)), Op: op, Err: err}, 0)
+}
+
+// kindOf is err's mcp kind, a transport error when it has none.
+func kindOf(err error) mcp.Kind {
+	if k := mcp.KindOf(err); k != mcp.OK {
+		return k
+	}
+	return mcp.KindTransport
+}
+
+// close ends the session: a DELETE on stateful revisions, filed as the
+// closing step.
+func (u *scenarioUser) close(ctx context.Context, s *mcp.Session, sc *scenarioPlan, rec *bench.Recorder) {
+	ctx = context.WithoutCancel(ctx)
+	if sc.closeOp < 0 || s.ID() == "" {
+		_ = s.Close(ctx)
+		return
+	}
+	t0 := time.Now()
+	err := s.Close(ctx)
+	smp := bench.Sample{Op: sc.closeOp}
+	if err != nil {
+		smp.Kind, smp.Err = bench.Kind(kindOf(err)), err
+	}
+	rec.Step(smp, time.Since(t0))
+}
+
+// run runs steps in order and reports false when the run was interrupted.
+func (u *scenarioUser) run(ctx context.Context, s *mcp.Session, k int, steps []*stepPlan, rec *bench.Recorder) bool {
+	for _, st := range steps {
+		if ctx.Err() != nil {
+			return false
+		}
+		switch st.kind {
+		case "think":
+			if !rec.Think(st.think.draw(u.rng)) {
+				return false
+			}
+		case "repeat":
+			for range st.times {
+				if !u.run(ctx, s, k, st.body, rec) {
+					return false
+				}
+			}
+		case "parallel":
+			u.parallel(ctx, s, k, st, rec)
+		default:
+			u.out = u.do(ctx, s, k, st, u.rng, u.out[:0])
+			u.file(rec, u.out)
+		}
+	}
+	return true
+}
+
+// parallel runs a block's steps at once, the first on s and each other on
+// a branch of it, and files them when all are done.
+func (u *scenarioUser) parallel(ctx context.Context, s *mcp.Session, k int, st *stepPlan, rec *bench.Recorder) {
+	outs := make([][]outcome, len(st.body))
+	var wg sync.WaitGroup
+	for i, sub := range st.body {
+		sess := s
+		if i > 0 {
+			b, err := s.Branch()
+			if err != nil { // not expected: Build refuses HTTP+SSE
+				outs[i] = []outcome{{smp: bench.Sample{Kind: bench.Kind(mcp.KindTransport), Op: sub.op, Err: err}}}
+				continue
+			}
+			defer b.Close(context.WithoutCancel(ctx))
+			sess = b
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			outs[i] = u.do(ctx, sess, k, sub, u.branchRng[i], nil)
+		}()
+	}
+	wg.Wait()
+	for _, o := range outs {
+		u.file(rec, o)
+	}
+}
+
+func (u *scenarioUser) file(rec *bench.Recorder, outs []outcome) {
+	for _, o := range outs {
+		rec.Step(o.smp, o.lat)
+	}
+}
+
+// do sends one request step on s (a list, every page) and appends what
+// happened to out.
+func (u *scenarioUser) do(ctx context.Context, s *mcp.Session, k int, st *stepPlan, rng *rand.Rand, out []outcome) []outcome {
+	p, err := u.request(s, k, st, rng)
+	if err != nil {
+		kind := bench.Kind(mcp.KindTransport)
+		if errors.Is(err, errExpect) {
+			kind = KindExpectFailed
+		}
+		u.forget(st)
+		return append(out, outcome{smp: bench.Sample{Kind: kind, Op: st.op, Err: fmt.Errorf("%s: %w", st.name, err)}})
+	}
+	cursor := ""
+	for page := 0; page < maxPages; page++ {
+		t0 := time.Now()
+		r := s.Do(ctx, p, cursor)
+		o := outcome{lat: time.Since(t0), smp: bench.Sample{Kind: bench.Kind(r.Kind), Op: st.op, Sent: r.Sent, Received: r.Received, Err: r.Err, ConnWait: r.ConnWait}}
+		u.judge(s, st, r, &o.smp)
+		out = append(out, o)
+		if r.NextCursor == "" || r.Kind != mcp.OK {
+			break
+		}
+		cursor = r.NextCursor
+	}
+	return out
+}
+
+// maxPages bounds a list step against a server whose cursors never end.
+const maxPages = 1000
+
+// judge holds an answer to the step's expect, and keeps its result if a
+// later step reads it.
+func (u *scenarioUser) judge(s *mcp.Session, st *stepPlan, r mcp.Result, smp *bench.Sample) {
+	toolError := r.Kind == mcp.KindToolError
+	e := st.expect
+	switch {
+	case r.Kind != mcp.OK && !toolError:
+	case e == nil || (toolError && e.IsError == nil):
+	default:
+		if err := e.holds(s.LastResult(), toolError); err != nil {
+			smp.Kind, smp.Err = KindExpectFailed, fmt.Errorf("%s: %w", st.name, err)
+		} else {
+			smp.Kind, smp.Err = bench.OK, nil
+		}
+	}
+	if st.keep < 0 {
+		return
+	}
+	if smp.Kind != bench.OK {
+		u.forget(st)
+		return
+	}
+	u.kept[st.keep] = append(u.kept[st.keep][:0], s.LastResult()...)
+}
+
+// forget drops a failed step's kept result, so no later step reads an
+// older one.
+func (u *scenarioUser) forget(st *stepPlan) {
+	if st.keep >= 0 {
+		u.kept[st.keep] = u.kept[st.keep][:0]
+	}
+}
+
+// request is the framed request a step sends now: framed once for a
+// fixed request, anew for one whose arguments change per call.
+func (u *scenarioUser) request(s *mcp.Session, k int, st *stepPlan, rng *rand.Rand) (*mcp.Prepared, error) {
+	v := st.variant(rng, &u.next[k][st.id])
+	if st.dynamic {
+		req := st.variants[v]
+		args, err := st.arguments(req.Arguments, rng, u.kept)
+		if err != nil {
+			return nil, err
+		}
+		req.Arguments = args
+		return s.Prepare(req)
+	}
+	cache := u.prepared[k][st.id]
+	if cache == nil {
+		cache = make([]*mcp.Prepared, len(st.variants))
+		u.prepared[k][st.id] = cache
+	}
+	if cache[v] == nil {
+		p, err := s.Prepare(st.variants[v])
+		if err != nil {
+			return nil, err
+		}
+		cache[v] = p
+	}
+	return cache[v], nil
+}
+
+// pickWeighted draws an index by the cumulative weights cum.
+func pickWeighted(cum []float64, rng *rand.Rand) int {
+	if len(cum) == 1 {
+		return 0
+	}
+	x := rng.Float64() * cum[len(cum)-1]
+	for i, c := range cum {
+		if x < c {
+			return i
+		}
+	}
+	return len(cum) - 1
+}
