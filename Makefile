@@ -32,9 +32,11 @@ peers:
 browser:
 	./scripts/install-chromium.sh
 
-# Regenerates docs/interop.md from a run of the interop matrix.
+# Regenerates docs/interop.md from a run of the interop matrix and of the
+# conformance harness's client scenarios (a section after the matrix).
 interop-doc: peers
 	MCPBENCH_REQUIRE_PEERS=1 MCPBENCH_INTEROP_OUT=$(CURDIR)/docs/interop.md $(GO) test -count=1 -run TestInteropMatrix ./bench/
+	MCPBENCH_REQUIRE_PEERS=1 MCPBENCH_INTEROP_OUT=$(CURDIR)/docs/interop.md $(GO) test -count=1 -run TestConformanceClients ./cmd/mcpbench/
 
 # Regenerates docs/faults.md from a run of the fault matrix.
 faults-doc:

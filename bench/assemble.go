@@ -57,8 +57,48 @@ func (r *runner) point(end time.Time, cpu, runWait time.Duration) Point {
 	if len(r.ops) > 1 || r.sessions != nil {
 		p.ByOperation = r.byOperation(elapsed)
 	}
+	p.FirstEvent, p.TaskCreated = r.stages()
 	p.Series = r.buildSeries(end)
 	return p
+}
+
+// stages summarises the requests' stage times across shards.
+func (r *runner) stages() (first, created *Stage) {
+	var fh, ch *hdrhistogram.Histogram
+	for _, sh := range r.shards {
+		fh, ch = mergeInto(fh, sh.first), mergeInto(ch, sh.created)
+	}
+	return NewStage(fh), NewStage(ch)
+}
+
+// mergeInto merges h into acc, making acc when h is the first to merge.
+func mergeInto(acc, h *hdrhistogram.Histogram) *hdrhistogram.Histogram {
+	if h == nil {
+		return acc
+	}
+	if acc == nil {
+		acc = NewHistogram()
+	}
+	acc.Merge(h)
+	return acc
+}
+
+// countersSince is how much each of a Counting workload's counts grew
+// since before; nil for other workloads or when nothing grew.
+func countersSince(c Counting, before map[string]int64) map[string]int64 {
+	if c == nil {
+		return nil
+	}
+	var out map[string]int64
+	for name, n := range c.Counters() {
+		if d := n - before[name]; d > 0 {
+			if out == nil {
+				out = map[string]int64{}
+			}
+			out[name] = d
+		}
+	}
+	return out
 }
 
 func (r *runner) counts() counts {

@@ -120,6 +120,7 @@ func Run(ctx context.Context, cfg Config, wl Workload) (Point, error) {
 	defer stopReqs()
 
 	r := newRunner(cfg, ctx, reqCtx, workers, ops, kinds)
+	r.counting, _ = wl.(Counting)
 	drive := r.closedLoop
 	if cfg.Rate > 0 {
 		drive = r.openLoop
@@ -136,6 +137,10 @@ func (r *runner) measure(warmup, drive func()) Point {
 	if r.cfg.OnMeasure != nil {
 		r.cfg.OnMeasure()
 	}
+	var counted map[string]int64
+	if r.counting != nil {
+		counted = r.counting.Counters()
+	}
 	cpu0, wait0 := cpuTime(), runQueueWait()
 	r.start = time.Now()
 	r.measureStart = r.measureFrom()
@@ -150,6 +155,7 @@ func (r *runner) measure(warmup, drive func()) Point {
 		r.cfg.OnDone()
 	}
 	p := r.point(end, cpuTime()-cpu0, runQueueWait()-wait0)
+	p.Counters = countersSince(r.counting, counted)
 	p.Interrupted = r.ctx.Err() != nil
 	return p
 }
@@ -214,6 +220,8 @@ type runner struct {
 	// sessions is set when the unit of work is a session (session.go):
 	// the workers' records are then per step.
 	sessions *sessionRunner
+	// counting is the workload when it counts things beside its requests.
+	counting Counting
 }
 
 func newRunner(cfg Config, ctx, reqCtx context.Context, workers []Worker, ops []Operation, kinds []string) *runner {

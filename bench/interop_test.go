@@ -213,6 +213,13 @@ func writeInteropTable(t *testing.T, path string, rows []interopRow) {
 		fmt.Fprintf(&b, "| %s | %s | %s | %d/%d | %d/%d | %.2f | %.2f |\n", r.cell.impl, r.cell.transport, r.protocol,
 			r.list.OK, r.list.Requests, r.call.OK, r.call.Requests, r.list.P50MS, r.call.P50MS)
 	}
+	// The conformance section after the matrix is another test's
+	// (cmd/mcpbench's TestConformanceClients): keep it.
+	if old, err := os.ReadFile(path); err == nil {
+		if i := strings.Index(string(old), "\n## Conformance harness"); i >= 0 {
+			b.WriteString(string(old[i:]))
+		}
+	}
 	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}

@@ -46,6 +46,7 @@ const flushEvery = 64
 // are 0 in a closed loop.
 type latencies struct {
 	lat, uncorrected, lag, wake int64
+	first, created              int64 // stages of the request (Sample); 0 when it had none
 	op                          int32
 	sentIn                      int32 // the series bucket it was sent in
 	kind                        Kind
@@ -57,6 +58,9 @@ type histShard struct {
 	lat                    *hdrhistogram.Histogram // corrected (open loop) or plain latency
 	uncorrected, lag, wake *hdrhistogram.Histogram // open loop only
 	ops                    []*hdrhistogram.Histogram
+	// stages: the first event and task creation, made when a request
+	// first reaches one (most workloads never do).
+	first, created *hdrhistogram.Histogram
 }
 
 func newHistShard(nOps int, open, perOp bool) *histShard {
@@ -92,6 +96,7 @@ func newWorkerState(shard *histShard, series *seriesRec, nOps int, perOp bool) *
 func (s *workerState) record(smp Sample, l latencies, sent, done time.Time) {
 	l.lat = max(l.lat, 1)
 	l.op = int32(smp.Op)
+	l.first, l.created = smp.FirstEvent.Microseconds(), smp.Created.Microseconds()
 	l.kind = smp.Kind
 	l.sentIn = int32(s.series.index(sent))
 	at := s.series.index(done)
@@ -165,9 +170,29 @@ func (s *workerState) flushLocked() {
 		if h.ops != nil && l.op >= 0 && int(l.op) < len(h.ops) {
 			_ = h.ops[l.op].RecordValue(l.lat)
 		}
+		if l.first > 0 || l.created > 0 {
+			h.recordStages(l)
+		}
 	}
 	h.mu.Unlock()
 	s.n = 0
+}
+
+// recordStages files a request's stage times, making their histograms on
+// first use.
+func (h *histShard) recordStages(l latencies) {
+	for _, st := range []struct {
+		v int64
+		h **hdrhistogram.Histogram
+	}{{l.first, &h.first}, {l.created, &h.created}} {
+		if st.v <= 0 {
+			continue
+		}
+		if *st.h == nil {
+			*st.h = NewHistogram()
+		}
+		_ = (*st.h).RecordValue(st.v)
+	}
 }
 
 func (r *runner) firstDone() time.Time {

@@ -96,6 +96,31 @@ func (l *ScheduleLag) Fill(h *hdrhistogram.Histogram) {
 	l.Histogram, _ = EncodeHistogram(h)
 }
 
+// Stage summarises the time to one stage of the requests that reached it
+// (the first event of a streamed answer, a task's creation), apart from
+// their full latency. Milliseconds.
+type Stage struct {
+	Count int64   `json:"count"`
+	P50MS float64 `json:"p50_ms"`
+	P90MS float64 `json:"p90_ms"`
+	P99MS float64 `json:"p99_ms"`
+	MaxMS float64 `json:"max_ms"`
+	// Histogram keeps merged shard reports exact, as elsewhere.
+	Histogram string `json:"histogram,omitempty"`
+}
+
+// NewStage summarises h (microseconds); nil when no request reached the
+// stage.
+func NewStage(h *hdrhistogram.Histogram) *Stage {
+	if h == nil || h.TotalCount() == 0 {
+		return nil
+	}
+	st := &Stage{Count: h.TotalCount(), P50MS: ms(h.ValueAtQuantile(50)), P90MS: ms(h.ValueAtQuantile(90)),
+		P99MS: ms(h.ValueAtQuantile(99)), MaxMS: ms(h.Max())}
+	st.Histogram, _ = EncodeHistogram(h)
+	return st
+}
+
 // ClientStats describes the generator itself, so a reader can tell a slow
 // server from a starved client.
 type ClientStats struct {
@@ -146,6 +171,12 @@ type Point struct {
 	// ByOperation has one entry per operation of a mix, or per step of a
 	// session run.
 	ByOperation []OperationStats `json:"by_operation,omitempty"`
+	// FirstEvent is the time to the first event of streamed answers,
+	// TaskCreated the time to a deferred task's creation (Sample).
+	FirstEvent  *Stage `json:"first_event,omitempty"`
+	TaskCreated *Stage `json:"task_created,omitempty"`
+	// Counters are what a Counting workload counted while measuring.
+	Counters map[string]int64 `json:"counters,omitempty"`
 	// Sessions is set by a session run: its figures about whole sessions.
 	Sessions *SessionStats `json:"sessions,omitempty"`
 	// Series is the point interval by interval (Config.Interval).

@@ -36,6 +36,11 @@ type Sample struct {
 	// ConnWait is how long the request waited for a connection; one over
 	// PoolWaitThreshold counts as a pool wait.
 	ConnWait time.Duration
+	// FirstEvent is the time to the first part of a streamed answer, and
+	// Created the time until the server took the request on as a
+	// deferred task; 0 when the request had no such stage. Each is
+	// summarised on its own beside the full latency.
+	FirstEvent, Created time.Duration
 }
 
 // PoolWaitThreshold is the connection wait that counts as waiting for the
@@ -61,6 +66,14 @@ type Workload interface {
 	// NewWorker makes worker id; the engine calls it before the clock
 	// starts.
 	NewWorker(ctx context.Context, id int) (Worker, error)
+}
+
+// Counting is a Workload that counts things beside its requests (messages
+// the server sent, token refreshes...). Counters returns the counts so far
+// by name; they only grow, and a Point carries their growth over the
+// measured interval.
+type Counting interface {
+	Counters() map[string]int64
 }
 
 // Operation names one kind of request in a mix, or one step of a

@@ -2,10 +2,12 @@ package mcp
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"io"
 	"strings"
+	"time"
 )
 
 // Reading answers into the session: a JSON body, an SSE stream, an error
@@ -54,49 +56,70 @@ func (s *Session) readJSON(body io.Reader, id int64, res *Result) (bool, error) 
 	return true, nil
 }
 
-// readSSE reads events until the response to id arrives, then reads the
-// stream to its end so the connection can be reused.
-func (s *Session) readSSE(body io.Reader, id int64, res *Result) (bool, error) {
+// streamEnd is how reading an SSE answer left its stream.
+type streamEnd uint8
+
+const (
+	streamEnded    streamEnd = iota // read to its end
+	streamLeftOpen                  // left at the response; the rest is still to come
+	streamBroken                    // failed part-way: its connection is of no more use
+)
+
+// readSSE reads events until the response to id arrives, and returns
+// there: the request is complete the moment its answer is in, whatever the
+// stream does after. On the way it answers the requests the server sends
+// (clientreq.go) and counts progress notifications. s.stream says how the
+// stream was left, for the transport to finish reading it off the clock.
+func (s *Session) readSSE(ctx context.Context, body io.Reader, id int64, res *Result) (bool, error) {
 	if s.sse == nil { // made on first use: most sessions never see SSE
 		s.sse = newSSEReader(s.c.maxBody)
 	}
 	s.sse.reset(body)
-	found := false
+	s.stream = streamBroken
+	base := res.Received // bytes of earlier streams of the same request
 	for {
 		data, err := s.sse.next()
-		res.Received = s.sse.read
+		res.Received = base + s.sse.read
 		if err == io.EOF {
-			return found, nil
+			s.stream = streamEnded
+			return false, nil
 		}
 		if err != nil {
 			if errors.Is(err, errEventTooLarge) {
-				return found, &Error{Kind: KindTransport, Msg: msgTooLarge, cut: true}
-			}
-			if found {
-				return true, nil // the answer is in; a broken tail does not undo it
+				return false, &Error{Kind: KindTransport, Msg: msgTooLarge, cut: true}
 			}
 			if k := classifyNetErr(err); k == KindTimeout {
 				return false, &Error{Kind: KindTimeout, Msg: "reading SSE stream", Err: err, cut: true}
 			}
 			return false, &Error{Kind: KindTransport, Msg: "SSE stream broke before the response", Err: err, cut: true}
 		}
+		if res.FirstEvent == 0 {
+			res.FirstEvent = max(time.Since(s.sentAt), 1)
+		}
 		// Skip what is not an answer: an empty priming event (2025-11-25
 		// streams send one with just an id, for resumption).
-		if found || len(data) == 0 {
+		if len(data) == 0 {
 			continue
 		}
 		if err := s.rep.parse(data); err != nil {
 			return false, malformed("SSE event", data, err)
 		}
 		if s.rep.isNotification() {
-			continue // a notification or server request about this call
+			// A notification or a request from the server about this call.
+			if msg := s.c.serverMessage(&s.rep, data); msg != nil {
+				if err := s.t.respond(ctx, msg); err != nil {
+					return false, err
+				}
+			}
+			continue
 		}
 		if sameID(s.rep.ID, id, s.scratch[:0]) {
-			found = true
 			// Keep the result: the event buffer is reused by later reads.
 			s.resp.Reset()
 			s.resp.Write(data)
 			_ = s.rep.parse(s.resp.Bytes())
+			s.stream = streamLeftOpen
+			return true, nil
 		}
 	}
 }
@@ -146,11 +169,21 @@ func readLimited(buf *bytes.Buffer, r io.Reader, limit int) (int64, error) {
 	}
 }
 
+// drainLimit bounds what drain reads: past it, dropping the connection
+// costs less than reading on.
+const drainLimit = 256 << 10
+
 // drain reads what is left of a body (bounded) so its connection can be
 // reused, and returns how many bytes that was.
 func drain(r io.Reader) int64 {
-	n, _ := io.Copy(io.Discard, io.LimitReader(r, 256<<10))
+	n, _ := io.Copy(io.Discard, io.LimitReader(r, drainLimit))
 	return n
+}
+
+// readToEnd drains a stream and reports whether it got to the end.
+func readToEnd(r io.Reader) bool {
+	n, err := io.Copy(io.Discard, io.LimitReader(r, drainLimit))
+	return err == nil && n < drainLimit
 }
 
 func hasMediaType(ct, want string) bool {

@@ -68,7 +68,7 @@ func (c *Client) Detached(poolSize int) (*Client, error) {
 		return nil, err
 	}
 	if _, ok := c.link.(legacyLink); ok {
-		d.link = legacyLink{httpLink{hc}}
+		d.link = legacyLink{httpLink{hc: hc}}
 		return d, nil
 	}
 	if d.link, err = streamableLink(c.url, d.opts, hc, o.DialCount); err != nil {

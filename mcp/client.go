@@ -38,6 +38,15 @@ type Options struct {
 	// StdioProcs how many copies of it (sessions are spread over them).
 	Command    []string
 	StdioProcs int
+	// Listen opens each stateful Streamable HTTP session's standing GET
+	// stream, to answer what the server sends outside a call (listen.go).
+	Listen bool
+	// OAuth, when set, gets the bearer token by OAuth 2.1 (oauth.go).
+	OAuth *OAuth
+	// ClientRequests answers the requests the server sends during a call
+	// (ParseClientRequests); nil declines elicitations and answers
+	// sampling and roots with method-not-found.
+	ClientRequests *ClientRequests
 	// Secrets are values the server's text must never carry into an
 	// error (a token sent in a header not in SensitiveHeaders, say); the
 	// sensitive headers' own values are hidden without being listed.
@@ -67,7 +76,10 @@ type Client struct {
 	info    ServerInfo
 	shared  string // session id shared by all workers in shared mode
 	maxBody int
-	secrets []string // hidden in the server's text (servertext.go)
+	counts  clientCounts
+	auth    *authState  // nil without OAuth
+	params  toolHeaders // the x-mcp-header marks of the tools listed
+	secrets []string    // hidden in the server's text (servertext.go)
 }
 
 // ParseURL checks an endpoint URL. A URL with an empty path or "/" means
@@ -152,11 +164,37 @@ func Dial(ctx context.Context, o Options) (*Client, error) {
 	if c.link, err = streamableLink(u, o, hc, dials); err != nil {
 		return nil, err
 	}
+	if err := c.startOAuth(ctx, hc); err != nil {
+		c.Close(ctx)
+		return nil, err
+	}
 	if err := c.negotiate(ctx); err != nil {
-		c.link.close()
+		c.Close(ctx)
 		return nil, err
 	}
 	return c, nil
+}
+
+// startOAuth gets the first token when OAuth was asked for, before any
+// request of the negotiation goes out.
+func (c *Client) startOAuth(ctx context.Context, hc *http.Client) error {
+	if c.opts.OAuth == nil {
+		return nil
+	}
+	if c.opts.Transport == TransportStdio {
+		return configErrorf("OAuth goes with the HTTP transports, not stdio")
+	}
+	// A client of its own, whose requests give up like any other.
+	authClient := sideClient(hc)
+	if tr, ok := authClient.Transport.(*http.Transport); ok {
+		tr.ResponseHeaderTimeout = c.opts.Timeout
+	}
+	a, err := newAuthState(*c.opts.OAuth, authClient)
+	if err != nil {
+		return err
+	}
+	c.auth = a
+	return a.start(ctx, c.url)
 }
 
 // streamableLink picks what carries Streamable HTTP under o.Engine: the
@@ -178,9 +216,9 @@ func streamableLink(u *url.URL, o Options, hc *http.Client, dials *atomic.Int64)
 		return nil, configErrorf("unknown engine %q (auto, direct or net/http)", o.Engine)
 	}
 	if !direct || stdio {
-		return httpLink{hc}, nil
+		return newHTTPLink(hc), nil
 	}
-	return directLink{httpLink{hc}, newWirePool(u, o, max(o.PoolSize, 1), dials)}, nil
+	return directLink{newHTTPLink(hc), newWirePool(u, o, max(o.PoolSize, 1), dials)}, nil
 }
 
 // ProtocolVersion is the negotiated revision.
@@ -212,6 +250,10 @@ func (c *Client) Close(ctx context.Context) {
 		c.shared = ""
 	}
 	c.link.close()
+	if c.auth != nil {
+		c.auth.close()
+		c.auth = nil
+	}
 }
 
 // StderrTail returns the last stderr lines of each stdio server process
@@ -274,7 +316,7 @@ func (c *Client) ListTools(ctx context.Context, s *Session) ([]json.RawMessage, 
 		}
 		tools = append(tools, page.Tools...)
 		if page.NextCursor == "" {
-			return tools, pages, nil
+			return c.learnTools(tools), pages, nil
 		}
 		cursor = page.NextCursor
 	}

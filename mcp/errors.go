@@ -31,6 +31,9 @@ const (
 	KindToolError
 	KindSchemaViolation
 	KindSessionExpired
+	// KindAuth is a request the server refused for its credentials (HTTP
+	// 401 or 403): a token that expired, was revoked or lacks a scope.
+	KindAuth
 	NumKinds
 )
 
@@ -44,6 +47,7 @@ var kindNames = [NumKinds]string{
 	KindToolError:       "tool_error",
 	KindSchemaViolation: "schema_violation",
 	KindSessionExpired:  "session_expired",
+	KindAuth:            "auth",
 }
 
 func (k Kind) String() string {
@@ -56,7 +60,7 @@ func (k Kind) String() string {
 // Error is a classified failure.
 type Error struct {
 	Kind   Kind
-	Status int // HTTP status, for KindHTTPStatus and KindSessionExpired
+	Status int // HTTP status, for KindHTTPStatus, KindSessionExpired and KindAuth
 	Code   int // JSON-RPC error code, for KindJSONRPC
 	Msg    string
 	Err    error

@@ -28,9 +28,9 @@ func bareClient(t *testing.T, url string, timeout time.Duration, maxBody int64, 
 		t.Fatal(err)
 	}
 	o.DialCount = dials
-	c := &Client{opts: o, url: u, maxBody: int(maxBody), link: httpLink{hc}}
+	c := &Client{opts: o, url: u, maxBody: int(maxBody), link: newHTTPLink(hc)}
 	if engine == EngineDirect {
-		c.link = directLink{httpLink{hc}, newWirePool(u, o, 1, dials)}
+		c.link = directLink{newHTTPLink(hc), newWirePool(u, o, 1, dials)}
 	}
 	return c
 }

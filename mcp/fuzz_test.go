@@ -3,6 +3,7 @@ package mcp
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"errors"
 	"io"
 	"net"
@@ -78,7 +79,7 @@ func FuzzSSEReader(f *testing.F) {
 // fuzzSession is a session on a client that never dials: enough for the
 // read and classify steps, which only look at bytes.
 func fuzzSession(t *testing.T) (*Session, []*Prepared) {
-	c := &Client{maxBody: 4 << 10, opts: Options{Timeout: 1}, link: httpLink{}}
+	c := &Client{maxBody: 4 << 10, opts: Options{Timeout: 1}, link: &fakeLink{}}
 	s := c.newSession()
 	var ps []*Prepared
 	for _, req := range []Request{
@@ -163,7 +164,7 @@ func FuzzClassify(f *testing.F) {
 				t.Fatalf("received %d of %d bytes", res.Received, len(body))
 			}
 			res = Result{}
-			found, err = s.readSSE(bytes.NewReader(body), 7, &res)
+			found, err = s.readSSE(context.Background(), bytes.NewReader(body), 7, &res)
 			checkOutcome(t, "SSE "+p.Method(), outcome(s, p, found, err))
 			if res.Received > int64(len(body)) {
 				t.Fatalf("received %d of %d bytes", res.Received, len(body))

@@ -52,12 +52,17 @@ type Request struct {
 type Prepared struct {
 	req  Request
 	head []byte
-	// nameHeader is the Mcp-Name value (2026-07-28), encoded once.
+	// nameHeader is the Mcp-Name value (2026-07-28), encoded once, and
+	// params the Mcp-Param headers the arguments give (paramheaders.go);
+	// relisted says a HeaderMismatch already made the client list again.
 	nameHeader string
+	params     [][2]string
+	relisted   bool
 	// hdr is the header map for hdrSession and hdrRev.
 	hdr        http.Header
 	hdrSession string
 	hdrRev     string
+	hdrAuth    string
 	wire       *wireRequest // the direct engine's form
 }
 
@@ -168,8 +173,8 @@ type reply struct {
 	ID, Method, Result, Error []byte
 	found                     [4][]byte
 	// Members of the result read in the same pass: nextCursor, isError,
-	// structuredContent.
-	inResult [3][]byte
+	// structuredContent, resultType (2026-07-28) and task (a task handle).
+	inResult [numResultKeys][]byte
 	memo     parseMemo
 }
 
@@ -178,9 +183,9 @@ var replyKeys = [][]byte{[]byte("id"), []byte("method"), []byte("result"), []byt
 // parse scans one JSON-RPC message; a null member counts as absent.
 func (r *reply) parse(b []byte) error {
 	if !r.memo.recall(b, &r.found, &r.inResult) {
-		if err := membersWithin(b, replyKeys, r.found[:], resultKey, resultKeys, r.inResult[:]); err != nil {
+		if err := membersWithin(b, replyKeys, r.found[:], resultKey, resultKeys[:], r.inResult[:]); err != nil {
 			r.ID, r.Method, r.Result, r.Error = nil, nil, nil, nil
-			r.found, r.inResult = [4][]byte{}, [3][]byte{}
+			r.found, r.inResult = [4][]byte{}, [numResultKeys][]byte{}
 			return err
 		}
 		r.memo.remember(b, &r.found, &r.inResult)
@@ -209,5 +214,21 @@ type rpcError struct {
 
 var (
 	resultKey  = []byte("result")
-	resultKeys = [][]byte{[]byte("nextCursor"), []byte("isError"), []byte("structuredContent")}
+	resultKeys = [numResultKeys][]byte{[]byte("nextCursor"), []byte("isError"), []byte("structuredContent"), []byte("resultType"), []byte("task")}
 )
+
+// Where each of resultKeys is found in reply.inResult.
+const (
+	inNextCursor = iota
+	inIsError
+	inStructured
+	inResultType
+	inTask
+	numResultKeys
+)
+
+// inputRequired says the result asks for another round (2026-07-28
+// multi round-trip requests): resultType "input_required".
+func (r *reply) inputRequired() bool {
+	return string(r.inResult[inResultType]) == `"input_required"`
+}

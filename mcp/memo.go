@@ -23,7 +23,7 @@ type parseMemo struct {
 	text  []byte
 	id    span
 	found [4]span
-	inner [3]span
+	inner [numResultKeys]span
 }
 
 // offset locates sub, a sub-slice of b, in b.
@@ -36,7 +36,7 @@ func offset(b, sub []byte) span {
 }
 
 // remember keeps b and where members found in it were.
-func (m *parseMemo) remember(b []byte, found *[4][]byte, inner *[3][]byte) {
+func (m *parseMemo) remember(b []byte, found *[4][]byte, inner *[numResultKeys][]byte) {
 	if len(b) > memoMax || found[0] == nil {
 		m.text = m.text[:0]
 		return
@@ -53,7 +53,7 @@ func (m *parseMemo) remember(b []byte, found *[4][]byte, inner *[3][]byte) {
 
 // recall fills found and inner for b from the remembered answer when b is
 // it with another id, and reports whether it could.
-func (m *parseMemo) recall(b []byte, found *[4][]byte, inner *[3][]byte) bool {
+func (m *parseMemo) recall(b []byte, found *[4][]byte, inner *[numResultKeys][]byte) bool {
 	t := m.text
 	if len(t) == 0 || len(b) < m.id.from || !bytes.Equal(b[:m.id.from], t[:m.id.from]) {
 		return false

@@ -151,7 +151,7 @@ func (c *Client) setModern(rev string) {
 	meta, _ := json.Marshal(map[string]any{
 		metaProtocolVersion:    rev,
 		metaClientInfo:         c.opts.Client,
-		metaClientCapabilities: map[string]any{},
+		metaClientCapabilities: c.opts.ClientRequests.capabilities(),
 	})
 	c.meta = meta
 }
@@ -169,7 +169,7 @@ func (c *Client) useLegacy() error {
 		return err
 	}
 	c.link.close()
-	c.link, c.opts.PoolSize = legacyLink{httpLink{hc}}, o.PoolSize
+	c.link, c.opts.PoolSize = legacyLink{newHTTPLink(hc)}, o.PoolSize
 	return nil
 }
 
@@ -221,7 +221,7 @@ func (s *Session) initialize(ctx context.Context, want string) error {
 	}
 	params, _ := json.Marshal(map[string]any{
 		"protocolVersion": offer,
-		"capabilities":    map[string]any{},
+		"capabilities":    c.opts.ClientRequests.capabilities(),
 		"clientInfo":      c.opts.Client,
 	})
 	s.id = ""

@@ -40,7 +40,7 @@ func TestSSEPollingResume(t *testing.T) {
 	c := &Client{opts: Options{Timeout: 5 * time.Second, Header: http.Header{}}, maxBody: 1 << 20, rev: Rev20251125}
 	c.url, _ = ParseURL(ts.URL)
 	hc, dials, _ := NewHTTPClient(c.opts)
-	c.link, c.opts.DialCount = httpLink{hc}, dials
+	c.link, c.opts.DialCount = newHTTPLink(hc), dials
 	s := c.newSession()
 	p, _ := s.Prepare(Request{Method: "tools/list"})
 	start := time.Now()
@@ -53,5 +53,109 @@ func TestSSEPollingResume(t *testing.T) {
 	}
 	if time.Since(start) < 20*time.Millisecond {
 		t.Fatal("the retry delay was not honoured")
+	}
+	if r.FirstEvent <= 0 || r.FirstEvent > time.Since(start) {
+		t.Fatalf("time to the first event %v of a %v request", r.FirstEvent, time.Since(start))
+	}
+}
+
+// heldStreamServer answers a tools/call POST with a priming event and
+// closes the stream (the conformance harness's sse-retry scenario); the
+// resuming GET gets the answer on a stream the server then keeps open, as
+// a session's standing GET stream is. held keeps the stream open after
+// the answer on the POST itself instead. It reports when the answer went
+// out.
+func heldStreamServer(t *testing.T, held bool, answered *atomic.Int64) string {
+	done := make(chan struct{})
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		answer := `{"jsonrpc":"2.0","id":1,"result":{"content":[]}}`
+		w.Header().Set("Content-Type", "text/event-stream")
+		switch {
+		case r.Method == http.MethodGet:
+			fmt.Fprintf(w, "id: ev-2\nretry: 500\ndata:\n\nevent: message\nid: ev-3\ndata: %s\n\n", answer)
+		case held:
+			fmt.Fprintf(w, "event: message\nid: ev-1\ndata: %s\n\n", answer)
+		default:
+			fmt.Fprint(w, "id: ev-1\nretry: 50\ndata:\n\n")
+			return
+		}
+		answered.Store(time.Now().UnixNano())
+		w.(http.Flusher).Flush()
+		select { // the stream stays open until the test is over
+		case <-done:
+		case <-r.Context().Done():
+		}
+	}))
+	t.Cleanup(func() { close(done); ts.Close() })
+	return ts.URL + "/mcp"
+}
+
+// TestStreamAnswerEndsRequest: a request completes the moment its answer
+// arrives, on the first stream or a resumed one, on both engines and at
+// any timeout: the stream staying open afterwards is not the request's
+// time.
+func TestStreamAnswerEndsRequest(t *testing.T) {
+	for _, engine := range []Engine{EngineNetHTTP, EngineDirect} {
+		for _, held := range []bool{false, true} {
+			for _, timeout := range []time.Duration{4 * time.Second, 10 * time.Second, 20 * time.Second} {
+				name := fmt.Sprintf("%s/held=%v/timeout=%v", engine, held, timeout)
+				t.Run(name, func(t *testing.T) {
+					var answered atomic.Int64
+					c := bareClient(t, heldStreamServer(t, held, &answered), timeout, 1<<20, engine)
+					c.rev = Rev20251125
+					defer c.Close(context.Background())
+					s := c.newSession()
+					p, _ := s.Prepare(Request{Method: "tools/call", Tool: "test_reconnection"})
+					r := s.Do(context.Background(), p, "")
+					end := time.Now()
+					if r.Kind != OK {
+						t.Fatalf("kind %v: %v", r.Kind, r.Err)
+					}
+					if lag := end.Sub(time.Unix(0, answered.Load())); lag > time.Second {
+						t.Fatalf("the call completed %v after its answer was sent", lag)
+					}
+				})
+			}
+		}
+	}
+}
+
+// TestHeldStreamConnectionReused: on the direct engine a POST stream the
+// server keeps open after the answer is read to its end off the clock. No
+// request waits for it: its connection is lent out of the pool and the
+// next request takes another; once the stream ends, the connection goes
+// back to the pool and carries the next request.
+func TestHeldStreamConnectionReused(t *testing.T) {
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		id := strings.TrimSuffix(string(body[strings.LastIndex(string(body), ":")+1:]), "}")
+		w.Header().Set("Content-Type", "text/event-stream")
+		fmt.Fprintf(w, "event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":%s,\"result\":{}}\n\n", id)
+		w.(http.Flusher).Flush()
+		time.Sleep(300 * time.Millisecond) // then the stream ends
+	}))
+	defer ts.Close()
+	c := bareClient(t, ts.URL+"/mcp", 5*time.Second, 1<<20, EngineDirect)
+	defer c.Close(context.Background())
+	s := c.newSession()
+	p, _ := s.Prepare(Request{Method: "ping"})
+	do := func(i int) {
+		start := time.Now()
+		r := s.Do(context.Background(), p, "")
+		if r.Kind != OK {
+			t.Fatalf("request %d: %v", i, r.Err)
+		}
+		if d := time.Since(start); d > 250*time.Millisecond || r.ConnWait > 250*time.Millisecond {
+			t.Fatalf("request %d took %v (%v waiting for a connection): it waited for a stream to end", i, d, r.ConnWait)
+		}
+	}
+	for i := range 3 {
+		do(i)
+	}
+	time.Sleep(400 * time.Millisecond) // every stream has ended
+	dials := c.Dials()
+	do(3)
+	if c.Dials() != dials {
+		t.Fatal("the connection of an ended stream was not reused")
 	}
 }

@@ -123,7 +123,7 @@ func TestParseMemo(t *testing.T) {
 		t.Fatal(err)
 	}
 	var found [4][]byte
-	var inner [3][]byte
+	var inner [numResultKeys][]byte
 	longer := []byte(`{"jsonrpc":"2.0","id":10,"result":{"tools":[],"nextCursor":"c2"}}`)
 	if !r.memo.recall(longer, &found, &inner) {
 		t.Fatal("an answer with only another id was not recalled")

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -24,6 +25,7 @@ type Session struct {
 	branches int64
 
 	prepared    []*Prepared
+	taskReq     map[string]*Prepared // tasks/get and tasks/result, made when a task first comes
 	resp        bytes.Buffer
 	sse         *sseReader
 	rep         reply
@@ -33,8 +35,24 @@ type Session struct {
 	// connWait is how long the current request waited for a connection,
 	// as its transport measured it (an HTTP trace, the direct pool).
 	connWait time.Duration
-	// list follows the tools/list listing in progress.
-	list listing
+	// sentAt is when the current request went out, for the time to its
+	// first SSE event; callAt when its logical call began (the first of
+	// its rounds).
+	sentAt, callAt time.Time
+	// refused and challenge are the status and WWW-Authenticate of the
+	// last answer refused for its credentials; retrying is set while the
+	// request is sent again with a new token.
+	refused   int
+	challenge []string
+	retrying  bool
+	// stream is how the last SSE answer was left: read up to the
+	// response but not to its end, the transport reads the rest off the
+	// clock.
+	stream streamEnd
+	// list follows the tools/list listing in progress; cursor is the
+	// cursor the current call was sent with.
+	list   listing
+	cursor string
 	// renewal tells a session that was lost before its first answer
 	// (fresh) from one lost in use, and counts the first kind in a row.
 	renewal renewal
@@ -54,6 +72,13 @@ type Result struct {
 	// ConnWait is how long the request waited for a pooled connection
 	// (including a dial, when it needed one).
 	ConnWait time.Duration
+	// FirstEvent is the time from sending to the first event of an SSE
+	// answer (0 for a JSON answer): the first byte, beside the full
+	// answer's latency.
+	FirstEvent time.Duration
+	// Created is the time until the server took the call on as a task (0
+	// when it did not); the call's latency runs to the task's end.
+	Created time.Duration
 }
 
 // ID returns the session id ("" for stateless revisions).
@@ -68,6 +93,7 @@ func (s *Session) Prepare(req Request) (*Prepared, error) {
 	p := &Prepared{req: req, head: frameHead(req.Method, params)}
 	if req.Method == "tools/call" {
 		p.nameHeader = headerValue(req.Tool)
+		p.params = paramHeaders(s.c.params.get(req.Tool), req.Arguments)
 	}
 	s.prepared = append(s.prepared, p)
 	return p, nil
@@ -119,22 +145,39 @@ func (s *Session) doPerRequest(ctx context.Context, p *Prepared, cursor string) 
 }
 
 func (s *Session) do(ctx context.Context, p *Prepared, cursor string) Result {
-	id := s.t.nextID()
-	var body []byte
-	if cursor == "" {
-		body = append(s.sendBuf(p), p.head...)
-	} else {
+	head := p.head
+	if cursor != "" {
 		params, err := buildParams(p.req, s.c.meta, cursor)
 		if err != nil {
 			return Result{Kind: KindTransport, Err: err}
 		}
-		body = append(s.sendBuf(p), frameHead(p.req.Method, params)...)
+		head = frameHead(p.req.Method, params)
 	}
+	s.callAt, s.cursor = time.Now(), cursor
+	r := s.send(ctx, p, head)
+	if r.Kind == KindJSONRPC && s.relistForHeaders(ctx, p, r) {
+		s.c.counts.rounds.Add(1)
+		s.cursor = cursor // the listing sent cursors of its own
+		r = addRound(r, s.send(ctx, p, head))
+	}
+	if r.Kind == OK && (s.rep.inputRequired() || s.rep.inResult[inTask] != nil) {
+		return s.follow(ctx, p, cursor, r) // rounds.go
+	}
+	return r
+}
+
+// send completes head with a new id, exchanges it and classifies the
+// answer: one round trip.
+func (s *Session) send(ctx context.Context, p *Prepared, head []byte) Result {
+	id := s.t.nextID()
+	body := append(s.sendBuf(len(head)), head...)
 	body = strconv.AppendInt(body, id, 10)
 	body = append(body, '}')
 	s.sendScratch = body
 
 	s.connWait = 0
+	s.sentAt = time.Now()
+	token := s.c.authToken()
 	// The result lives in the session: passed by address through
 	// interfaces, a local would escape to the heap on every request.
 	res := &s.result
@@ -147,6 +190,15 @@ func (s *Session) do(ctx context.Context, p *Prepared, cursor string) Result {
 			res.Kind = KindTransport
 		}
 		res.Err = err
+		if res.Kind == KindTimeout && !errors.Is(err, errNoFreeConn) {
+			s.t.cancel(id) // it went out: tell the server it is abandoned
+		}
+		if res.Kind == KindAuth && s.c.auth != nil && !s.retrying && s.c.auth.reauthorize(ctx, s.c.url, s.refused, s.challenge, token) {
+			s.retrying = true // once: the new token is in force now
+			r := addRound(*res, s.send(ctx, p, head))
+			s.retrying = false
+			return r
+		}
 		return *res
 	}
 	if !found {
@@ -154,7 +206,7 @@ func (s *Session) do(ctx context.Context, p *Prepared, cursor string) Result {
 		res.Err = &Error{Kind: KindTransport, Msg: p.req.Method + ": stream ended without the response"}
 		return *res
 	}
-	s.classify(p, res, cursor)
+	s.classify(p, res, s.cursor)
 	return *res
 }
 
@@ -176,9 +228,9 @@ func Sleep(ctx context.Context, d time.Duration) bool {
 	}
 }
 
-func (s *Session) sendBuf(p *Prepared) []byte {
-	if cap(s.sendScratch) < len(p.head)+24 {
-		s.sendScratch = make([]byte, 0, len(p.head)+64)
+func (s *Session) sendBuf(n int) []byte {
+	if cap(s.sendScratch) < n+24 {
+		s.sendScratch = make([]byte, 0, n+64)
 	}
 	return s.sendScratch[:0]
 }
@@ -251,7 +303,7 @@ func (s *Session) classify(p *Prepared, res *Result, sent string) {
 		res.Err = &Error{Kind: KindTransport, Msg: p.req.Method + ": response has neither result nor error"}
 		return
 	}
-	cursor, isError, structured := rep.inResult[0], rep.inResult[1], rep.inResult[2]
+	cursor, isError, structured := rep.inResult[inNextCursor], rep.inResult[inIsError], rep.inResult[inStructured]
 	switch p.req.Method {
 	case "tools/list":
 		if raw := nonNull(cursor); raw != nil {

@@ -34,10 +34,13 @@ type stdioProc struct {
 	state  string        // how it ended ("exit status 3"), once exited
 
 	stderr *tailBuffer
+	// onServer handles a message from the server that answers no request
+	// and returns the answer to write back, if any.
+	onServer func(rep *reply, line []byte) []byte
 }
 
 // startStdio starts one server process.
-func startStdio(argv []string, maxLine int) (*stdioProc, error) {
+func startStdio(argv []string, maxLine int, onServer func(*reply, []byte) []byte) (*stdioProc, error) {
 	if len(argv) == 0 {
 		return nil, errors.New("stdio: no server command given (put it after --)")
 	}
@@ -50,7 +53,7 @@ func startStdio(argv []string, maxLine int) (*stdioProc, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &stdioProc{cmd: cmd, stdin: stdin, pending: map[int64]chan []byte{}, done: make(chan struct{}), exited: make(chan struct{}), stderr: newTailBuffer(20)}
+	p := &stdioProc{cmd: cmd, stdin: stdin, pending: map[int64]chan []byte{}, done: make(chan struct{}), exited: make(chan struct{}), stderr: newTailBuffer(20), onServer: onServer}
 	cmd.Stderr = p.stderr
 	// Wait returns this long after the process exits even if a child of
 	// it still holds stderr open.
@@ -85,10 +88,10 @@ func (p *stdioProc) readLoop(stdout io.Reader, maxLine int) {
 			continue // not JSON-RPC: a server that logs to stdout
 		}
 		if head.isNotification() {
-			if len(nonNull(head.ID)) > 0 {
-				// A request from the server (roots, sampling...): we offer
-				// no such capability, so say so instead of leaving it to hang.
-				_ = p.write(append(append([]byte(`{"jsonrpc":"2.0","id":`), head.ID...), `,"error":{"code":-32601,"message":"not supported by mcpbench"}}`...))
+			// A request from the server (elicitation, sampling, roots) is
+			// answered by the client's policy, never left to hang.
+			if msg := p.onServer(&head, line); msg != nil {
+				_ = p.write(msg)
 			}
 			continue
 		}

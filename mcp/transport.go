@@ -34,6 +34,14 @@ type transport interface {
 	exchange(ctx context.Context, p *Prepared, body []byte, id int64, res *Result) (found bool, err error)
 	// notify sends a JSON-RPC notification.
 	notify(ctx context.Context, method string) error
+	// respond sends msg, the answer to a request the server sent during
+	// an exchange, the way the wire carries messages to the server.
+	respond(ctx context.Context, msg []byte) error
+	// cancel tells the server that the request numbered id timed out and
+	// is abandoned, as the wire defines it: a notifications/cancelled,
+	// except on 2026-07-28 Streamable HTTP, where closing the request's
+	// stream (which the timeout did) is the cancellation.
+	cancel(id int64)
 	// endSession ends the session on the server where the wire has such
 	// sessions (DELETE on Streamable HTTP); elsewhere it does nothing.
 	endSession(ctx context.Context) error

@@ -26,7 +26,7 @@ type directLink struct {
 }
 
 func (l directLink) attach(s *Session) transport {
-	return &directTransport{httpTransport: httpTransport{s: s, hc: l.hc}, pool: l.pool}
+	return &directTransport{httpTransport: httpTransport{s: s, hc: l.hc, side: l.side}, pool: l.pool}
 }
 
 func (directLink) engine() Engine { return EngineDirect }
@@ -45,22 +45,25 @@ type directTransport struct {
 	out     []byte
 	in      []byte
 	held    heldBody
+	inBuf   bytes.Buffer // an answer fasthttp's parser read
 	current atomic.Pointer[wireConn]
 	watched context.Context
 	unwatch func() bool
 }
 
 func (t *directTransport) close() {
+	t.stopListening()
 	if t.unwatch != nil {
 		t.unwatch()
 		t.unwatch, t.watched = nil, nil
 	}
 }
 
-// exchange is the net/http exchange on the direct engine. The answer is
-// read whole (bounded by --max-response-bytes) before it is parsed, which
-// is what reading an SSE answer to its end amounts to anyway. The engine
-// bounds its requests itself, without a context timer.
+// exchange is the net/http exchange on the direct engine. A JSON answer
+// is read whole (bounded by --max-response-bytes) before it is parsed; an
+// SSE answer is read as it arrives, since the server may wait for an
+// answer to a request of its own before it sends the response. The
+// engine bounds its requests itself, without a context timer.
 func (t *directTransport) exchange(ctx context.Context, p *Prepared, body []byte, id int64, res *Result) (bool, error) {
 	if err := ctx.Err(); err != nil {
 		return false, &Error{Kind: KindOf(err), Msg: p.req.Method, Err: err}
@@ -78,14 +81,25 @@ func (t *directTransport) exchange(ctx context.Context, p *Prepared, body []byte
 	}
 	t.watch(ctx, c)
 	a, err := t.roundTrip(c, p, body, deadline)
-	t.current.Store(nil)
 	if err != nil {
+		t.current.Store(nil)
 		pool.put(c, false)
 		if ctx.Err() != nil {
 			err = ctx.Err() // cut off by the caller, not by the server
 		}
 		return false, wireError(p, err)
 	}
+	if a.stream != nil {
+		found, aerr := t.answer(ctx, p, id, res, &a.answerHead, a.stream)
+		t.current.Store(nil)
+		if aerr != nil && ctx.Err() != nil {
+			aerr = wireError(p, ctx.Err())
+		}
+		t.finishStream(c, a, start)
+		return found, aerr
+	}
+	t.current.Store(nil)
+	t.s.refused, t.s.challenge = a.status, a.challenge
 	// The connection goes back before the answer is handled: handling a
 	// lost session sends an initialize, which needs a connection of its
 	// own. One that holds bytes past the answer, or whose answer is to
@@ -97,7 +111,52 @@ func (t *directTransport) exchange(ctx context.Context, p *Prepared, body []byte
 	pool.put(c, !a.close && inStep)
 	found, aerr := t.answer(ctx, p, id, res, &a.answerHead, &t.held)
 	res.Received = int64(len(a.body))
+	t.s.stream = streamEnded // held whole: nothing is left to read
 	return found, aerr
+}
+
+// finishStream gives a streamed answer's connection back once the stream
+// has ended: at once when it was read to its end, else from a goroutine
+// that reads the rest, so neither this request nor the next waits for the
+// server to close a stream whose response is in.
+func (t *directTransport) finishStream(c *wireConn, a wireAnswer, start time.Time) {
+	state := t.s.stream
+	t.s.stream = streamEnded
+	done := func(ended bool) {
+		fasthttp.ReleaseResponse(a.resp)
+		c.lastUsed = start
+		t.pool.put(c, ended && !a.close)
+	}
+	switch {
+	case state == streamEnded:
+		done(true)
+	case state == streamLeftOpen && t.endBuffered(c, a):
+		done(readToEnd(a.stream)) // reads what is buffered: no wait
+	case state == streamLeftOpen:
+		t.pool.lend(c)
+		go func() { // the deadline set for the request bounds the read
+			ended := readToEnd(a.stream)
+			fasthttp.ReleaseResponse(a.resp)
+			c.lastUsed = start
+			t.pool.giveBack(c, ended && !a.close)
+		}()
+	default:
+		done(false)
+	}
+}
+
+// lastChunk is the end of a chunked body without trailers.
+var lastChunk = []byte("0\r\n\r\n")
+
+// endBuffered says the rest of a chunked stream left at its response is
+// the last chunk, already read from the connection: the server closed the
+// stream with the answer, as servers do, and nothing is left to wait for.
+func (t *directTransport) endBuffered(c *wireConn, a wireAnswer) bool {
+	if t.s.sse.r.Buffered() > 0 || a.resp.Header.ContentLength() != -1 || c.br.Buffered() < len(lastChunk) {
+		return false
+	}
+	b, err := c.br.Peek(len(lastChunk))
+	return err == nil && bytes.Equal(b, lastChunk)
 }
 
 // answersID reports whether a JSON answer's id is id, parsing it into the
@@ -124,11 +183,13 @@ type wireRequest struct {
 	head    []byte
 	session string
 	rev     string
+	auth    string
 }
 
 func (t *directTransport) headFor(p *Prepared) []byte {
 	s := t.s
-	if p.wire != nil && p.wire.session == s.id && p.wire.rev == s.c.rev {
+	tok := s.c.authToken()
+	if p.wire != nil && p.wire.session == s.id && p.wire.rev == s.c.rev && p.wire.auth == tok {
 		return p.wire.head
 	}
 	u := s.c.url
@@ -142,7 +203,7 @@ func (t *directTransport) headFor(p *Prepared) []byte {
 		}
 	}
 	b = append(b, "Content-Length: "...)
-	p.wire = &wireRequest{head: b, session: s.id, rev: s.c.rev}
+	p.wire = &wireRequest{head: b, session: s.id, rev: s.c.rev, auth: tok}
 	return b
 }
 
@@ -202,14 +263,15 @@ func (t *directTransport) buf(n int) []byte {
 
 // readUncommon hands an answer the in-place parser does not take to
 // fasthttp's, which reads it from the same buffer; h is its head as
-// peeked, from where its bytes began on the connection.
+// peeked, from where its bytes began on the connection. A successful SSE
+// answer is left as a stream for the session to read as it arrives.
 func (t *directTransport) readUncommon(c *wireConn, a *wireAnswer, p *Prepared, from int64, h []byte) error {
 	line, _, _ := bytes.Cut(h, crlf)
 	line = bytes.Clone(line[:min(len(line), 60)]) // h is overwritten as reading goes on
 	// Pooled, not kept per connection: ten thousand connections would
 	// each hold a body buffer as large as their largest answer.
 	r := fasthttp.AcquireResponse()
-	defer fasthttp.ReleaseResponse(r)
+	r.StreamBody = true
 	err := r.ReadLimitBody(c.br, t.pool.maxBody)
 	// The head was read when it is the one peeked, a final one; after an
 	// interim 100, or a head fasthttp refused, there is only the line.
@@ -218,19 +280,46 @@ func (t *directTransport) readUncommon(c *wireConn, a *wireAnswer, p *Prepared, 
 	if headRead {
 		fillHead(&a.answerHead, &r.Header, p.req.Method == "initialize")
 	}
+	if err != nil {
+		fasthttp.ReleaseResponse(r)
+		return t.uncommonError(c, a, p, err, headRead, from, h, line)
+	}
+	if isAuthStatus(a.status) {
+		for _, v := range r.Header.PeekAll("WWW-Authenticate") {
+			a.challenge = append(a.challenge, string(v))
+		}
+	}
+	// A body that ends with the connection (neither a length nor chunks)
+	// leaves nothing to reuse.
+	a.close = r.ConnectionClose() || r.Header.ContentLength() == -2
+	if a.status >= 200 && a.status < 300 && hasMediaType(a.contentType, "text/event-stream") {
+		a.stream, a.resp = r.BodyStream(), r
+		return nil
+	}
+	defer fasthttp.ReleaseResponse(r)
+	t.inBuf.Reset()
+	_, err = t.inBuf.ReadFrom(io.LimitReader(r.BodyStream(), int64(t.pool.maxBody)+1))
+	if err == nil && t.inBuf.Len() > t.pool.maxBody {
+		err = fasthttp.ErrBodyTooLarge
+	}
+	if err != nil {
+		return t.uncommonError(c, a, p, err, true, from, h, line)
+	}
+	a.body = t.inBuf.Bytes()
+	return nil
+}
+
+// uncommonError says what came of an answer fasthttp's parser read when
+// reading it failed: how much of its body, or how it began when its head
+// was never read whole.
+func (t *directTransport) uncommonError(c *wireConn, a *wireAnswer, p *Prepared, err error, headRead bool, from int64, h, line []byte) error {
 	switch {
-	case err == nil:
 	case errors.Is(err, fasthttp.ErrBodyTooLarge):
 		return tooLarge(p.req.Method, a.describe(c.received-from-int64(len(h)), -1), t.pool.maxBody)
 	case headRead:
 		return answerCut(p.req.Method, err, a.describe(c.received-from-int64(len(h)), -1))
-	default:
-		return answerCut(p.req.Method, err, fmt.Sprintf("it began %q; %d bytes came in all", line, c.received-from))
 	}
-	a.body = append(t.buf(0), r.Body()...)
-	t.in = a.body
-	a.close = r.ConnectionClose()
-	return nil
+	return answerCut(p.req.Method, err, fmt.Sprintf("it began %q; %d bytes came in all", line, c.received-from))
 }
 
 // fillHead reads what the client needs of a head fasthttp parsed.

@@ -20,6 +20,7 @@ type fakeLink struct {
 	stateful bool
 	closed   atomic.Bool
 	notes    atomic.Int64 // notifications received
+	answers  atomic.Int64 // answers to requests of its own
 }
 
 func (l *fakeLink) attach(s *Session) transport { return &fakeTransport{s: s, link: l} }
@@ -37,6 +38,13 @@ func (t *fakeTransport) open(context.Context) error { return nil }
 func (t *fakeTransport) nextID() int64              { t.ids++; return t.ids }
 func (t *fakeTransport) close()                     { t.closed = true }
 func (t *fakeTransport) endSession(context.Context) error {
+	return nil
+}
+
+func (t *fakeTransport) cancel(int64) {}
+
+func (t *fakeTransport) respond(_ context.Context, msg []byte) error {
+	t.link.answers.Add(1)
 	return nil
 }
 

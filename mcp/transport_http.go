@@ -22,18 +22,49 @@ import (
 // and answer handling.
 
 // httpLink is net/http's side of Streamable HTTP: the pooled http.Client
-// (NewHTTPClient) is all its sessions share.
-type httpLink struct{ hc *http.Client }
+// (NewHTTPClient) and its side client are all its sessions share.
+type httpLink struct {
+	hc *http.Client
+	// side carries what is sent while a measured request holds its
+	// connection (answers to the server's requests, resumed streams):
+	// from the pool of measured requests, each session would wait for a
+	// connection another one holds.
+	side *http.Client
+}
 
-func (l httpLink) attach(s *Session) transport { return &httpTransport{s: s, hc: l.hc} }
+// newHTTPLink pairs hc with a side client on a pool of its own.
+func newHTTPLink(hc *http.Client) httpLink { return httpLink{hc: hc, side: sideClient(hc)} }
+
+// sideClient is hc's settings on a small pool of its own, without hc's cap
+// on connections.
+func sideClient(hc *http.Client) *http.Client {
+	side := *hc
+	if tr, ok := hc.Transport.(*http.Transport); ok {
+		tr = tr.Clone()
+		tr.MaxConnsPerHost, tr.MaxIdleConnsPerHost = 0, 4
+		side.Transport = tr
+	}
+	return &side
+}
+
+func (l httpLink) attach(s *Session) transport { return &httpTransport{s: s, hc: l.hc, side: l.side} }
 func (httpLink) engine() Engine                { return EngineNetHTTP }
-func (l httpLink) close()                      { l.hc.CloseIdleConnections() }
+
+func (l httpLink) close() {
+	l.hc.CloseIdleConnections()
+	if l.side != nil {
+		l.side.CloseIdleConnections()
+	}
+}
 
 // httpTransport is one session's Streamable HTTP over net/http.
 type httpTransport struct {
-	s   *Session
-	hc  *http.Client
-	ids int64 // the last request id used
+	s    *Session
+	hc   *http.Client
+	side *http.Client // nil: hc
+	ids  int64        // the last request id used
+	// listening is the session's standing GET stream (listen.go), if open.
+	listening *listener
 
 	// Connection wait of the current request, timed by an HTTP trace.
 	trace       *httptrace.ClientTrace
@@ -73,7 +104,11 @@ func (t *httpTransport) open(ctx context.Context) error {
 	case SessionPerRequest:
 		return nil // each Do opens and closes its own
 	}
-	return s.initialize(ctx, s.c.rev)
+	if err := s.initialize(ctx, s.c.rev); err != nil {
+		return err
+	}
+	t.listen()
+	return nil
 }
 
 func (t *httpTransport) nextID() int64 {
@@ -81,22 +116,44 @@ func (t *httpTransport) nextID() int64 {
 	return t.ids
 }
 
-func (t *httpTransport) close() {}
+func (t *httpTransport) close() { t.stopListening() }
 
 // exchange POSTs body and reads the answer to id, as JSON or as an SSE
 // stream, into the session's reply.
 func (t *httpTransport) exchange(ctx context.Context, p *Prepared, body []byte, id int64, res *Result) (bool, error) {
 	ctx, cancel := context.WithTimeout(t.traced(ctx), t.s.c.opts.Timeout)
-	defer cancel()
 	t.firstByte.Store(false)
 	t.interim.Store(0)
-	resp, err := t.post(ctx, t.s.c.url, t.header(p), body)
+	resp, err := t.post(ctx, t.hc, t.s.c.url, t.header(p), body)
 	if err != nil {
+		cancel()
 		return false, t.postError(p, err)
 	}
-	defer resp.Body.Close()
-	h := headOf(resp)
-	return t.answer(ctx, p, id, res, &h, resp.Body)
+	t.s.stream = streamEnded
+	if isAuthStatus(resp.StatusCode) {
+		t.s.refused, t.s.challenge = resp.StatusCode, resp.Header.Values("WWW-Authenticate")
+	}
+	head := headOf(resp)
+	found, err := t.answer(ctx, p, id, res, &head, resp.Body)
+	t.finish(resp.Body, cancel)
+	return found, err
+}
+
+// finish closes an answer's body. A stream left at its response is read
+// to its end from a goroutine, off the clock, so its connection goes back
+// to the pool when the server closes it rather than being dropped.
+func (t *httpTransport) finish(body io.ReadCloser, cancel context.CancelFunc) {
+	if t.s.stream != streamLeftOpen {
+		body.Close()
+		cancel()
+		return
+	}
+	t.s.stream = streamEnded
+	go func() {
+		drain(body)
+		body.Close()
+		cancel()
+	}()
 }
 
 // traced returns ctx with the session's connection trace, made once per
@@ -129,10 +186,11 @@ func (t *httpTransport) traced(ctx context.Context) context.Context {
 // replaced, since the transport may still be reading it.
 func (t *httpTransport) header(p *Prepared) http.Header {
 	s := t.s
-	if p.hdr != nil && p.hdrSession == s.id && p.hdrRev == s.c.rev {
+	tok := s.c.authToken()
+	if p.hdr != nil && p.hdrSession == s.id && p.hdrRev == s.c.rev && p.hdrAuth == tok {
 		return p.hdr
 	}
-	p.hdr, p.hdrSession, p.hdrRev = t.buildHeader(p), s.id, s.c.rev
+	p.hdr, p.hdrSession, p.hdrRev, p.hdrAuth = t.buildHeader(p), s.id, s.c.rev, tok
 	return p.hdr
 }
 
@@ -149,13 +207,17 @@ func (t *httpTransport) buildHeader(p *Prepared) http.Header {
 		pw, _ := u.Password()
 		h.Set("Authorization", "Basic "+base64.StdEncoding.EncodeToString([]byte(u.Username()+":"+pw)))
 	}
+	s.c.authHeader(h)
 	if s.c.rev != "" && s.c.rev >= Rev20250618 {
 		h["Mcp-Protocol-Version"] = []string{s.c.rev}
 	}
-	if IsModern(s.c.rev) {
+	if IsModern(s.c.rev) && p.req.Method != "" {
 		h["Mcp-Method"] = []string{p.req.Method}
 		if p.nameHeader != "" {
 			h["Mcp-Name"] = []string{p.nameHeader}
+		}
+		for _, kv := range p.params {
+			h[kv[0]] = []string{kv[1]}
 		}
 	}
 	if s.id != "" {
@@ -164,11 +226,9 @@ func (t *httpTransport) buildHeader(p *Prepared) http.Header {
 	return h
 }
 
-// post sends body to u and returns the response; the caller closes its
-// body.
-func (t *httpTransport) post(ctx context.Context, u *url.URL, h http.Header, body []byte) (*http.Response, error) {
-	r := &bodyReader{}
-	r.Reset(body)
+// post sends body to u on hc and returns the response; the caller closes
+// its body.
+func (t *httpTransport) post(ctx context.Context, hc *http.Client, u *url.URL, h http.Header, body []byte) (*http.Response, error) {
 	t.sent = body
 	if t.getBody == nil {
 		// net/http sends a request again on a fresh connection when the
@@ -180,12 +240,28 @@ func (t *httpTransport) post(ctx context.Context, u *url.URL, h http.Header, bod
 			return r, nil
 		}
 	}
+	return postWith(ctx, hc, u, h, body, t.getBody)
+}
+
+// postWith POSTs body, each time through a reader of its own (see
+// bodyReader); getBody gives net/http the body again, nil for one made
+// here.
+func postWith(ctx context.Context, hc *http.Client, u *url.URL, h http.Header, body []byte, getBody func() (io.ReadCloser, error)) (*http.Response, error) {
+	r := &bodyReader{}
+	r.Reset(body)
+	if getBody == nil {
+		getBody = func() (io.ReadCloser, error) {
+			r := &bodyReader{}
+			r.Reset(body)
+			return r, nil
+		}
+	}
 	req := &http.Request{
 		Method: http.MethodPost, URL: u, Host: u.Host, Header: h,
-		Body: r, GetBody: t.getBody, ContentLength: int64(len(body)),
+		Body: r, GetBody: getBody, ContentLength: int64(len(body)),
 		Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
 	}
-	return t.hc.Do(req.WithContext(ctx))
+	return hc.Do(req.WithContext(ctx))
 }
 
 // postError says what became of a POST that got no answer: an answer
@@ -227,6 +303,9 @@ func (t *httpTransport) answer(ctx context.Context, p *Prepared, id int64, res *
 			// mirrors them; the error object is the server's answer.
 			e.Kind = KindJSONRPC
 		}
+		if isAuthStatus(h.status) {
+			e.Kind = KindAuth
+		}
 		return false, e
 	}
 	if h.sessionID != "" && p.req.Method == "initialize" {
@@ -237,8 +316,10 @@ func (t *httpTransport) answer(ctx context.Context, p *Prepared, id int64, res *
 	}
 	switch ct := h.contentType; {
 	case hasMediaType(ct, "text/event-stream"):
-		found, err := s.readSSE(body, id, res)
+		found, err := s.readSSE(ctx, body, id, res)
 		if !found && err == nil {
+			// The POST stream ended cleanly, whatever the resumed ones do.
+			defer func() { s.stream = streamEnded }()
 			return t.resumeSSE(ctx, p, id, res)
 		}
 		return found, h.explainCut(err, res.Received, s.sse.events)
@@ -279,10 +360,10 @@ func (t *httpTransport) resumeSSE(ctx context.Context, p *Prepared, id int64, re
 			resp.Body.Close()
 			return false, &Error{Kind: KindHTTPStatus, Status: resp.StatusCode, Msg: fmt.Sprintf("%s: resuming the SSE stream: HTTP %d", p.req.Method, resp.StatusCode)}
 		}
-		before := res.Received
 		lastID, retry := append([]byte(nil), s.sse.id...), s.sse.retryMS
-		found, err := s.readSSE(resp.Body, id, res)
-		res.Received += before
+		found, err := s.readSSE(ctx, resp.Body, id, res)
+		// A resumed stream may be the session's standing GET stream,
+		// which stays open: the request is done at its response.
 		resp.Body.Close()
 		if found || err != nil {
 			return found, err
@@ -310,64 +391,9 @@ func (t *httpTransport) resumeGet(ctx context.Context, p *Prepared) (*http.Respo
 	req.Header.Del("Content-Type")
 	req.Header.Set("Accept", "text/event-stream")
 	req.Header.Set("Last-Event-ID", string(s.sse.id))
-	resp, err := t.hc.Do(req)
+	resp, err := t.sideClient().Do(req)
 	if err != nil {
 		return nil, &Error{Kind: classifyNetErr(err), Msg: p.req.Method + ": resuming the SSE stream", Err: err}
 	}
 	return resp, nil
-}
-
-// notify sends a notification; a 2xx answer is success.
-func (t *httpTransport) notify(ctx context.Context, method string) error {
-	return t.notifyAt(ctx, t.s.c.url, method)
-}
-
-// notifyAt POSTs a notification to u.
-func (t *httpTransport) notifyAt(ctx context.Context, u *url.URL, method string) error {
-	ctx, cancel := context.WithTimeout(ctx, t.s.c.opts.Timeout)
-	defer cancel()
-	h := t.buildHeader(&Prepared{req: Request{Method: method}})
-	resp, err := t.post(ctx, u, h, notification(method))
-	if err != nil {
-		return wrapNet(err, method)
-	}
-	drain(resp.Body)
-	resp.Body.Close()
-	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return &Error{Kind: KindHTTPStatus, Status: resp.StatusCode, Msg: fmt.Sprintf("%s: HTTP %d", method, resp.StatusCode)}
-	}
-	return nil
-}
-
-// endSession DELETEs the session, as the spec asks of stateful revisions.
-func (t *httpTransport) endSession(ctx context.Context) error {
-	s := t.s
-	if s.id == "" {
-		return nil
-	}
-	ctx, cancel := context.WithTimeout(ctx, s.c.opts.Timeout)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodDelete, s.c.url.String(), nil)
-	if err != nil {
-		return err
-	}
-	for k, v := range s.c.opts.Header {
-		req.Header[k] = v
-	}
-	req.Header.Set("Mcp-Session-Id", s.id)
-	if s.c.rev >= Rev20250618 {
-		req.Header.Set("Mcp-Protocol-Version", s.c.rev)
-	}
-	s.id = ""
-	resp, err := t.hc.Do(req)
-	if err != nil {
-		return wrapNet(err, "DELETE session")
-	}
-	drain(resp.Body)
-	resp.Body.Close()
-	// 405 means the server does not let clients end sessions: allowed.
-	if resp.StatusCode >= 300 && resp.StatusCode != http.StatusMethodNotAllowed && resp.StatusCode != http.StatusNotFound {
-		return &Error{Kind: KindHTTPStatus, Status: resp.StatusCode, Msg: fmt.Sprintf("DELETE session: HTTP %d", resp.StatusCode)}
-	}
-	return nil
 }

@@ -20,7 +20,7 @@ import (
 type legacyLink struct{ httpLink }
 
 func (l legacyLink) attach(s *Session) transport {
-	return &legacyTransport{httpTransport: httpTransport{s: s, hc: l.hc}}
+	return &legacyTransport{httpTransport: httpTransport{s: s, hc: l.hc, side: l.side}}
 }
 
 // legacyTransport is one session's HTTP+SSE: its stream, once open, and
@@ -64,6 +64,7 @@ func (t *legacyTransport) openStream(ctx context.Context) error {
 	for k, v := range c.opts.Header {
 		req.Header[k] = v
 	}
+	c.authHeader(req.Header)
 	req.Header.Set("Accept", "text/event-stream")
 	giveUp := time.AfterFunc(c.opts.Timeout, cancel)
 	resp, err := t.hc.Do(req)
@@ -134,7 +135,7 @@ func (t *legacyTransport) exchange(ctx context.Context, p *Prepared, body []byte
 		}
 	}
 	ls := t.stream
-	resp, err := t.post(ctx, ls.endpoint, t.header(p), body)
+	resp, err := t.post(ctx, t.hc, ls.endpoint, t.header(p), body)
 	if err != nil {
 		return false, &Error{Kind: classifyNetErr(err), Msg: p.req.Method, Err: err}
 	}
@@ -147,7 +148,11 @@ func (t *legacyTransport) exchange(ctx context.Context, p *Prepared, body []byte
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		res.Received = drain(resp.Body)
 		resp.Body.Close()
-		return false, &Error{Kind: KindHTTPStatus, Status: resp.StatusCode, Msg: fmt.Sprintf("%s: HTTP %d", p.req.Method, resp.StatusCode)}
+		kind := KindHTTPStatus
+		if isAuthStatus(resp.StatusCode) {
+			kind = KindAuth
+		}
+		return false, &Error{Kind: kind, Status: resp.StatusCode, Msg: fmt.Sprintf("%s: HTTP %d", p.req.Method, resp.StatusCode)}
 	}
 	// Some servers answer on the POST itself; most say 202 and answer on
 	// the stream.
@@ -161,12 +166,12 @@ func (t *legacyTransport) exchange(ctx context.Context, p *Prepared, body []byte
 		res.Received += drain(resp.Body)
 		resp.Body.Close()
 	}
-	return t.await(ls, p, id, res)
+	return t.await(ctx, ls, p, id, res)
 }
 
 // await reads the session's stream until the answer to id, for no longer
 // than the timeout.
-func (t *legacyTransport) await(ls *legacyStream, p *Prepared, id int64, res *Result) (bool, error) {
+func (t *legacyTransport) await(ctx context.Context, ls *legacyStream, p *Prepared, id int64, res *Result) (bool, error) {
 	s := t.s
 	ls.timer.Reset(s.c.opts.Timeout)
 	defer ls.timer.Stop()
@@ -188,6 +193,11 @@ func (t *legacyTransport) await(ls *legacyStream, p *Prepared, id int64, res *Re
 			return false, malformed("event on the SSE stream", data, err)
 		}
 		if s.rep.isNotification() {
+			if msg := s.c.serverMessage(&s.rep, data); msg != nil {
+				if err := t.respond(ctx, msg); err != nil {
+					return false, err
+				}
+			}
 			continue
 		}
 		if sameID(s.rep.ID, id, s.scratch[:0]) {
@@ -211,9 +221,26 @@ func (t *legacyTransport) close() {
 // stream is open, to the URL).
 func (t *legacyTransport) notify(ctx context.Context, method string) error {
 	if t.stream != nil {
-		return t.notifyAt(ctx, t.stream.endpoint, method)
+		return t.postMessage(ctx, t.hc, t.stream.endpoint, method, notification(method))
 	}
 	return t.httpTransport.notify(ctx, method)
+}
+
+// cancel POSTs notifications/cancelled for a timed-out request to the
+// session's endpoint, if its stream is still open.
+func (t *legacyTransport) cancel(id int64) {
+	if t.stream != nil {
+		t.cancelAt(t.stream.endpoint, id)
+	}
+}
+
+// respond POSTs an answer to the server's request to the session's
+// endpoint, on the side client.
+func (t *legacyTransport) respond(ctx context.Context, msg []byte) error {
+	if t.stream == nil {
+		return &Error{Kind: KindTransport, Msg: "a request from the server with no SSE stream open"}
+	}
+	return t.postMessage(ctx, t.sideClient(), t.stream.endpoint, "", msg)
 }
 
 // isLegacyHint tells from a failed initialize POST whether the URL may

@@ -66,6 +66,16 @@ func (t *stdioTransport) notify(_ context.Context, method string) error {
 	return t.proc.write(notification(method))
 }
 
+// respond writes an answer to the server's request. (The process's reader
+// answers the requests it reads itself; this serves the others.)
+func (t *stdioTransport) respond(_ context.Context, msg []byte) error {
+	return t.proc.write(msg)
+}
+
+// cancel writes notifications/cancelled for a timed-out request: stdio
+// has no stream of its own to close.
+func (t *stdioTransport) cancel(id int64) { _ = t.proc.write(cancelled(id)) }
+
 // endSession does nothing: a process's session ends with the process.
 func (t *stdioTransport) endSession(context.Context) error { return nil }
 
@@ -112,7 +122,7 @@ func (c *Client) dialStdio(ctx context.Context) error {
 	c.link = l
 	n := max(c.opts.StdioProcs, 1)
 	for i := 0; i < n; i++ {
-		p, err := startStdio(c.opts.Command, c.maxBody)
+		p, err := startStdio(c.opts.Command, c.maxBody, c.serverMessage)
 		if err != nil {
 			l.close()
 			return err

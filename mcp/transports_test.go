@@ -25,6 +25,7 @@ func TestMain(m *testing.M) {
 		sdk.AddTool(srv, &sdk.Tool{Name: "echo"}, func(ctx context.Context, req *sdk.CallToolRequest, in echoIn) (*sdk.CallToolResult, echoOut, error) {
 			return nil, echoOut{Message: in.Message}, nil
 		})
+		addAskTool(srv)
 		fmt.Fprintln(os.Stderr, "sdk-stdio: ready") // stderr is kept, never an error
 		if err := srv.Run(context.Background(), &sdk.StdioTransport{}); err != nil {
 			os.Exit(1)

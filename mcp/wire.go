@@ -4,12 +4,15 @@ import (
 	"bufio"
 	"bytes"
 	"errors"
+	"io"
 	"net"
 	"net/url"
 	"os"
 	"strings"
 	"sync/atomic"
 	"time"
+
+	"github.com/valyala/fasthttp"
 )
 
 // The direct engine carries the measured POSTs of plain-HTTP Streamable
@@ -175,6 +178,30 @@ func (p *wirePool) put(c *wireConn, reusable bool) {
 	p.slots <- c
 }
 
+// lend takes c, whose stream is still being read after its response, out
+// of the pool's count: its slot is free for another connection at once, so
+// no request waits for a server to close a stream it no longer needs.
+func (p *wirePool) lend(*wireConn) { p.slots <- nil }
+
+// giveBack returns a lent connection once its stream has ended: it takes
+// the place of a slot that holds no connection, or is closed when every
+// free slot has one (or none is free).
+func (p *wirePool) giveBack(c *wireConn, reusable bool) {
+	for i := 0; reusable && !p.closed.Load() && i < cap(p.slots); i++ {
+		select {
+		case x := <-p.slots:
+			if x == nil {
+				p.slots <- c // it fills the slot just emptied
+				return
+			}
+			p.slots <- x // an idle connection: back it goes, try the next
+		default:
+			i = cap(p.slots) // every slot is in use
+		}
+	}
+	c.nc.Close()
+}
+
 // close closes the idle connections; ones in use are closed when they come
 // back.
 func (p *wirePool) close() {
@@ -212,11 +239,17 @@ func (c *wireConn) alive() bool {
 	return errors.As(err, &ne) && ne.Timeout()
 }
 
-// wireAnswer is what a round trip read; body is the session's buffer.
+// wireAnswer is what a round trip read; body is the session's buffer. An
+// SSE answer is not read whole but handed over as stream, which reads the
+// rest of it from the connection as it arrives; resp holds the stream's
+// parser until the stream is done with.
 type wireAnswer struct {
 	answerHead
-	body  []byte
-	close bool
+	body      []byte
+	close     bool
+	stream    io.Reader
+	resp      *fasthttp.Response
+	challenge []string // WWW-Authenticate of a 401 or 403
 }
 
 // peekHead returns the answer's status line and headers, through the
@@ -295,6 +328,8 @@ func parseHead(h []byte, a *wireAnswer, wantSession bool) bool {
 			}
 		case wantSession && bytes.EqualFold(name, hSessionID):
 			a.sessionID = string(value)
+		case (code == 401 || code == 403) && bytes.EqualFold(name, hWWWAuthenticate):
+			a.challenge = append(a.challenge, string(value))
 		case code >= 300 && bytes.EqualFold(name, hLocation):
 			a.location = string(value)
 		case code >= 300 && bytes.EqualFold(name, hRetryAfter):
@@ -341,6 +376,7 @@ var (
 	hContentType      = []byte("Content-Type")
 	hConnection       = []byte("Connection")
 	hSessionID        = []byte("Mcp-Session-Id")
+	hWWWAuthenticate  = []byte("WWW-Authenticate")
 )
 
 // bytesToString copies; content types are short.

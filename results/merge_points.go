@@ -19,6 +19,7 @@ func mergePoints(ps []bench.Point, spanS float64) (bench.Point, []string, error)
 	out := bench.Point{Latency: bench.Latency{ErrorsByKind: map[string]int64{}}}
 	var rate float64
 	var open openLoopMerge
+	var stages stageMerge
 	for i, p := range ps {
 		if p.Requests > 0 && p.Hist == nil {
 			return out, nil, mismatch("report %d has %d requests but no histogram: it cannot be merged exactly", i+1, p.Requests)
@@ -31,6 +32,7 @@ func mergePoints(ps []bench.Point, spanS float64) (bench.Point, []string, error)
 			}
 		}
 		addCounts(&out, &p)
+		stages.add(&p)
 		if p.Rate != nil {
 			rate += *p.Rate
 		}
@@ -39,6 +41,7 @@ func mergePoints(ps []bench.Point, spanS float64) (bench.Point, []string, error)
 	if !open.finish(&out) {
 		notes = appendNew(notes, noteUncorrected)
 	}
+	out.FirstEvent, out.TaskCreated = bench.NewStage(stages.first), bench.NewStage(stages.created)
 	if ps[0].Rate != nil {
 		out.Rate = &rate
 	}
@@ -109,6 +112,25 @@ func addCounts(out, p *bench.Point) {
 	}
 	out.Interrupted = out.Interrupted || p.Interrupted
 	out.Client = mergeClient(out.Client, p.Client)
+	for k, n := range p.Counters {
+		if out.Counters == nil {
+			out.Counters = map[string]int64{}
+		}
+		out.Counters[k] += n
+	}
+}
+
+// stageMerge gathers the shards' stage histograms (first event, task
+// creation); a stage no shard reached stays nil.
+type stageMerge struct{ first, created *hdrhistogram.Histogram }
+
+func (m *stageMerge) add(p *bench.Point) {
+	if p.FirstEvent != nil {
+		mergeEncoded(&m.first, p.FirstEvent.Histogram)
+	}
+	if p.TaskCreated != nil {
+		mergeEncoded(&m.created, p.TaskCreated.Histogram)
+	}
 }
 
 // openLoopMerge gathers the open-loop figures (latency from the actual

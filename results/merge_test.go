@@ -249,3 +249,34 @@ func TestMergeSweeps(t *testing.T) {
 		t.Errorf("mismatched levels: %v", err)
 	}
 }
+
+// TestMergeRunsStagesAndCounters: the shards' counters add up and their
+// stage histograms (first SSE event, task creation) merge exactly; a stage
+// no shard reached stays absent.
+func TestMergeRunsStagesAndCounters(t *testing.T) {
+	vals := latencies(3000)
+	rs := shardRuns(t, vals, 3)
+	whole := bench.NewHistogram()
+	for i, r := range rs {
+		h := bench.NewHistogram()
+		for j := i; j < len(vals); j += 3 {
+			h.RecordValue(vals[j] / 2)
+			whole.RecordValue(vals[j] / 2)
+		}
+		r.FirstEvent = bench.NewStage(h)
+		r.Counters = map[string]int64{"client_requests/elicitation/create": 10, "token_refreshes": int64(i)}
+	}
+	m, _, err := MergeRuns(rs, MergeOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := bench.NewStage(whole); m.FirstEvent == nil || *m.FirstEvent != *want {
+		t.Errorf("first event merged %+v, whole %+v", m.FirstEvent, want)
+	}
+	if m.TaskCreated != nil {
+		t.Errorf("a stage no shard reached: %+v", m.TaskCreated)
+	}
+	if m.Counters["client_requests/elicitation/create"] != 30 || m.Counters["token_refreshes"] != 3 {
+		t.Errorf("counters %v", m.Counters)
+	}
+}

@@ -2,7 +2,8 @@
 # Installs the third-party MCP servers the tests run against, pinned, into
 # .run/peers (npm registry only; nothing global): server-everything for the
 # interop matrix, server-filesystem and server-memory for the safe-defaults
-# tests (real servers whose tools write and delete).
+# tests (real servers whose tools write and delete), and the MCP conformance
+# harness, which runs its client scenarios against mcpbench as the client.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 dir=.run/peers
@@ -10,6 +11,7 @@ pins=(
   "@modelcontextprotocol/server-everything@2026.8.31"
   "@modelcontextprotocol/server-filesystem@2026.8.31"
   "@modelcontextprotocol/server-memory@2026.8.31"
+  "@modelcontextprotocol/conformance@0.1.16"
 )
 installed() { # name@version
   local name=${1%@*} version=${1##*@}

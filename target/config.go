@@ -87,6 +87,18 @@ type Config struct {
 	JSONResponse bool // answer POSTs with application/json instead of SSE
 
 	Tools int // synthetic tools tool_000..; beside them echo and fail always exist
+	// ClientTools adds the tools that exercise a client's side of the
+	// protocol (client_tools.go): elicit, region_echo, input_once.
+	ClientTools bool
+
+	// OAuth makes the server its own OAuth 2.1 authorization server and
+	// a protected resource (oauth.go): /mcp and /sse want a bearer token
+	// that lives TokenTTL (DefaultTokenTTL when <= 0). OAuthClientID and
+	// OAuthClientSecret are a pre-registered confidential client
+	// (DefaultOAuthClientID and DefaultOAuthClientSecret when empty).
+	OAuth                            bool
+	TokenTTL                         time.Duration
+	OAuthClientID, OAuthClientSecret string
 
 	Capacity    int           // concurrent handler slots for tools/list and tools/call; DefaultCapacity when <= 0
 	ServiceTime time.Duration // mean time a request holds its slot
@@ -177,6 +189,15 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.StatsInterval <= 0 {
 		c.StatsInterval = DefaultStatsInterval
+	}
+	if c.TokenTTL <= 0 {
+		c.TokenTTL = DefaultTokenTTL
+	}
+	if c.OAuthClientID == "" {
+		c.OAuthClientID = DefaultOAuthClientID
+	}
+	if c.OAuthClientSecret == "" {
+		c.OAuthClientSecret = DefaultOAuthClientSecret
 	}
 	if c.LeakPerRequest < 0 {
 		return c, fmt.Errorf("leak per request must be >= 0 bytes, got %d", c.LeakPerRequest)

@@ -9,15 +9,19 @@ import (
 )
 
 // routes wires the HTTP handlers: the SDK's two transports behind the
-// stall gate, fault injection and the session leak, then /health and
-// /metrics.
+// stall gate, fault injection and the session leak (behind the bearer
+// check with --oauth), then /health, /metrics and the OAuth endpoints.
 func (s *Server) routes() http.Handler {
 	streamable := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp },
 		&mcp.StreamableHTTPOptions{Stateless: s.cfg.Stateless, JSONResponse: s.cfg.JSONResponse})
 	sse := mcp.NewSSEHandler(func(*http.Request) *mcp.Server { return s.mcp }, nil)
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", s.gated(s.serverInfo(s.httpFaults(s.keepSessions(streamable)))))
-	mux.Handle("/sse", s.gated(sse))
+	if s.cfg.OAuth {
+		s.oauth = newOAuthServer(s.cfg)
+		s.oauth.routes(mux)
+	}
+	mux.Handle("/mcp", s.protect(s.gated(s.serverInfo(s.httpFaults(s.keepSessions(streamable))))))
+	mux.Handle("/sse", s.protect(s.gated(sse)))
 	mux.HandleFunc("/health", s.serveHealth)
 	mux.Handle("/metrics", s.metricsHandler())
 	return mux

@@ -32,6 +32,8 @@ type Server struct {
 	handler http.Handler
 	started time.Time
 
+	oauth *oauthServer // the OAuth mode's authorization server, or nil
+
 	slots chan *slot    // the free handler slots
 	seq   atomic.Uint64 // numbers the random draws, so each has its own stream
 
@@ -92,7 +94,7 @@ func New(cfg Config) (*Server, error) {
 		Instructions: "mcpbench reference server: synthetic tools with a modelled capacity.",
 		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}},
 	})
-	for _, d := range buildTools(cfg.Tools) {
+	for _, d := range buildTools(cfg.Tools, cfg.ClientTools) {
 		s.tools[d.tool.Name] = d
 		s.defs = append(s.defs, d.tool)
 		s.mcp.AddTool(d.tool, d.handler())
@@ -124,6 +126,9 @@ func (s *Server) Handler() http.Handler { return s.handler }
 
 // Config returns the configuration in force, defaults filled in.
 func (s *Server) Config() Config { return s.cfg }
+
+// ToolCount is how many tools the server lists.
+func (s *Server) ToolCount() int { return len(s.defs) }
 
 // CloseSessions closes every open MCP session, ending their hanging streams.
 func (s *Server) CloseSessions() {

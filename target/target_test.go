@@ -111,7 +111,7 @@ func TestSyntheticToolsConform(t *testing.T) {
 	ctx := testCtx(t, 10*time.Second)
 	cs := connect(t, ctx, &mcp.StreamableClientTransport{Endpoint: r.MCPURL(), MaxRetries: -1})
 	defer cs.Close()
-	for _, d := range buildTools(8)[:8] {
+	for _, d := range buildTools(8, false)[:8] {
 		args := map[string]any{}
 		for _, k := range d.required {
 			args[k] = "x" // the server checks presence only

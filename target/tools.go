@@ -58,8 +58,9 @@ type theme struct {
 	result             func(i int) map[string]any
 }
 
-// buildTools returns the synthetic tools followed by echo and fail.
-func buildTools(n int) []*toolDef {
+// buildTools returns the synthetic tools followed by echo and fail, and
+// the client tools when asked for.
+func buildTools(n int, withClientTools bool) []*toolDef {
 	ths := themes()
 	defs := make([]*toolDef, 0, n+2)
 	for i := range n {
@@ -95,6 +96,9 @@ func buildTools(n int) []*toolDef {
 			Annotations:  sideEffectFree(),
 		}, nil, nil),
 	)
+	if withClientTools {
+		defs = append(defs, clientTools()...)
+	}
 	return defs
 }
 
@@ -135,6 +139,9 @@ func corrupt(out map[string]any) map[string]any {
 // handler answers calls to d. args are checked only for being an object
 // holding the required fields; a bad call is a tool error, as the spec asks.
 func (d *toolDef) handler() mcp.ToolHandler {
+	if h := clientToolHandler(d.tool.Name); h != nil {
+		return h
+	}
 	return func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		var args map[string]any
 		if raw := req.Params.Arguments; len(raw) > 0 && string(raw) != "null" {

@@ -31,7 +31,10 @@ type Workload struct {
 	Seed     uint64
 }
 
-var _ bench.Workload = (*Workload)(nil)
+var (
+	_ bench.Workload = (*Workload)(nil)
+	_ bench.Counting = (*Workload)(nil)
+)
 
 // An mcp.Kind is reported to the engine as the bench.Kind of the same
 // number, so the conversion costs nothing; this fails to compile if the
@@ -46,6 +49,11 @@ var kindNames = func() []string {
 	}
 	return names
 }()
+
+// Counters are the client's counts beside the requests (mcp.Client.Counters):
+// requests from the server by method, progress events, extra round trips,
+// token refreshes.
+func (wl *Workload) Counters() map[string]int64 { return wl.Client.Counters() }
 
 // Kinds names the outcomes the workers report: mcp's error kinds.
 func (wl *Workload) Kinds() []string { return kindNames }
@@ -151,7 +159,8 @@ func (w *mcpWorker) Do(ctx context.Context) bench.Sample {
 			r.Kind, r.Err = mcp.KindSchemaViolation, fmt.Errorf("%s: %w", p.Tool(), err)
 		}
 	}
-	return bench.Sample{Kind: bench.Kind(r.Kind), Op: i, Sent: r.Sent, Received: r.Received, Err: r.Err, ConnWait: r.ConnWait}
+	return bench.Sample{Kind: bench.Kind(r.Kind), Op: i, Sent: r.Sent, Received: r.Received, Err: r.Err, ConnWait: r.ConnWait,
+		FirstEvent: r.FirstEvent, Created: r.Created}
 }
 
 func (w *mcpWorker) Close(ctx context.Context) error { return w.s.Close(ctx) }

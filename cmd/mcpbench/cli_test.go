@@ -28,6 +28,9 @@ var binary string
 // TestMain builds the binary for the CLI tests, and makes the test binary
 // itself the mcpbench (and helper programs) the testscripts run.
 func TestMain(m *testing.M) {
+	if os.Getenv(conformanceEnv) != "" {
+		conformanceClient() // the harness runs this binary as its client
+	}
 	testscript.Main(builtFirst{m}, scriptCommands())
 }
 

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/textproto"
 	"net/url"
+	"os"
 	"strings"
 	"time"
 
@@ -32,7 +33,18 @@ type targetFlags struct {
 	stdioProcs       int
 	engine           string
 	command          []string // the stdio server: the arguments after --
+	oauth            oauthFlags
+	clientRequests   string
+	getStream        bool
 	secrets          []string // the credentials the flags and environment carry
+}
+
+// oauthFlags ask for the bearer token to come from OAuth 2.1.
+type oauthFlags struct {
+	flow, clientID, secret   string
+	keyFile                  string
+	idpTokenURL, idpClientID string
+	scopes                   []string
 }
 
 func (t *targetFlags) register(fs *pflag.FlagSet) {
@@ -51,6 +63,15 @@ func (t *targetFlags) register(fs *pflag.FlagSet) {
 	fs.Int64Var(&t.maxResponseBytes, "max-response-bytes", 16<<20, "largest answer accepted; larger ones are transport errors")
 	fs.StringVar(&t.healthURL, "health-url", "", "health endpoint (default /health on the endpoint's origin)")
 	fs.StringVar(&t.logFile, "log-file", "", "server log `FILE` to scan over the measured window")
+	fs.StringVar(&t.oauth.flow, "oauth", "", "get the bearer token by OAuth 2.1: client-credentials, authorization-code (its redirect followed without a browser), enterprise or auto")
+	fs.StringVar(&t.oauth.clientID, "oauth-client-id", "", "OAuth client ID (none: dynamic registration; an https URL: a client ID metadata document)")
+	fs.StringVar(&t.oauth.secret, "oauth-client-secret", "", "OAuth client secret (or MCPBENCH_OAUTH_CLIENT_SECRET); never written anywhere")
+	fs.StringVar(&t.oauth.keyFile, "oauth-client-key", "", "PEM private key `FILE` the client proves itself with (private_key_jwt) instead of a secret")
+	fs.StringVar(&t.oauth.idpTokenURL, "oauth-idp-token-endpoint", "", "--oauth enterprise: the identity provider's token endpoint (the ID token in MCPBENCH_OAUTH_ID_TOKEN)")
+	fs.StringVar(&t.oauth.idpClientID, "oauth-idp-client-id", "", "--oauth enterprise: the client's ID at the identity provider")
+	fs.StringArrayVar(&t.oauth.scopes, "oauth-scope", nil, "OAuth scope to ask for instead of those the server advertises (repeatable)")
+	fs.StringVar(&t.clientRequests, "client-requests", "decline", "answers to requests from the server during a call: decline (elicitations declined, -32601 for sampling and roots), error (-32601 for all), or a JSON `FILE` of results by method")
+	fs.BoolVar(&t.getStream, "get-stream", false, "open each stateful session's GET stream too, to answer requests the server sends outside a call's own stream")
 	t.logSettle = autoSettle
 	fs.Var(&t.logSettle, "log-settle", "with --log-file: after the load, wait up to this long for the stats line that covers its end (auto: the lines' interval and a half, at most 15s; 0: no wait)")
 	enumFlag(fs, "transport", "auto", "http", "sse", "stdio")
@@ -82,7 +103,25 @@ func (t *targetFlags) options(e *env, pool int) (mcp.Options, error) {
 	if t.maxResponseBytes <= 0 {
 		return mcp.Options{}, usagef("--max-response-bytes must be positive")
 	}
+	policy, err := mcp.ParseClientRequests(t.clientRequests)
+	if err != nil {
+		return mcp.Options{}, usagef("%v", err)
+	}
+	oauth, err := t.oauth.options(e)
+	if err != nil {
+		return mcp.Options{}, err
+	}
+	if oauth != nil { // the server's text must not echo these either
+		for _, v := range []string{oauth.ClientSecret, oauth.IDToken} {
+			if v != "" {
+				t.secrets = append(t.secrets, v)
+			}
+		}
+	}
 	return mcp.Options{
+		ClientRequests:   policy,
+		Listen:           t.getStream,
+		OAuth:            oauth,
 		URL:              t.url,
 		Transport:        mcp.Transport(t.transport),
 		ProtocolVersion:  t.protocolVersion,
@@ -188,4 +227,46 @@ func secretValues(h http.Header, extra []string, token string) []string {
 		out = append(out, token)
 	}
 	return append(out, mcp.SecretValues(h, extra...)...)
+}
+
+// options turns the OAuth flags into the client's OAuth settings (nil
+// without --oauth). The secret, the ID token and each token the client
+// obtains are scrubbed from everything e writes.
+func (o *oauthFlags) options(e *env) (*mcp.OAuth, error) {
+	secret := o.secret
+	if secret == "" {
+		secret = e.getenv("MCPBENCH_OAUTH_CLIENT_SECRET")
+	}
+	idToken := e.getenv("MCPBENCH_OAUTH_ID_TOKEN")
+	if o.flow == "" {
+		if o.clientID != "" || o.secret != "" || o.keyFile != "" || o.idpTokenURL != "" || o.idpClientID != "" || len(o.scopes) > 0 {
+			return nil, usagef("the --oauth-* flags go with --oauth")
+		}
+		return nil, nil
+	}
+	var key []byte
+	if o.keyFile != "" {
+		var err error
+		if key, err = os.ReadFile(o.keyFile); err != nil {
+			return nil, usagef("--oauth-client-key: %v", err)
+		}
+	}
+	switch o.flow {
+	case mcp.OAuthClientCredentials:
+		if o.clientID == "" || secret == "" && key == nil {
+			return nil, usagef("--oauth client-credentials needs --oauth-client-id and --oauth-client-secret (or MCPBENCH_OAUTH_CLIENT_SECRET, or --oauth-client-key)")
+		}
+	case mcp.OAuthEnterprise:
+		if o.clientID == "" || o.idpTokenURL == "" || o.idpClientID == "" || idToken == "" {
+			return nil, usagef("--oauth enterprise needs --oauth-client-id, --oauth-idp-token-endpoint, --oauth-idp-client-id and MCPBENCH_OAUTH_ID_TOKEN")
+		}
+	case mcp.OAuthAuthorizationCode, mcp.OAuthAuto:
+	default:
+		return nil, usagef("--oauth must be client-credentials, authorization-code, enterprise or auto, not %q", o.flow)
+	}
+	e.protect([]string{secret, idToken})
+	secrets := e.secrets
+	return &mcp.OAuth{Flow: o.flow, ClientID: o.clientID, ClientSecret: secret, ClientKey: key, Scopes: o.scopes,
+		IdPTokenURL: o.idpTokenURL, IdPClientID: o.idpClientID, IDToken: idToken,
+		OnToken: func(tok string) { secrets.add(tok) }}, nil
 }

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"sync"
 	"syscall"
 
 	"github.com/spf13/pflag"
@@ -27,23 +28,27 @@ type env struct {
 	stdout, stderr io.Writer
 	stdin          io.Reader
 	getenv         func(string) string
-	secrets        []string // values replaced by *** in everything written
+	secrets        *secretSet // values replaced by *** in everything written
 }
 
 // protect makes every later write through e (stdout, stderr, report files)
-// replace the secret values with ***.
+// replace the secret values with ***. Values added to the set later (a
+// token obtained while running) are replaced from then on.
 func (e *env) protect(secrets []string) {
-	if len(secrets) == 0 {
+	if len(secrets) == 0 && e.secrets != nil {
 		return
 	}
-	e.secrets = append(e.secrets, secrets...)
+	if e.secrets == nil {
+		e.secrets = &secretSet{}
+	}
+	e.secrets.add(secrets...)
 	e.stdout = e.scrubbed(e.stdout)
 	e.stderr = e.scrubbed(e.stderr)
 }
 
 // scrubbed wraps w so that the secrets never reach it.
 func (e *env) scrubbed(w io.Writer) io.Writer {
-	if len(e.secrets) == 0 {
+	if e.secrets == nil {
 		return w
 	}
 	if sw, ok := w.(scrubWriter); ok {
@@ -52,20 +57,38 @@ func (e *env) scrubbed(w io.Writer) io.Writer {
 	return scrubWriter{w: w, secrets: e.secrets}
 }
 
+// secretSet is the secrets to scrub; it grows while a command runs.
+type secretSet struct {
+	mu   sync.RWMutex
+	vals []string
+}
+
+func (s *secretSet) add(vals ...string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, v := range vals {
+		if len(v) >= 4 {
+			s.vals = append(s.vals, v)
+		}
+	}
+}
+
 // scrubWriter replaces secret values in each write. The commands write
 // whole lines and whole documents, so a value is never split across writes.
 type scrubWriter struct {
 	w       io.Writer
-	secrets []string
+	secrets *secretSet
 }
 
 func (s scrubWriter) Write(p []byte) (int, error) {
 	out := p
-	for _, sec := range s.secrets {
+	s.secrets.mu.RLock()
+	for _, sec := range s.secrets.vals {
 		if bytes.Contains(out, []byte(sec)) {
 			out = bytes.ReplaceAll(out, []byte(sec), []byte("***"))
 		}
 	}
+	s.secrets.mu.RUnlock()
 	if _, err := s.w.Write(out); err != nil {
 		return 0, err
 	}

@@ -68,6 +68,11 @@ func (f *serveFlags) register(fs *pflag.FlagSet) {
 	fs.DurationVar(&cfg.Stall, "stall", 0, "pause the whole server for `D`...")
 	fs.DurationVar(&cfg.StallEvery, "stall-every", 0, "...every `D`")
 	fs.Uint64Var(&cfg.Seed, "seed", 1, "seed `S` of fault choice and service-time draws")
+	fs.BoolVar(&cfg.ClientTools, "client-tools", false, "add the tools that exercise a client: elicit (asks during the call), region_echo (x-mcp-header), input_once (input_required once)")
+	fs.BoolVar(&cfg.OAuth, "oauth", false, "be an OAuth 2.1 authorization server too, and want its bearer tokens on /mcp and /sse")
+	fs.DurationVar(&cfg.TokenTTL, "token-ttl", target.DefaultTokenTTL, "with --oauth: lifetime `D` of the tokens issued")
+	fs.StringVar(&cfg.OAuthClientID, "oauth-client-id", target.DefaultOAuthClientID, "with --oauth: the pre-registered client's ID (others may register)")
+	fs.StringVar(&cfg.OAuthClientSecret, "oauth-client-secret", target.DefaultOAuthClientSecret, "with --oauth: the pre-registered client's secret")
 	fs.IntVar(&cfg.LeakPerRequest, "leak-per-request", 0, "keep `BYTES` of memory for every request answered: a leak on purpose, to rehearse a soak test")
 	fs.BoolVar(&cfg.LeakSessions, "leak-sessions", false, "never release a session a client ends (its DELETE is answered, the session kept): a session leak on purpose")
 }
@@ -82,7 +87,7 @@ func (f *serveFlags) flagSet() *pflag.FlagSet {
 	limitFlags(fs, zeroOrMore(maxTools), "tools")
 	limitFlags(fs, atLeastOne(maxWorkers), "capacity")
 	limitFlags(fs, pauseUpTo(time.Hour), "service-time", "list-build-time", "stall")
-	limitFlags(fs, durationUpTo(maxWait), "stats-interval")
+	limitFlags(fs, durationUpTo(maxWait), "stats-interval", "token-ttl")
 	limitFlags(fs, pauseUpTo(maxWait), "list-cache-ttl", "stall-every")
 	limitFlags(fs, fraction, "fault-rate")
 	limitFlags(fs, atLeastOne(maxBytes), "oversized-bytes")
@@ -146,7 +151,10 @@ func serveHTTP(ctx context.Context, addr string, cfg target.Config, e env, fail 
 		metrics = "" // the canned answers have no SDK server, nor its metrics
 	}
 	fmt.Fprintf(e.stderr, "mcpbench serve: %s, %d tools, capacity %d, service %s %s, sse at /sse, health at /health%s\n",
-		mode, c.Tools+2, c.Capacity, c.ServiceTime, c.ServiceDist, metrics)
+		mode, r.ToolCount(), c.Capacity, c.ServiceTime, c.ServiceDist, metrics)
+	if c.OAuth {
+		fmt.Fprintf(e.stderr, "mcpbench serve: OAuth: tokens live %s; client %s pre-registered, others register at /register\n", c.TokenTTL, c.OAuthClientID)
+	}
 	<-ctx.Done()
 	if err := r.Shutdown(context.Background()); err != nil {
 		fmt.Fprintf(e.stderr, "mcpbench serve: %v\n", err)
