@@ -55,7 +55,8 @@ FUZZ_TARGETS := \
 	./report/:FuzzReadReports ./logscan/:FuzzParseStatsLine ./logscan/:FuzzWatchFeed \
 	./sweep/:FuzzParseRange ./cmd/mcpbench/:FuzzParseShard ./cmd/mcpbench/:FuzzFlagValues \
 	./toolschema/:FuzzGenerate ./toolschema/:FuzzDecode \
-	./mcp/:FuzzLineReader ./workload/:FuzzParseMix
+	./mcp/:FuzzLineReader ./workload/:FuzzParseMix ./workload/:FuzzParseScenarios ./workload/:FuzzDataRows \
+	./mcp/:FuzzClientRequestsFile
 
 fuzz:
 	@set -e; for t in $(FUZZ_TARGETS); do \
