@@ -292,13 +292,17 @@ func (t *directTransport) readUncommon(c *wireConn, a *wireAnswer, p *Prepared, 
 	// A body that ends with the connection (neither a length nor chunks)
 	// leaves nothing to reuse.
 	a.close = r.ConnectionClose() || r.Header.ContentLength() == -2
+	body := r.BodyStream()
+	if body == nil { // an answer without a body (1xx, 204, 304): nothing to stream
+		body = bytes.NewReader(nil)
+	}
 	if a.status >= 200 && a.status < 300 && hasMediaType(a.contentType, "text/event-stream") {
-		a.stream, a.resp = r.BodyStream(), r
+		a.stream, a.resp = body, r
 		return nil
 	}
 	defer fasthttp.ReleaseResponse(r)
 	t.inBuf.Reset()
-	_, err = t.inBuf.ReadFrom(io.LimitReader(r.BodyStream(), int64(t.pool.maxBody)+1))
+	_, err = t.inBuf.ReadFrom(io.LimitReader(body, int64(t.pool.maxBody)+1))
 	if err == nil && t.inBuf.Len() > t.pool.maxBody {
 		err = fasthttp.ErrBodyTooLarge
 	}
