@@ -1,7 +1,6 @@
 package bench
 
 import (
-	"sync"
 	"sync/atomic"
 	"time"
 )
@@ -9,65 +8,51 @@ import (
 // warmup sends cfg.Warmup requests over all workers before the clock
 // starts, and records none of them.
 func (r *runner) warmup() {
-	r.warmupEach(len(r.workers), func(i int) { r.workers[i].Do(r.reqCtx) })
+	r.warmupEach(len(r.workers), func(i int, ln lane) { r.workers[i].Do(ln.reqCtx) })
 }
 
 // warmupEach runs one (a request, a session) cfg.Warmup times in all,
-// shared over n goroutines, one for each worker.
-func (r *runner) warmupEach(n int, one func(worker int)) {
+// shared over the n workers' lanes.
+func (r *runner) warmupEach(n int, one func(worker int, ln lane)) {
 	var left atomic.Int64
 	left.Store(r.cfg.Warmup)
-	var wg sync.WaitGroup
-	for i := range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for left.Add(-1) >= 0 && r.ctx.Err() == nil {
-				one(i)
-			}
-		}()
-	}
-	wg.Wait()
+	r.each(n, func(i int, ln lane) {
+		for left.Add(-1) >= 0 && r.ctx.Err() == nil {
+			one(i, ln)
+		}
+	})
 }
 
 // closedLoop runs Concurrency workers, each sending its next request when
 // its last one is answered.
 func (r *runner) closedLoop() {
-	r.closedEach(len(r.workers), func(i int, measureFrom, deadline time.Time) {
-		r.closedWorker(r.workers[i], r.states[i], measureFrom, deadline)
+	r.closedEach(len(r.workers), func(i int, ln lane, measureFrom, deadline time.Time) {
+		r.closedWorker(r.workers[i], ln, r.states[i], measureFrom, deadline)
 	})
 }
 
 // closedEach starts n workers (or users), evenly over the ramp, each
 // running loop until the deadline; loop measures what it does from
 // measureFrom on.
-func (r *runner) closedEach(n int, loop func(worker int, measureFrom, deadline time.Time)) {
-	var wg sync.WaitGroup
+func (r *runner) closedEach(n int, loop func(worker int, ln lane, measureFrom, deadline time.Time)) {
 	measureFrom := r.measureStart
 	deadline := time.Time{}
 	if r.cfg.Duration > 0 {
 		deadline = measureFrom.Add(r.cfg.Duration)
 	}
-	for i := range n {
-		var delay time.Duration
+	r.each(n, func(i int, ln lane) {
 		if r.cfg.RampUp > 0 && n > 1 {
-			delay = time.Duration(int64(r.cfg.RampUp) * int64(i) / int64(n))
-		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			var sl sleeper
-			if delay > 0 && !sl.until(r.ctx, r.start.Add(delay)) {
+			delay := time.Duration(int64(r.cfg.RampUp) * int64(i) / int64(n))
+			if sl := ln.sleeper(); delay > 0 && !sl.until(r.ctx, r.start.Add(delay)) {
 				return
 			}
-			loop(i, measureFrom, deadline)
-		}()
-	}
-	wg.Wait()
+		}
+		loop(i, ln, measureFrom, deadline)
+	})
 }
 
 // closedWorker is one closed-loop worker's loop once it has joined.
-func (r *runner) closedWorker(w Worker, st *workerState, measureFrom, deadline time.Time) {
+func (r *runner) closedWorker(w Worker, ln lane, st *workerState, measureFrom, deadline time.Time) {
 	for r.ctx.Err() == nil {
 		if r.limiter != nil && r.limiter.Wait(r.ctx) != nil {
 			return
@@ -80,7 +65,7 @@ func (r *runner) closedWorker(w Worker, st *workerState, measureFrom, deadline t
 		if measured && r.cfg.Total > 0 && r.issued.Add(1) > r.cfg.Total {
 			return
 		}
-		smp := w.Do(r.reqCtx)
+		smp := w.Do(ln.reqCtx)
 		t1 := time.Now()
 		if measured && !r.cancelledByGrace(smp) {
 			st.record(smp, latencies{lat: t1.Sub(t0).Microseconds()}, t0, t1)

@@ -17,6 +17,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/mcpbench/mcpbench/internal/evloop"
 	"golang.org/x/time/rate"
 )
 
@@ -68,6 +69,10 @@ type Config struct {
 	// after it ends (when its stragglers are in), in order, from a
 	// goroutine of the engine; the last ones come as the point ends.
 	OnInterval func(Interval)
+	// Loops > 0 runs the workers as tasks of that many event loops (at
+	// most one per worker) when the workload is LoopReady and the level
+	// has no MaxRate; else, and in session runs, each has a goroutine.
+	Loops int
 }
 
 // Workers is how many workers the level runs, which is also how many
@@ -121,6 +126,8 @@ func Run(ctx context.Context, cfg Config, wl Workload) (Point, error) {
 
 	r := newRunner(cfg, ctx, reqCtx, workers, ops, kinds)
 	r.counting, _ = wl.(Counting)
+	r.startLoops(wl)
+	defer r.stopLoops()
 	drive := r.closedLoop
 	if cfg.Rate > 0 {
 		drive = r.openLoop
@@ -155,6 +162,7 @@ func (r *runner) measure(warmup, drive func()) Point {
 		r.cfg.OnDone()
 	}
 	p := r.point(end, cpuTime()-cpu0, runQueueWait()-wait0)
+	p.Client.Driver, p.Client.Loops = r.driver()
 	p.Counters = countersSince(r.counting, counted)
 	p.Interrupted = r.ctx.Err() != nil
 	return p
@@ -222,6 +230,8 @@ type runner struct {
 	sessions *sessionRunner
 	// counting is the workload when it counts things beside its requests.
 	counting Counting
+	// loops, when set, run the workers (lanes.go).
+	loops *evloop.Group
 }
 
 func newRunner(cfg Config, ctx, reqCtx context.Context, workers []Worker, ops []Operation, kinds []string) *runner {
@@ -245,30 +255,5 @@ func (r *runner) makeStates(n, nShards int, open, perOp bool) {
 	r.states = make([]*workerState, n)
 	for i := range r.states {
 		r.states[i] = newWorkerState(r.shards[i%len(r.shards)], r.series, len(r.ops), perOp)
-	}
-}
-
-// sleeper waits on one timer it keeps, so a worker that paces every
-// request allocates no timer per request.
-type sleeper struct{ t *time.Timer }
-
-// until waits until at, or until ctx ends, and reports whether it waited
-// the whole time (a time already past reports whether ctx is still live).
-func (s *sleeper) until(ctx context.Context, at time.Time) bool {
-	d := time.Until(at)
-	if d <= 0 {
-		return ctx.Err() == nil
-	}
-	if s.t == nil {
-		s.t = time.NewTimer(d)
-	} else {
-		s.t.Reset(d)
-	}
-	select {
-	case <-s.t.C:
-		return true
-	case <-ctx.Done():
-		s.t.Stop()
-		return false
 	}
 }

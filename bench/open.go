@@ -1,7 +1,6 @@
 package bench
 
 import (
-	"sync"
 	"time"
 )
 
@@ -9,27 +8,19 @@ import (
 // earlier ones. Latency runs from the intended time, so a request that had
 // to wait for a free worker carries that wait (coordinated omission).
 func (r *runner) openLoop() {
-	r.openEach(len(r.workers), func(i int, sched Schedule, skip int64, measureFrom time.Time) {
-		r.openWorker(r.workers[i], r.states[i], sched, skip, measureFrom)
+	r.openEach(len(r.workers), func(i int, ln lane, sched Schedule, skip int64, measureFrom time.Time) {
+		r.openWorker(r.workers[i], ln, r.states[i], sched, skip, measureFrom)
 	})
 }
 
 // openEach runs n workers (or users) on the schedule of the level, each
 // claiming the next item of it in loop, and counts the items due in the
 // window. The first skip items belong to the ramp.
-func (r *runner) openEach(n int, loop func(worker int, sched Schedule, skip int64, measureFrom time.Time)) {
+func (r *runner) openEach(n int, loop func(worker int, ln lane, sched Schedule, skip int64, measureFrom time.Time)) {
 	sched := r.schedule()
 	skip := r.rampRequests(sched)
 	measureFrom := r.measureStart
-	var wg sync.WaitGroup
-	for i := range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			loop(i, sched, skip, measureFrom)
-		}()
-	}
-	wg.Wait()
+	r.each(n, func(i int, ln lane) { loop(i, ln, sched, skip, measureFrom) })
 	if r.cfg.Duration > 0 && r.ctx.Err() == nil {
 		r.scheduled = sched.Count(sched.At(skip)+r.cfg.Duration) - skip
 	}
@@ -38,15 +29,15 @@ func (r *runner) openEach(n int, loop func(worker int, sched Schedule, skip int6
 // openWorker is one open-loop worker: it claims the next request of the
 // schedule, waits for its time, sends it, and records it unless it
 // belongs to the ramp.
-func (r *runner) openWorker(w Worker, st *workerState, sched Schedule, skip int64, measureFrom time.Time) {
-	var sl sleeper
+func (r *runner) openWorker(w Worker, ln lane, st *workerState, sched Schedule, skip int64, measureFrom time.Time) {
+	sl := ln.sleeper()
 	for {
 		c, ok := r.claim(&sl, sched, skip, measureFrom)
 		if !ok {
 			return
 		}
 		sent := time.Now()
-		smp := w.Do(r.reqCtx)
+		smp := w.Do(ln.reqCtx)
 		done := time.Now()
 		if c.i < skip || r.cancelledByGrace(smp) {
 			continue

@@ -133,6 +133,10 @@ type ClientStats struct {
 	Saturated        bool    `json:"saturated"`
 	SaturationReason string  `json:"saturation_reason,omitempty"`
 	Engine           string  `json:"engine,omitempty"`
+	// Driver is what ran the workers (DriverGoroutines, DriverLoops) and
+	// Loops how many event loops, when they did.
+	Driver string `json:"driver,omitempty"`
+	Loops  int    `json:"loops,omitempty"`
 }
 
 // OperationStats are the figures of one operation (method and tool) within

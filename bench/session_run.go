@@ -121,7 +121,7 @@ func newSessionRunner(cfg Config, ctx, reqCtx context.Context, users []User, ops
 
 // warmup runs cfg.Warmup sessions over all users, unmeasured.
 func (sr *sessionRunner) warmup() {
-	sr.warmupEach(len(sr.users), func(i int) {
+	sr.warmupEach(len(sr.users), func(i int, _ lane) {
 		sr.recs[i].begin(false)
 		sr.users[i].Session(sr.reqCtx, sr.recs[i])
 	})
@@ -130,7 +130,7 @@ func (sr *sessionRunner) warmup() {
 // closedSessions runs Concurrency users, each starting its next session
 // when its last one ends, until the deadline or the total.
 func (sr *sessionRunner) closedSessions() {
-	sr.closedEach(len(sr.users), func(i int, measureFrom, deadline time.Time) {
+	sr.closedEach(len(sr.users), func(i int, _ lane, measureFrom, deadline time.Time) {
 		for sr.ctx.Err() == nil {
 			now := time.Now()
 			if !deadline.IsZero() && !now.Before(deadline) {
@@ -148,7 +148,7 @@ func (sr *sessionRunner) closedSessions() {
 // openSessions starts session n at its time on the schedule, whatever
 // became of the earlier ones, on whichever user is free.
 func (sr *sessionRunner) openSessions() {
-	sr.openEach(len(sr.users), func(i int, sched Schedule, skip int64, measureFrom time.Time) {
+	sr.openEach(len(sr.users), func(i int, _ lane, sched Schedule, skip int64, measureFrom time.Time) {
 		var sl sleeper
 		for {
 			c, ok := sr.claim(&sl, sched, skip, measureFrom)

@@ -218,7 +218,8 @@ func streamableLink(u *url.URL, o Options, hc *http.Client, dials *atomic.Int64)
 	if !direct || stdio {
 		return newHTTPLink(hc), nil
 	}
-	return directLink{newHTTPLink(hc), newWirePool(u, o, max(o.PoolSize, 1), dials)}, nil
+	pool := newWirePool(u, o, max(o.PoolSize, 1), dials)
+	return directLink{newHTTPLink(hc), pool, newLoopPools(u, o, max(o.PoolSize, 1), dials)}, nil
 }
 
 // ProtocolVersion is the negotiated revision.

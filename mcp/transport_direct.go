@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/mcpbench/mcpbench/internal/evloop"
 	"github.com/valyala/fasthttp"
 )
 
@@ -22,11 +23,12 @@ import (
 // the POSTs, and net/http's for the rest.
 type directLink struct {
 	httpLink
-	pool *wirePool
+	pool  *wirePool
+	loops *loopPools // the pools of the event loops that ran requests
 }
 
 func (l directLink) attach(s *Session) transport {
-	return &directTransport{httpTransport: httpTransport{s: s, hc: l.hc, side: l.side}, pool: l.pool}
+	return &directTransport{httpTransport: httpTransport{s: s, hc: l.hc, side: l.side}, pool: l.pool, base: l.pool, loops: l.loops}
 }
 
 func (directLink) engine() Engine { return EngineDirect }
@@ -34,6 +36,7 @@ func (directLink) engine() Engine { return EngineDirect }
 func (l directLink) close() {
 	l.httpLink.close()
 	l.pool.close()
+	l.loops.close()
 }
 
 // directTransport is one session's Streamable HTTP on the direct engine:
@@ -41,14 +44,21 @@ func (l directLink) close() {
 // flight and the cancellation hook that cuts it off.
 type directTransport struct {
 	httpTransport
-	pool    *wirePool
-	out     []byte
-	in      []byte
-	held    heldBody
-	inBuf   bytes.Buffer // an answer fasthttp's parser read
-	current atomic.Pointer[wireConn]
-	watched context.Context
-	unwatch func() bool
+	// pool is the one the exchange in progress uses: base, the client's,
+	// or the pool of the event loop the request runs on (transport_loop.go).
+	pool  *wirePool
+	base  *wirePool
+	loops *loopPools
+	// onLoop is the event loop of the last request, loopPool its pool.
+	onLoop   *evloop.Loop
+	loopPool *wirePool
+	out      []byte
+	in       []byte
+	held     heldBody
+	inBuf    bytes.Buffer // an answer fasthttp's parser read
+	current  atomic.Pointer[wireConn]
+	watched  context.Context
+	unwatch  func() bool
 }
 
 func (t *directTransport) close() {
@@ -73,6 +83,7 @@ func (t *directTransport) exchange(ctx context.Context, p *Prepared, body []byte
 	if dl, ok := ctx.Deadline(); ok && dl.Before(deadline) {
 		deadline = dl
 	}
+	t.pool = t.poolFor(ctx)
 	pool := t.pool
 	c, waited, err := pool.get(start, deadline)
 	t.s.connWait = waited
@@ -122,10 +133,11 @@ func (t *directTransport) exchange(ctx context.Context, p *Prepared, body []byte
 func (t *directTransport) finishStream(c *wireConn, a wireAnswer, start time.Time) {
 	state := t.s.stream
 	t.s.stream = streamEnded
+	pool := t.pool
 	done := func(ended bool) {
 		fasthttp.ReleaseResponse(a.resp)
 		c.lastUsed = start
-		t.pool.put(c, ended && !a.close)
+		pool.put(c, ended && !a.close)
 	}
 	switch {
 	case state == streamEnded:
@@ -133,12 +145,13 @@ func (t *directTransport) finishStream(c *wireConn, a wireAnswer, start time.Tim
 	case state == streamLeftOpen && t.endBuffered(c, a):
 		done(readToEnd(a.stream)) // reads what is buffered: no wait
 	case state == streamLeftOpen:
-		t.pool.lend(c)
+		pool.lend(c)
 		go func() { // the deadline set for the request bounds the read
+			// (a loop's connection cannot be read here: it is closed)
 			ended := readToEnd(a.stream)
 			fasthttp.ReleaseResponse(a.resp)
 			c.lastUsed = start
-			t.pool.giveBack(c, ended && !a.close)
+			pool.giveBack(c, ended && !a.close)
 		}()
 	default:
 		done(false)

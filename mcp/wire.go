@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/mcpbench/mcpbench/internal/evloop"
 	"github.com/valyala/fasthttp"
 )
 
@@ -80,6 +81,10 @@ type wirePool struct {
 	dials   *atomic.Int64
 	slots   chan *wireConn
 	maxBody int
+	// onLoop, when set, is the event loop whose connections these are:
+	// adopted from base while it has idle ones, else dialled on the loop.
+	onLoop *evloop.Loop
+	base   *wirePool
 
 	closed atomic.Bool
 }
@@ -139,6 +144,9 @@ func (p *wirePool) get(now, deadline time.Time) (*wireConn, time.Duration, error
 			return nil, time.Since(asked), errNoFreeConn
 		}
 	}
+	if c == nil && p.onLoop != nil {
+		c = p.adopt() // transport_loop.go
+	}
 	if c != nil && now.Sub(c.lastUsed) > wireStaleAfter && !c.alive() {
 		c.nc.Close()
 		c = nil
@@ -155,11 +163,17 @@ func (p *wirePool) get(now, deadline time.Time) (*wireConn, time.Duration, error
 
 func (p *wirePool) dial(deadline time.Time) (*wireConn, error) {
 	p.dials.Add(1)
-	leave := p.gate.enter()
-	d := p.dialer
-	d.Deadline = deadline
-	nc, err := d.Dial("tcp", p.addr)
-	leave()
+	var nc net.Conn
+	var err error
+	if p.onLoop != nil {
+		nc, err = p.onLoop.Dial(p.addr, deadline) // the loop bounds its dials itself
+	} else {
+		leave := p.gate.enter()
+		d := p.dialer
+		d.Deadline = deadline
+		nc, err = d.Dial("tcp", p.addr)
+		leave()
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -32,8 +32,9 @@ type Workload struct {
 }
 
 var (
-	_ bench.Workload = (*Workload)(nil)
-	_ bench.Counting = (*Workload)(nil)
+	_ bench.Workload  = (*Workload)(nil)
+	_ bench.Counting  = (*Workload)(nil)
+	_ bench.LoopReady = (*Workload)(nil)
 )
 
 // An mcp.Kind is reported to the engine as the bench.Kind of the same
@@ -164,3 +165,7 @@ func (w *mcpWorker) Do(ctx context.Context) bench.Sample {
 }
 
 func (w *mcpWorker) Close(ctx context.Context) error { return w.s.Close(ctx) }
+
+// OnLoops says the workers may run as tasks of event loops
+// (bench.LoopReady): the client waits only on the loops' connections.
+func (wl *Workload) OnLoops() bool { return wl.Client.LoopReady() }

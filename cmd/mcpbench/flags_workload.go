@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"os"
+	"runtime"
 	"strings"
 	"time"
 
@@ -25,6 +26,7 @@ type workloadFlags struct {
 	rampUp      time.Duration
 	maxRate     float64
 	seed        uint64
+	driver      string
 }
 
 func (w *workloadFlags) register(fs *pflag.FlagSet, sweep bool) {
@@ -47,7 +49,9 @@ func (w *workloadFlags) register(fs *pflag.FlagSet, sweep bool) {
 	fs.DurationVar(&w.rampUp, "ramp-up", 0, "add workers (or raise the rate) evenly over D, not measured")
 	fs.Float64Var(&w.maxRate, "max-rate", 0, "cap a closed loop at R requests/s")
 	fs.Uint64Var(&w.seed, "seed", 1, "seed for mixes and generated arguments")
+	fs.StringVar(&w.driver, "driver", "auto", "what runs the workers: auto (event loops, one per core, where they fit: the direct engine without --max-rate or sessions of a scenario; else goroutines), loops, goroutines")
 	enumFlag(fs, "method", "tools/list", "tools/call", "ping", "server/discover")
+	enumFlag(fs, "driver", "auto", "loops", "goroutines")
 	if !sweep {
 		limitFlags(fs, atLeastOne(maxWorkers), "concurrency")
 		limitFlags(fs, above0(maxRate), "rate")
@@ -82,4 +86,18 @@ func readJSONArg(flag, v string) (json.RawMessage, error) {
 		return nil, usagef(`%s: not a JSON object (%s); e.g. %s '{"message":"hi"}'`, flag, why, flag)
 	}
 	return json.RawMessage(b), nil
+}
+
+// loops is bench.Config.Loops for --driver: one event loop per core the
+// process may use, or none. "loops" asks for them where "auto" would
+// also use them; where they do not fit, both fall back to goroutines,
+// and the report's client.driver says which ran.
+func (w *workloadFlags) loops() (int, error) {
+	switch w.driver {
+	case "auto", "loops":
+		return runtime.GOMAXPROCS(0), nil
+	case "goroutines":
+		return 0, nil
+	}
+	return 0, usagef("--driver %q: use auto, loops or goroutines", w.driver)
 }

@@ -207,6 +207,11 @@ func (f *runFlags) benchConfig(concurrencySet bool) (bench.Config, error) {
 		Total: w.total, Duration: w.duration, Warmup: w.warmup,
 		RampUp: w.rampUp, MaxRate: w.maxRate,
 	}
+	loops, err := w.loops()
+	if err != nil {
+		return cfg, err
+	}
+	cfg.Loops = loops
 	switch {
 	case w.concurrency < 1:
 		return cfg, usagef("-c must be at least 1")

@@ -230,10 +230,14 @@ func (f *sweepFlags) config(fs *pflag.FlagSet, e *env) (harness.SweepConfig, err
 	if err != nil {
 		return harness.SweepConfig{}, err
 	}
+	loops, err := w.loops()
+	if err != nil {
+		return harness.SweepConfig{}, err
+	}
 	return harness.SweepConfig{
 		Setup: setup,
 		Plan:  sweep.Plan{Concurrency: cs, Rates: rs, SLO: f.gate.gates().SLO, Refine: f.refine, Cooldown: f.cooldown},
-		Point: bench.Config{MaxInFlight: w.maxInFlight, Total: w.total, Duration: w.duration, Warmup: w.warmup, RampUp: w.rampUp},
+		Point: bench.Config{MaxInFlight: w.maxInFlight, Total: w.total, Duration: w.duration, Warmup: w.warmup, RampUp: w.rampUp, Loops: loops},
 	}, nil
 }
 

@@ -23,21 +23,22 @@ const module = "github.com/mcpbench/mcpbench/"
 // package must be added here, which is the point: its place is a decision.
 // docs/architecture.md draws the same map.
 var layers = map[string]int{
-	"mcp":              0,
-	"toolschema":       0,
-	"logscan":          0,
-	"target":           0,
-	"internal/textfmt": 0,
-	"hostile":          0,
-	"sampler":          0,
-	"bench":            1,
-	"workload":         2,
-	"sweep":            2,
-	"probe":            3,
-	"results":          4,
-	"report":           5,
-	"harness":          6,
-	"cmd/mcpbench":     9,
+	"internal/evloop":  0,
+	"mcp":              1,
+	"toolschema":       1,
+	"logscan":          1,
+	"target":           1,
+	"internal/textfmt": 1,
+	"hostile":          1,
+	"sampler":          1,
+	"bench":            2,
+	"workload":         3,
+	"sweep":            3,
+	"probe":            4,
+	"results":          5,
+	"report":           6,
+	"harness":          7,
+	"cmd/mcpbench":     10,
 }
 
 // longFuncs are the functions allowed over maxFuncLines, each with why.

@@ -1,0 +1,122 @@
+package bench
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/mcpbench/mcpbench/internal/evloop"
+)
+
+// A level's workers run either on goroutines of their own or, when the
+// workload's waiting all goes through evloop (its connections and the
+// engine's sleeps), as tasks of a few event loops, one per core. The
+// loops cost a request one write, one read and a share of an epoll_wait,
+// with no hand-off between cores; the drivers are the same code on both.
+
+// LoopReady is a Workload that says whether its workers may run as tasks
+// of event loops: true only when a Do waits on nothing but evloop Conns
+// (anything else would hold up the other tasks of its loop).
+type LoopReady interface {
+	OnLoops() bool
+}
+
+// Drivers, as a Point's Client.Driver names them.
+const (
+	DriverGoroutines = "goroutines"
+	DriverLoops      = "event-loops"
+)
+
+// lane is where one worker runs: reqCtx is the context its requests go
+// out on (carrying its loop, if any), loop its loop or nil.
+type lane struct {
+	reqCtx context.Context
+	loop   *evloop.Loop
+}
+
+// sleeper returns a sleeper for the lane: on a loop it suspends the task.
+func (ln lane) sleeper() sleeper { return sleeper{loop: ln.loop} }
+
+// startLoops makes the level's event loops when the config asks for them
+// and the workload can run on them: open or closed loop without a rate
+// cap (the token bucket waits on a timer of its own).
+func (r *runner) startLoops(wl Workload) {
+	lr, ok := wl.(LoopReady)
+	if r.cfg.Loops <= 0 || !evloop.Available || r.cfg.MaxRate > 0 || !ok || !lr.OnLoops() {
+		return
+	}
+	g, err := evloop.NewGroup(min(r.cfg.Loops, len(r.workers)), r.ctx.Done())
+	if err != nil {
+		return // the goroutines will do
+	}
+	r.loops = g
+}
+
+func (r *runner) stopLoops() {
+	if r.loops != nil {
+		r.loops.Close()
+	}
+}
+
+// driver names what ran the workers, and on how many loops.
+func (r *runner) driver() (string, int) {
+	if r.loops == nil {
+		return DriverGoroutines, 0
+	}
+	return DriverLoops, r.loops.Size()
+}
+
+// each runs fn for workers 0..n-1 at once and returns when all have
+// returned: a goroutine each, or a task each spread over the loops.
+func (r *runner) each(n int, fn func(i int, ln lane)) {
+	if r.loops == nil {
+		var wg sync.WaitGroup
+		for i := range n {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				fn(i, lane{reqCtx: r.reqCtx})
+			}()
+		}
+		wg.Wait()
+		return
+	}
+	for i := range n {
+		r.loops.Go(r.reqCtx, i, func(ctx context.Context) {
+			fn(i, lane{reqCtx: ctx, loop: evloop.From(ctx)})
+		})
+	}
+	r.loops.Run()
+}
+
+// sleeper waits on one timer it keeps, so a worker that paces every
+// request allocates no timer per request; on an event loop it suspends
+// the worker's task instead.
+type sleeper struct {
+	t    *time.Timer
+	loop *evloop.Loop
+}
+
+// until waits until at, or until ctx ends, and reports whether it waited
+// the whole time (a time already past reports whether ctx is still live).
+func (s *sleeper) until(ctx context.Context, at time.Time) bool {
+	if s.loop != nil {
+		return s.loop.SleepUntil(ctx, at)
+	}
+	d := time.Until(at)
+	if d <= 0 {
+		return ctx.Err() == nil
+	}
+	if s.t == nil {
+		s.t = time.NewTimer(d)
+	} else {
+		s.t.Reset(d)
+	}
+	select {
+	case <-s.t.C:
+		return true
+	case <-ctx.Done():
+		s.t.Stop()
+		return false
+	}
+}

@@ -1,0 +1,230 @@
+//go:build linux
+
+// Package evloop runs many small tasks on a few event loops, one per core,
+// the way wrk does: each loop owns an epoll instance and the non-blocking
+// sockets its tasks dial, and a task that would block on one of them
+// hands the loop back (a coroutine switch on the same thread, no
+// scheduler, no wake-up of another thread) until epoll says the socket is
+// ready. Per request that is one write, one read that finds data, and a
+// share of one epoll_wait: no read that finds nothing, no netpoller
+// hand-off between cores, no futex.
+//
+// A task is ordinary Go code. It may block on anything else (a channel, a
+// net.Conn of Go's own); it then holds its loop until it is done, which is
+// correct but slow, so callers put only work whose waiting goes through
+// this package's Conn and Sleep on a loop.
+package evloop
+
+import (
+	"context"
+	"iter"
+	"syscall"
+	"time"
+)
+
+// Available says whether event loops run on this system.
+const Available = true
+
+// Group is a set of loops that run tasks until all are done.
+type Group struct {
+	loops []*Loop
+	done  <-chan struct{}
+}
+
+// NewGroup makes n loops. Sleeping tasks wake early when done closes.
+func NewGroup(n int, done <-chan struct{}) (*Group, error) {
+	g := &Group{done: done}
+	for range max(n, 1) {
+		fd, err := syscall.EpollCreate1(syscall.EPOLL_CLOEXEC)
+		if err != nil {
+			g.Close()
+			return nil, err
+		}
+		g.loops = append(g.loops, &Loop{epfd: fd, done: done, pwait2: true})
+	}
+	return g, nil
+}
+
+// Size is the number of loops.
+func (g *Group) Size() int { return len(g.loops) }
+
+// Go adds a task to loop i (modulo the number of loops); it starts at the
+// next Run. fn gets ctx carrying the loop, for Conn-using code below it.
+func (g *Group) Go(ctx context.Context, i int, fn func(ctx context.Context)) {
+	l := g.loops[i%len(g.loops)]
+	lctx := With(ctx, l)
+	t := &task{}
+	t.next, t.stop = iter.Pull(func(yield func(struct{}) bool) {
+		t.yield = yield
+		fn(lctx)
+	})
+	l.runq = append(l.runq, t)
+	l.alive++
+}
+
+// Run runs every loop, each on a goroutine of its own, until every task
+// added so far has returned.
+func (g *Group) Run() {
+	defer lendProcs(len(g.loops))()
+	finished := make(chan struct{}, len(g.loops))
+	for _, l := range g.loops {
+		go func() {
+			l.run()
+			finished <- struct{}{}
+		}()
+	}
+	for range g.loops {
+		<-finished
+	}
+}
+
+// Close closes the loops' Conns and their epoll instances. It must not be
+// called while they run.
+func (g *Group) Close() {
+	for _, l := range g.loops {
+		for _, c := range l.conns {
+			if c != nil {
+				c.Close()
+			}
+		}
+		syscall.Close(l.epfd)
+	}
+}
+
+type loopKey struct{}
+
+// With returns ctx carrying l.
+func With(ctx context.Context, l *Loop) context.Context { return context.WithValue(ctx, loopKey{}, l) }
+
+// From returns the loop ctx carries, or nil.
+func From(ctx context.Context) *Loop {
+	l, _ := ctx.Value(loopKey{}).(*Loop)
+	return l
+}
+
+// task is a coroutine of a loop.
+type task struct {
+	next  func() (struct{}, bool)
+	stop  func()
+	yield func(struct{}) bool
+}
+
+// Loop is one event loop: its epoll instance, the Conns registered with
+// it, its tasks ready to run and those asleep.
+type Loop struct {
+	epfd    int
+	done    <-chan struct{}
+	current *task // the task running now
+	runq    []*task
+	spare   []*task
+	alive   int
+	conns   []*Conn // by id; nil where free
+	free    []int32
+	sleep   sleepHeap
+	events  [256]syscall.EpollEvent
+	dialing int
+	pwait2  bool // epoll_pwait2 (nanosecond time-outs) is there to use
+	// nextScan is when the Conns are next checked for passed deadlines.
+	nextScan time.Time
+}
+
+// scanEvery is how often a loop checks its Conns' deadlines, so a
+// deadline is kept to within this much (a time-out, or a cancellation
+// that sets one in the past).
+const scanEvery = 5 * time.Millisecond
+
+func (l *Loop) run() {
+	for l.alive > 0 {
+		// Tasks only run here; what readies one (poll, scan, the
+		// sleepers) runs between these rounds.
+		ready := l.runq
+		l.runq = l.spare[:0]
+		for _, t := range ready {
+			l.current = t
+			if _, more := t.next(); !more {
+				l.alive--
+			}
+		}
+		l.current = nil
+		l.spare = ready[:0]
+		if l.alive == 0 {
+			break
+		}
+		now := time.Now()
+		l.poll(l.timeout(now))
+		now = time.Now()
+		l.wakeSleepers(now)
+		if !now.Before(l.nextScan) {
+			l.scan(now)
+			l.nextScan = now.Add(scanEvery)
+		}
+	}
+}
+
+// timeout is how long the next poll may wait: not at all with tasks
+// ready, else until the next sleeper wakes or the next deadline scan.
+func (l *Loop) timeout(now time.Time) time.Duration {
+	if len(l.runq) > 0 {
+		return 0
+	}
+	d := l.nextScan.Sub(now)
+	if len(l.sleep) > 0 {
+		d = min(d, l.sleep[0].at.Sub(now))
+	}
+	return max(d, 0)
+}
+
+// poll waits up to d for events and readies the tasks waiting on them.
+func (l *Loop) poll(d time.Duration) {
+	n := l.wait(d)
+	for i := range n {
+		ev := &l.events[i]
+		c := l.conns[ev.Fd]
+		if c == nil {
+			continue
+		}
+		if ev.Events&(syscall.EPOLLERR|syscall.EPOLLHUP|syscall.EPOLLRDHUP) != 0 {
+			c.ended = true
+		}
+		if ev.Events&syscall.EPOLLIN != 0 || c.ended {
+			c.readable = true
+		}
+		if ev.Events&(syscall.EPOLLOUT|syscall.EPOLLERR|syscall.EPOLLHUP) != 0 {
+			c.writable = true
+		}
+		if t := c.waiter; t != nil && (c.waitWrite && c.writable || !c.waitWrite && c.readable) {
+			c.waiter = nil
+			l.runq = append(l.runq, t)
+		}
+	}
+}
+
+// scan readies the tasks whose Conn's deadline has passed (their Read or
+// Write then says so) and frees the ids of closed Conns.
+func (l *Loop) scan(now time.Time) {
+	ns := now.UnixNano()
+	for id, c := range l.conns {
+		if c == nil {
+			continue
+		}
+		if c.closed.Load() && c.waiter == nil {
+			l.conns[id] = nil
+			l.free = append(l.free, int32(id))
+			continue
+		}
+		if t := c.waiter; t != nil && (c.closed.Load() || c.passed(c.waitWrite, ns)) {
+			c.waiter = nil
+			l.runq = append(l.runq, t)
+		}
+	}
+}
+
+// suspend hands the loop back until the running task is readied again.
+// It reports false when the loop is being torn down.
+func (l *Loop) suspend() bool {
+	t := l.current
+	if t == nil || t.yield == nil {
+		return false
+	}
+	return t.yield(struct{}{})
+}

@@ -1,0 +1,278 @@
+//go:build linux
+
+package evloop
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// listen starts a loopback server that runs serve on each connection
+// until the test ends.
+func listen(t *testing.T, serve func(net.Conn)) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	t.Cleanup(func() { ln.Close(); wg.Wait() })
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			wg.Add(1)
+			go func() { defer wg.Done(); defer c.Close(); serve(c) }()
+		}
+	}()
+	return ln.Addr().String()
+}
+
+func echo(c net.Conn) { _, _ = io.Copy(c, c) }
+
+func newGroup(t *testing.T, n int, done <-chan struct{}) *Group {
+	t.Helper()
+	g, err := NewGroup(n, done)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(g.Close)
+	return g
+}
+
+// Every task's round trips come back whole and in order, over two loops.
+func TestTasksExchangeOverLoops(t *testing.T) {
+	addr := listen(t, echo)
+	g := newGroup(t, 2, nil)
+	const tasks, rounds = 40, 200
+	var exchanged atomic.Int64
+	errs := make(chan error, tasks)
+	for i := range tasks {
+		g.Go(context.Background(), i, func(ctx context.Context) {
+			l := From(ctx)
+			c, err := l.Dial(addr, time.Now().Add(5*time.Second))
+			if err != nil {
+				errs <- err
+				return
+			}
+			defer c.Close()
+			buf := make([]byte, 64)
+			for r := range rounds {
+				msg := []byte(fmt.Sprintf("task %d round %d", i, r))
+				if _, err := c.Write(msg); err != nil {
+					errs <- err
+					return
+				}
+				if _, err := io.ReadFull(c, buf[:len(msg)]); err != nil {
+					errs <- err
+					return
+				}
+				if !bytes.Equal(buf[:len(msg)], msg) {
+					errs <- fmt.Errorf("task %d: sent %q, got %q", i, msg, buf[:len(msg)])
+					return
+				}
+				exchanged.Add(1)
+			}
+		})
+	}
+	g.Run()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	if got := exchanged.Load(); got != tasks*rounds {
+		t.Errorf("%d round trips, want %d", got, tasks*rounds)
+	}
+}
+
+// A write larger than the socket buffers waits for room and goes out
+// whole: the server counts what it read and says how much.
+func TestLargeWriteWaitsForRoom(t *testing.T) {
+	big := bytes.Repeat([]byte("0123456789abcdef"), 1<<16) // 1 MiB
+	addr := listen(t, func(c net.Conn) {
+		n, _ := io.CopyN(io.Discard, c, int64(len(big)))
+		fmt.Fprintf(c, "%d", n)
+	})
+	g := newGroup(t, 1, nil)
+	var werr, rerr error
+	var reply []byte
+	g.Go(context.Background(), 0, func(ctx context.Context) {
+		c, err := From(ctx).Dial(addr, time.Time{})
+		if err != nil {
+			werr = err
+			return
+		}
+		defer c.Close()
+		_, werr = c.Write(big)
+		reply, rerr = io.ReadAll(c)
+	})
+	g.Run()
+	if werr != nil || rerr != nil {
+		t.Fatalf("write: %v, read: %v", werr, rerr)
+	}
+	if want := fmt.Sprint(len(big)); string(reply) != want {
+		t.Fatalf("the server read %s bytes, want %s", reply, want)
+	}
+}
+
+// A read past its deadline says so as a time-out, near the deadline.
+func TestReadDeadline(t *testing.T) {
+	addr := listen(t, func(c net.Conn) { _, _ = io.Copy(io.Discard, c) })
+	g := newGroup(t, 1, nil)
+	var err error
+	var took time.Duration
+	g.Go(context.Background(), 0, func(ctx context.Context) {
+		c, derr := From(ctx).Dial(addr, time.Time{})
+		if derr != nil {
+			err = derr
+			return
+		}
+		defer c.Close()
+		start := time.Now()
+		_ = c.SetReadDeadline(start.Add(20 * time.Millisecond))
+		_, err = c.Read(make([]byte, 16))
+		took = time.Since(start)
+	})
+	g.Run()
+	var ne net.Error
+	if !errors.As(err, &ne) || !ne.Timeout() || !errors.Is(err, os.ErrDeadlineExceeded) {
+		t.Fatalf("read error %v, want a time-out", err)
+	}
+	if took < 20*time.Millisecond || took > 2*time.Second {
+		t.Errorf("the time-out came after %v, want about 20ms", took)
+	}
+}
+
+// A deadline set from another goroutine (a cancellation) wakes a task
+// waiting on a read.
+func TestDeadlineFromOutsideWakesTheTask(t *testing.T) {
+	addr := listen(t, func(c net.Conn) { _, _ = io.Copy(io.Discard, c) })
+	g := newGroup(t, 1, nil)
+	conns := make(chan net.Conn, 1)
+	var err error
+	g.Go(context.Background(), 0, func(ctx context.Context) {
+		c, derr := From(ctx).Dial(addr, time.Time{})
+		if derr != nil {
+			err = derr
+			close(conns)
+			return
+		}
+		defer c.Close()
+		conns <- c
+		_, err = c.Read(make([]byte, 16))
+	})
+	go func() {
+		if c := <-conns; c != nil {
+			time.Sleep(30 * time.Millisecond)
+			_ = c.SetDeadline(time.Unix(1, 0))
+		}
+	}()
+	g.Run()
+	if !errors.Is(err, os.ErrDeadlineExceeded) {
+		t.Fatalf("read error %v, want the deadline's", err)
+	}
+}
+
+// The end of the peer's stream reads as io.EOF.
+func TestPeerCloseReadsAsEOF(t *testing.T) {
+	addr := listen(t, func(c net.Conn) { _, _ = c.Write([]byte("bye")) })
+	g := newGroup(t, 1, nil)
+	var got []byte
+	var err error
+	g.Go(context.Background(), 0, func(ctx context.Context) {
+		c, derr := From(ctx).Dial(addr, time.Time{})
+		if derr != nil {
+			err = derr
+			return
+		}
+		defer c.Close()
+		got, err = io.ReadAll(c)
+	})
+	g.Run()
+	if err != nil || string(got) != "bye" {
+		t.Fatalf("read %q, %v; want \"bye\" then EOF", got, err)
+	}
+}
+
+// A refused connect is a dial error naming the refusal.
+func TestDialRefused(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	g := newGroup(t, 1, nil)
+	g.Go(context.Background(), 0, func(ctx context.Context) {
+		_, err = From(ctx).Dial(addr, time.Now().Add(time.Second))
+	})
+	g.Run()
+	var op *net.OpError
+	if !errors.As(err, &op) || op.Op != "dial" || !errors.Is(err, syscall.ECONNREFUSED) {
+		t.Fatalf("dial error %v, want a refused dial", err)
+	}
+}
+
+// Sleepers wake in the order of their times, each no earlier than asked;
+// closing done wakes the rest at once.
+func TestSleepersWakeInOrderAndOnDone(t *testing.T) {
+	done := make(chan struct{})
+	g := newGroup(t, 1, done)
+	start := time.Now()
+	var mu sync.Mutex
+	var order []int
+	for i, ms := range []int{30, 10, 20, 5000} {
+		g.Go(context.Background(), 0, func(ctx context.Context) {
+			at := start.Add(time.Duration(ms) * time.Millisecond)
+			slept := From(ctx).SleepUntil(ctx, at)
+			if slept && time.Now().Before(at) {
+				t.Errorf("sleeper %d woke early", i)
+			}
+			mu.Lock()
+			order = append(order, ms)
+			mu.Unlock()
+			if ms == 30 {
+				close(done) // the 5 s sleeper must not hold the run
+			}
+		})
+	}
+	g.Run()
+	if took := time.Since(start); took > 3*time.Second {
+		t.Errorf("the run took %v: done did not wake the last sleeper", took)
+	}
+	if fmt.Sprint(order) != "[10 20 30 5000]" {
+		t.Errorf("woke in the order %v", order)
+	}
+}
+
+// A Conn used outside its loop says so rather than blocking.
+func TestConnOffLoop(t *testing.T) {
+	addr := listen(t, echo)
+	g := newGroup(t, 1, nil)
+	var c net.Conn
+	g.Go(context.Background(), 0, func(ctx context.Context) {
+		c, _ = From(ctx).Dial(addr, time.Time{})
+	})
+	g.Run()
+	if c == nil {
+		t.Fatal("no connection")
+	}
+	defer c.Close()
+	if _, err := c.Read(make([]byte, 4)); !errors.Is(err, ErrOffLoop) {
+		t.Fatalf("read off the loop: %v, want ErrOffLoop", err)
+	}
+}

@@ -1,0 +1,106 @@
+package mcp
+
+import (
+	"context"
+	"net/url"
+	"sync"
+	"sync/atomic"
+
+	"github.com/mcpbench/mcpbench/internal/evloop"
+)
+
+// A request made with a context that carries an event loop (evloop.With)
+// goes out on a connection of that loop: the direct engine keeps a pool
+// per loop, since a loop's connections can only be used by its own tasks.
+// Everything else about the exchange is the direct engine's as it is.
+
+// loopPools are a client's pools, one per event loop that sent on it.
+type loopPools struct {
+	u     *url.URL
+	o     Options
+	size  int
+	dials *atomic.Int64
+
+	mu     sync.Mutex
+	byLoop map[*evloop.Loop]*wirePool
+}
+
+func newLoopPools(u *url.URL, o Options, size int, dials *atomic.Int64) *loopPools {
+	return &loopPools{u: u, o: o, size: size, dials: dials, byLoop: map[*evloop.Loop]*wirePool{}}
+}
+
+// poolFor is the pool for a request on ctx: its loop's, else the
+// client's. The session keeps the last one it used, so a worker that
+// stays on one loop takes no lock shared with the other loops.
+func (t *directTransport) poolFor(ctx context.Context) *wirePool {
+	l := evloop.From(ctx)
+	if l == nil || t.loops == nil {
+		return t.base
+	}
+	if l != t.onLoop {
+		t.onLoop, t.loopPool = l, t.loops.forLoop(l, t.base)
+	}
+	return t.loopPool
+}
+
+// forLoop is l's pool, made on its first request.
+func (lp *loopPools) forLoop(l *evloop.Loop, base *wirePool) *wirePool {
+	lp.mu.Lock()
+	defer lp.mu.Unlock()
+	p := lp.byLoop[l]
+	if p == nil {
+		// As large as the client's pool: the loop's workers are a part
+		// of the client's, so they never wait for a slot.
+		p = newWirePool(lp.u, lp.o, lp.size, lp.dials)
+		p.onLoop, p.base = l, base
+		lp.byLoop[l] = p
+	}
+	return p
+}
+
+func (lp *loopPools) close() {
+	if lp == nil {
+		return
+	}
+	lp.mu.Lock()
+	defer lp.mu.Unlock()
+	for _, p := range lp.byLoop {
+		p.close()
+	}
+}
+
+// adopt takes an idle connection of the client's pool onto the loop, so
+// the connections the sessions opened before the clock started carry the
+// measured requests, as they do without loops; nil when there is none.
+// The client's pool keeps its slot, to dial again should it need one.
+func (p *wirePool) adopt() *wireConn {
+	select {
+	case c := <-p.base.slots:
+		p.base.slots <- nil
+		if c == nil {
+			return nil
+		}
+		if c.br.Buffered() > 0 { // out of step: not worth keeping
+			c.nc.Close()
+			return nil
+		}
+		nc, err := p.onLoop.Adopt(c.nc)
+		if err != nil {
+			c.nc.Close()
+			return nil
+		}
+		c.nc = nc
+		return c
+	default:
+		return nil
+	}
+}
+
+// LoopReady says whether the client's measured requests wait only on
+// event-loop connections when made on a loop's context, so workers may
+// run as loop tasks: the direct engine, with neither OAuth (its token
+// requests go through net/http) nor a session per request (its DELETE
+// does), nor GET streams.
+func (c *Client) LoopReady() bool {
+	return c.Engine() == EngineDirect && c.auth == nil && c.opts.SessionMode != SessionPerRequest && !c.opts.Listen
+}

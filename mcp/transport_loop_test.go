@@ -1,0 +1,176 @@
+//go:build linux
+
+package mcp
+
+import (
+	"context"
+	"io"
+	"net"
+	"runtime"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/mcpbench/mcpbench/internal/evloop"
+)
+
+// onLoop runs fn as the one task of a one-loop group and waits for it.
+func onLoop(t testing.TB, fn func(ctx context.Context)) {
+	t.Helper()
+	g, err := evloop.NewGroup(1, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	g.Go(context.Background(), 0, fn)
+	g.Run()
+}
+
+// Requests made on a loop's context go out on the loop's connection: the
+// session's own, adopted (no second dial), and keep the hot path's
+// promise of no allocation per request.
+func TestLoopRequestsAdoptTheSessionsConnection(t *testing.T) {
+	url := rawServer(t)
+	ctx := context.Background()
+	c, err := Dial(ctx, Options{URL: url, Timeout: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close(ctx)
+	if !c.LoopReady() {
+		t.Fatal("a plain-HTTP client on the direct engine should be loop-ready")
+	}
+	s, _ := c.NewSession(ctx)
+	p, _ := s.Prepare(Request{Method: "tools/list"})
+	if r := s.Do(ctx, p, ""); r.Kind != OK {
+		t.Fatal(r.Err)
+	}
+	dials := c.Dials()
+	var allocs float64
+	onLoop(t, func(lctx context.Context) {
+		if r := s.Do(lctx, p, ""); r.Kind != OK {
+			t.Error(r.Err)
+			return
+		}
+		tr := s.t.(*directTransport)
+		if tr.pool == tr.base || tr.pool.onLoop != evloop.From(lctx) {
+			t.Error("the request did not use the loop's pool")
+		}
+		// Not testing.AllocsPerRun: it sets GOMAXPROCS to 1, which would
+		// leave the in-process server no P beside the loop's.
+		const n = 2000
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		for range n {
+			if r := s.Do(lctx, p, ""); r.Kind != OK {
+				t.Error(r.Err)
+				return
+			}
+		}
+		runtime.ReadMemStats(&after)
+		allocs = float64(after.Mallocs-before.Mallocs) / n
+	})
+	if allocs > 0.05 {
+		t.Errorf("%.2f allocations per request on a loop", allocs)
+	}
+	if got := c.Dials(); got != dials {
+		t.Errorf("%d dials after the loop's requests, want %d: the idle connection should be adopted", got, dials)
+	}
+	// Back off the loop, the client's own pool serves again.
+	if r := s.Do(ctx, p, ""); r.Kind != OK {
+		t.Fatal(r.Err)
+	}
+}
+
+// A time-out on a loop is a time-out, within the loop's deadline scan.
+func TestLoopRequestTimesOut(t *testing.T) {
+	url, answering := gatedServer(t)
+	ctx := context.Background()
+	c, err := Dial(ctx, Options{URL: url, Timeout: 100 * time.Millisecond, ProtocolVersion: "2026-07-28"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close(ctx)
+	s, _ := c.NewSession(ctx)
+	p, _ := s.Prepare(Request{Method: "tools/list"})
+	answering.Store(false)
+	var r Result
+	var took time.Duration
+	onLoop(t, func(lctx context.Context) {
+		start := time.Now()
+		r = s.Do(lctx, p, "")
+		took = time.Since(start)
+	})
+	if r.Kind != KindTimeout {
+		t.Fatalf("kind %s (%v), want a time-out", r.Kind, r.Err)
+	}
+	if took > 2*time.Second {
+		t.Errorf("the time-out took %v, want about 100ms", took)
+	}
+}
+
+// gatedServer is rawServer behind a relay whose answers stop while
+// answering is false.
+func gatedServer(t *testing.T) (string, *atomic.Bool) {
+	back := strings.TrimSuffix(strings.TrimPrefix(rawServer(t), "http://"), "/mcp")
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	var answering atomic.Bool
+	answering.Store(true)
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			s, err := net.Dial("tcp", back)
+			if err != nil {
+				c.Close()
+				return
+			}
+			go func() { _, _ = io.Copy(s, c); s.Close() }()
+			go func() {
+				defer c.Close()
+				buf := make([]byte, 16<<10)
+				for {
+					n, err := s.Read(buf)
+					if err != nil {
+						return
+					}
+					if answering.Load() {
+						_, _ = c.Write(buf[:n])
+					}
+				}
+			}()
+		}
+	}()
+	return "http://" + l.Addr().String() + "/mcp", &answering
+}
+
+// BenchmarkClientOnlyLoop is BenchmarkClientOnly's direct engine with
+// the session on an event loop, as the loops driver runs it.
+func BenchmarkClientOnlyLoop(b *testing.B) {
+	url := rawServer(b)
+	ctx := context.Background()
+	c, err := Dial(ctx, Options{URL: url, Timeout: 5 * time.Second})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer c.Close(ctx)
+	s, _ := c.NewSession(ctx)
+	p, _ := s.Prepare(Request{Method: "tools/list"})
+	b.ReportAllocs()
+	b.ResetTimer()
+	onLoop(b, func(lctx context.Context) {
+		for range b.N {
+			if r := s.Do(lctx, p, ""); r.Kind != OK {
+				b.Error(r.Err)
+				return
+			}
+		}
+	})
+}
