@@ -1,34 +1,60 @@
 #!/usr/bin/env bash
 # Side by side in one run, against the same server, body, concurrency and
-# duration: mcpbench, wrk and hey. For each generator: requests/s, CPU per
-# request (user+system from /usr/bin/time over requests sent) and peak
-# memory. Prints a Markdown table with the ratios of the performance goal
-# (mcpbench CPU/request <= 1.5x wrk; throughput >= 0.8x wrk and >= 1.5x hey).
+# duration: mcpbench, wrk, hey, k6 and mcp-stress. For each generator:
+# requests/s, CPU per request (user+system from /usr/bin/time over
+# requests sent) and peak memory. Prints a Markdown table per server with
+# the ratios of the performance goal: mcpbench throughput >= 0.95x wrk's,
+# CPU per request <= 1.15x wrk's (<= 1.3x against the Go SDK server).
 #
-#   scripts/bench-peers.sh [-c CONNS] [-d SECONDS] [-r ROUNDS (5)] [--server fixed|nethttp|sdk]
+#   scripts/bench-peers.sh [--cores N (1)] [-c CONNS (64 a core)] [-d SECONDS (5)]
+#                          [-r ROUNDS (5)] [--server "fixed nethttp sdk"] [--driver auto|goroutines]
 #
-# A shared 2-core machine varies by 10-20% from one 5-second run to the
-# next, so the generators run in ROUNDS interleaved rounds (the order
-# rotating, so none always goes first) and the table shows each one's
-# median; every round's ratios are printed too.
+# --cores N pins every generator to cores 0..N-1 (taskset) and gives wrk
+# N threads; the server gets the cores above N when the machine has any,
+# else it shares the generators' cores (the table says which).
 #
-# Loopback only. wrk and hey come from Debian's packages when missing.
+# A shared machine varies by 10-20% from one 5-second run to the next, so
+# the generators run in ROUNDS interleaved rounds (the order rotating, so
+# none always goes first) and the table shows each one's median; every
+# round's ratios are printed too.
+#
+# Loopback only. wrk and hey come from Debian's packages when missing, k6
+# from the Go module proxy (go install go.k6.io/k6@v1.8.1) and mcp-stress
+# from npm (@mcp-stress/linux-x64), both into $MCPBENCH_TOOLS
+# (~/.cache/mcpbench-tools); MCPBENCH_PEERS_SKIP="k6 mcp-stress" leaves
+# those out.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-conns=64
+cores=1
+conns=""
 secs=5
 rounds=5
 servers="fixed nethttp sdk"
+driver=auto
 while [ $# -gt 0 ]; do
   case "$1" in
+    --cores) cores=$2; shift 2 ;;
     -c) conns=$2; shift 2 ;;
     -d) secs=$2; shift 2 ;;
     -r) rounds=$2; shift 2 ;;
     --server) servers=$2; shift 2 ;;
+    --driver) driver=$2; shift 2 ;;
     *) echo "bench-peers: unknown argument $1" >&2; exit 2 ;;
   esac
 done
+total=$(nproc)
+if ! [ "$cores" -ge 1 ] 2>/dev/null || [ "$cores" -gt "$total" ]; then
+  echo "bench-peers: --cores must be 1 to $total" >&2
+  exit 2
+fi
+conns=${conns:-$((64 * cores))}
+gen_cpus="0-$((cores - 1))"
+if [ "$total" -gt "$cores" ]; then
+  server_cpus="$cores-$((total - 1))"
+else
+  server_cpus="0-$((total - 1))"
+fi
 
 need() {
   command -v "$1" >/dev/null 2>&1 && return 0
@@ -42,6 +68,26 @@ need() {
 need wrk
 need hey
 [ -x /usr/bin/time ] || need time
+command -v taskset >/dev/null 2>&1 || need util-linux
+
+tools=${MCPBENCH_TOOLS:-$HOME/.cache/mcpbench-tools}
+skip=" ${MCPBENCH_PEERS_SKIP:-} "
+gens=(wrk hey mcpbench)
+if [[ $skip != *" k6 "* ]]; then
+  if [ ! -x "$tools/bin/k6" ]; then
+    echo "bench-peers: building k6 v1.8.1 from the Go module proxy (a few minutes, once)" >&2
+    GOBIN="$tools/bin" go install go.k6.io/k6@v1.8.1
+  fi
+  gens+=(k6)
+fi
+mcp_stress=$tools/mcp-stress/node_modules/@mcp-stress/linux-x64/bin/mcp-stress
+if [[ $skip != *" mcp-stress "* ]]; then
+  if [ ! -x "$mcp_stress" ]; then
+    echo "bench-peers: installing @mcp-stress/linux-x64 from npm" >&2
+    npm install --silent --no-save --prefix "$tools/mcp-stress" @mcp-stress/linux-x64@0.2.1 >/dev/null
+  fi
+  gens+=(mcp-stress)
+fi
 
 work=$(mktemp -d)
 server_pid=""
@@ -67,6 +113,19 @@ wrk.headers["MCP-Protocol-Version"] = "2026-07-28"
 wrk.headers["Mcp-Method"] = "tools/list"
 LUA
 
+cat >"$work/post.js" <<JS
+import http from 'k6/http';
+const body = open('$work/body.json');
+const params = { headers: {
+  'Content-Type': 'application/json',
+  'Accept': 'application/json, text/event-stream',
+  'MCP-Protocol-Version': '2026-07-28',
+  'Mcp-Method': 'tools/list',
+} };
+export const options = { discardResponseBodies: true };
+export default function () { http.post(__ENV.URL, body, params); }
+JS
+
 start_server() { # $1: fixed | nethttp | sdk
   local args=(--addr 127.0.0.1:0 --tools 8)
   case "$1" in
@@ -74,7 +133,7 @@ start_server() { # $1: fixed | nethttp | sdk
     nethttp) args+=(--fixed-response --fixed-engine net/http) ;;
     sdk) args+=(--stateless --json-response) ;;
   esac
-  "$bin" serve "${args[@]}" >"$work/server.out" 2>&1 &
+  taskset -c "$server_cpus" "$bin" serve "${args[@]}" >"$work/server.out" 2>&1 &
   server_pid=$!
   for _ in $(seq 100); do
     grep -q "listening on" "$work/server.out" 2>/dev/null && break
@@ -92,7 +151,7 @@ stop_server() {
 # $work/NAME.out and "user sys maxrss_kb" in $work/NAME.time.
 timed() {
   local name=$1; shift
-  /usr/bin/time -f '%U %S %M' -o "$work/$name.time" "$@" >"$work/$name.out" 2>"$work/$name.err"
+  /usr/bin/time -f '%U %S %M' -o "$work/$name.time" taskset -c "$gen_cpus" "$@" >"$work/$name.out" 2>"$work/$name.err"
 }
 
 row() { # name requests: "name requests rps cpu_us rss_mib"
@@ -104,7 +163,7 @@ row() { # name requests: "name requests rps cpu_us rss_mib"
 }
 
 run_wrk() {
-  timed wrk wrk -t1 -c "$conns" -d "${secs}s" -s "$work/post.lua" "$url"
+  timed wrk wrk -t"$cores" -c "$conns" -d "${secs}s" -s "$work/post.lua" "$url"
   row wrk "$(awk '/requests in/ {print $1}' "$work/wrk.out")"
 }
 
@@ -116,9 +175,20 @@ run_hey() {
 }
 
 run_mcpbench() {
-  timed mcpbench "$bin" run --url "$url" -c "$conns" -d "${secs}s" --no-progress --json-out -
+  timed mcpbench "$bin" run --url "$url" -c "$conns" -d "${secs}s" --driver "$driver" --no-progress --json-out -
   engine=$(sed -n 's/.*"engine": "\([^"]*\)".*/\1/p' "$work/mcpbench.out" | head -n1)
+  engine="$engine, $(sed -n 's/.*"driver": "\([^"]*\)".*/\1/p' "$work/mcpbench.out" | head -n1)"
   row mcpbench "$(sed -n 's/^  "requests": \([0-9]*\),*/\1/p' "$work/mcpbench.out" | head -n1)"
+}
+
+run_k6() {
+  timed k6 "$tools/bin/k6" run --quiet --no-color --vus "$conns" --duration "${secs}s" -e URL="$url" "$work/post.js"
+  row k6 "$(awk '/http_reqs/ {print $2; exit}' "$work/k6.out")"
+}
+
+run_mcp-stress() {
+  timed mcp-stress "$mcp_stress" run -p tool-flood -c "$conns" -d "$secs" --json --url "$url"
+  row mcp-stress "$(sed -n 's/.*"totalRequests": \([0-9]*\).*/\1/p' "$work/mcp-stress.out" | head -n1)"
 }
 
 # ratios FILE: the goal's ratios from one set of rows.
@@ -127,22 +197,29 @@ ratios() {
     $1 == "wrk" { wr = $3; wc = $4 }
     $1 == "hey" { hr = $3 }
     $1 == "mcpbench" { mr = $3; mc = $4 }
-    END { printf "mcpbench CPU/request = %.2fx wrk (goal <= 1.5); throughput = %.2fx wrk (goal >= 0.8), %.2fx hey (goal >= 1.5)\n", mc / wc, mr / wr, mr / hr }' "$1"
+    END { printf "mcpbench CPU/request = %.2fx wrk (goal <= %s); throughput = %.2fx wrk (goal >= 0.95), %.2fx hey\n", mc / wc, cpu_goal, mr / wr, mr / hr }' cpu_goal="$cpu_goal" "$1"
 }
 
-echo "## mcpbench vs wrk vs hey: ${conns} connections, ${secs}s, tools/list POST, median of ${rounds} rounds"
+echo "## mcpbench vs ${gens[*]}: ${cores} generator core(s), ${conns} connections, ${secs}s, tools/list POST, median of ${rounds} rounds"
 echo
-echo "Machine: $(nproc) cores, $(uname -m), $(go version | cut -d' ' -f3); server and generators share it."
-gens=(wrk hey mcpbench)
+if [ "$total" -gt "$cores" ]; then
+  where="the server on cores $server_cpus"
+else
+  where="the server shares those cores"
+fi
+echo "Machine: $total cores, $(uname -m), $(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -n1), $(go version | cut -d' ' -f3); generators on cores $gen_cpus, $where."
+n=${#gens[@]}
 for mode in $servers; do
+  cpu_goal=1.15
+  [ "$mode" = sdk ] && cpu_goal=1.3
   start_server "$mode"
   # Warm the server up, then one generator at a time.
   "$bin" run --url "$url" -c "$conns" -d 1s -q --no-progress >/dev/null 2>&1 || true
   : >"$work/all"
   for ((k = 0; k < rounds; k++)); do
     : >"$work/round"
-    for ((g = 0; g < 3; g++)); do
-      "run_${gens[(k + g) % 3]}" >>"$work/round"
+    for ((g = 0; g < n; g++)); do
+      "run_${gens[(k + g) % n]}" >>"$work/round"
     done
     cat "$work/round" >>"$work/all"
     printf 'round %d: %s\n' $((k + 1)) "$(ratios "$work/round")" >>"$work/per-round"
