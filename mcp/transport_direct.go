@@ -146,13 +146,17 @@ func (t *directTransport) finishStream(c *wireConn, a wireAnswer, start time.Tim
 		done(readToEnd(a.stream)) // reads what is buffered: no wait
 	case state == streamLeftOpen:
 		pool.lend(c)
-		go func() { // the deadline set for the request bounds the read
-			// (a loop's connection cannot be read here: it is closed)
+		rest := func() { // the deadline set for the request bounds the read
 			ended := readToEnd(a.stream)
 			fasthttp.ReleaseResponse(a.resp)
 			c.lastUsed = start
 			pool.giveBack(c, ended && !a.close)
-		}()
+		}
+		if pool.onLoop != nil {
+			pool.onLoop.Go(rest) // a loop's connection is read on its loop
+		} else {
+			go rest()
+		}
 	default:
 		done(false)
 	}

@@ -53,10 +53,18 @@ func (g *Group) Size() int { return len(g.loops) }
 func (g *Group) Go(ctx context.Context, i int, fn func(ctx context.Context)) {
 	l := g.loops[i%len(g.loops)]
 	lctx := With(ctx, l)
+	l.spawn(func() { fn(lctx) })
+}
+
+// Go starts fn as another task of l, to run from l's next round. It must
+// be called from a task of l (or before the loop runs).
+func (l *Loop) Go(fn func()) { l.spawn(fn) }
+
+func (l *Loop) spawn(fn func()) {
 	t := &task{}
 	t.next, t.stop = iter.Pull(func(yield func(struct{}) bool) {
 		t.yield = yield
-		fn(lctx)
+		fn()
 	})
 	l.runq = append(l.runq, t)
 	l.alive++

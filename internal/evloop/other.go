@@ -28,4 +28,5 @@ func (g *Group) Close()                                         {}
 func From(context.Context) *Loop                                { return nil }
 func (l *Loop) Dial(string, time.Time) (net.Conn, error)        { return nil, errUnavailable }
 func (l *Loop) Adopt(net.Conn) (net.Conn, error)                { return nil, errUnavailable }
+func (l *Loop) Go(func())                                       {}
 func (l *Loop) SleepUntil(context.Context, time.Time) bool      { return false }
