@@ -7,7 +7,7 @@
 # CPU per request <= 1.15x wrk's (<= 1.3x against the Go SDK server).
 #
 #   scripts/bench-peers.sh [--cores N (1)] [-c CONNS (64 a core)] [-d SECONDS (5)]
-#                          [-r ROUNDS (5)] [--server "fixed nethttp sdk"] [--driver loops|goroutines (loops)]
+#                          [-r ROUNDS (5)] [--server "fixed nethttp sdk"] [--driver auto|loops|goroutines (auto)]
 #
 # --cores N pins every generator to cores 0..N-1 (taskset) and gives wrk
 # N threads; the server gets the cores above N when the machine has any,
@@ -31,7 +31,7 @@ conns=""
 secs=5
 rounds=5
 servers="fixed nethttp sdk"
-driver=loops
+driver=auto
 while [ $# -gt 0 ]; do
   case "$1" in
     --cores) cores=$2; shift 2 ;;

@@ -49,7 +49,7 @@ func (w *workloadFlags) register(fs *pflag.FlagSet, sweep bool) {
 	fs.DurationVar(&w.rampUp, "ramp-up", 0, "add workers (or raise the rate) evenly over D, not measured")
 	fs.Float64Var(&w.maxRate, "max-rate", 0, "cap a closed loop at R requests/s")
 	fs.Uint64Var(&w.seed, "seed", 1, "seed for mixes and generated arguments")
-	fs.StringVar(&w.driver, "driver", "auto", "what runs the workers: auto (goroutines for now), loops (event loops, one per core, where they fit: the direct engine without --max-rate or sessions of a scenario; else goroutines), goroutines")
+	fs.StringVar(&w.driver, "driver", "auto", "what runs the workers: auto or loops (event loops, one per core, where they fit: the direct engine without --max-rate or sessions of a scenario; else goroutines), goroutines")
 	enumFlag(fs, "method", "tools/list", "tools/call", "ping", "server/discover")
 	enumFlag(fs, "driver", "auto", "loops", "goroutines")
 	if !sweep {
@@ -89,16 +89,14 @@ func readJSONArg(flag, v string) (json.RawMessage, error) {
 }
 
 // loops is bench.Config.Loops for --driver: one event loop per core the
-// process may use, or none. "loops" asks for them where "auto" would
-// also use them; where they do not fit, both fall back to goroutines,
-// and the report's client.driver says which ran.
+// process may use, or none. "auto" (the default) and "loops" both use
+// them where they fit and fall back to goroutines elsewhere; the report's
+// client.driver says which ran.
 func (w *workloadFlags) loops() (int, error) {
 	switch w.driver {
-	case "loops":
+	case "loops", "auto":
 		return runtime.GOMAXPROCS(0), nil
-	case "auto", "goroutines":
-		// Loops stay opt-in until two hostile-suite cases pass on them
-		// (short-body-keepalive, continue-then-nothing: see issue 20).
+	case "goroutines":
 		return 0, nil
 	}
 	return 0, usagef("--driver %q: use auto, loops or goroutines", w.driver)

@@ -10,6 +10,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -275,4 +276,47 @@ func TestConnOffLoop(t *testing.T) {
 	if _, err := c.Read(make([]byte, 4)); !errors.Is(err, ErrOffLoop) {
 		t.Fatalf("read off the loop: %v, want ErrOffLoop", err)
 	}
+}
+
+// A garbage collection (which must stop every goroutine, the loops' too)
+// completes while a loop waits on a quiet socket, long before the wait
+// ends. A loop that retried its wait at once after the runtime's
+// preemption signal interrupted it could never be stopped, and the whole
+// process stalled until the loop ran out of work.
+func TestCollectionWhileALoopWaits(t *testing.T) {
+	addr := listen(t, func(c net.Conn) { _, _ = io.Copy(io.Discard, c) })
+	g := newGroup(t, 1, nil)
+	waiting, ended := make(chan net.Conn, 1), make(chan struct{})
+	g.Go(context.Background(), 0, func(ctx context.Context) {
+		c, err := From(ctx).Dial(addr, time.Time{})
+		if err != nil {
+			t.Error(err)
+			close(waiting)
+			return
+		}
+		defer c.Close()
+		_ = c.SetReadDeadline(time.Now().Add(10 * time.Second))
+		waiting <- c
+		_, _ = c.Read(make([]byte, 16))
+	})
+	go func() { g.Run(); close(ended) }()
+	c := <-waiting
+	if c == nil {
+		<-ended
+		return
+	}
+	collected := make(chan struct{})
+	go func() {
+		for range 3 {
+			runtime.GC()
+		}
+		close(collected)
+	}()
+	select {
+	case <-collected:
+	case <-ended:
+		t.Fatal("the collections finished only when the loop had nothing left to wait for")
+	}
+	_ = c.SetReadDeadline(time.Now()) // end the wait now
+	<-ended
 }

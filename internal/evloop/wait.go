@@ -3,6 +3,7 @@
 package evloop
 
 import (
+	"runtime"
 	"syscall"
 	"time"
 	"unsafe"
@@ -43,7 +44,13 @@ func (l *Loop) wait(d time.Duration) int {
 			n, _, errno = syscall.RawSyscall6(syscall.SYS_EPOLL_WAIT, uintptr(l.epfd), uintptr(evs), uintptr(len(l.events)), uintptr(ms), 0, 0)
 		}
 		if errno == syscall.EINTR {
-			continue
+			// Most often the runtime's preemption signal: a garbage
+			// collection waits for this goroutine to stop. Retrying at
+			// once would never reach a point where it can (the signal
+			// lands inside the system call), and the whole process would
+			// stall; yielding lets it stop, and the caller polls again.
+			runtime.Gosched()
+			return 0
 		}
 		if errno != 0 {
 			return 0 // the instance was closed under us: nothing to report
