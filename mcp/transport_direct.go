@@ -262,6 +262,9 @@ func (t *directTransport) readAnswer(c *wireConn, p *Prepared) (wireAnswer, erro
 	if _, err := br.Discard(len(h)); err != nil {
 		return a, err
 	}
+	if a.chunked {
+		return a, t.readChunks(br, &a, method)
+	}
 	a.body = t.buf(a.length)
 	n, err := io.ReadFull(br, a.body)
 	if err != nil {

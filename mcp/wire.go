@@ -18,11 +18,12 @@ import (
 
 // The direct engine carries the measured POSTs of plain-HTTP Streamable
 // HTTP on connections of its own. Its request is a byte string built once
-// per prepared request and written with one call; the common answer (a
-// status line, a few headers, Content-Length, a body) is parsed in place
-// from the read buffer. Anything less common (chunked bodies, which is how
-// SSE answers arrive, 1xx answers, folded headers) goes to fasthttp's
-// parser on the same buffered reader, since nothing has been consumed yet.
+// per prepared request and written with one call; the common answers (a
+// status line, a few headers, then a body of a Content-Length or in
+// chunks, chunked.go) are parsed in place from the read buffer. Anything
+// less common (SSE streams, 1xx answers, folded headers) goes to
+// fasthttp's parser on the same buffered reader, since nothing has been
+// consumed yet.
 //
 // Why not fasthttp's client alone: its general request writer, header
 // parser and pool bookkeeping cost about 1 µs of CPU per request more than
@@ -296,7 +297,8 @@ var (
 
 // parseHead reads the status and the headers the client needs from h. It
 // returns false, leaving the answer to fasthttp, for anything but a final
-// answer with a Content-Length, no Content-Encoding and plain header lines.
+// answer with a Content-Length or chunked (and not a stream of events), no
+// Content-Encoding and plain header lines.
 func parseHead(h []byte, a *wireAnswer, wantSession bool) bool {
 	if bytes.Count(h, lf) != bytes.Count(h, crlf) {
 		return false // a bare LF ends a line for fasthttp, not for the cuts below
@@ -332,7 +334,12 @@ func parseHead(h []byte, a *wireAnswer, wantSession bool) bool {
 				return false
 			}
 			length = n
-		case bytes.EqualFold(name, hTransferEncoding), bytes.EqualFold(name, hContentEncoding):
+		case bytes.EqualFold(name, hTransferEncoding):
+			if a.chunked || !bytes.EqualFold(value, []byte("chunked")) {
+				return false // a list of codings, or twice: fasthttp decides
+			}
+			a.chunked = true
+		case bytes.EqualFold(name, hContentEncoding):
 			return false
 		case bytes.EqualFold(name, hContentType):
 			a.contentType = bytesToString(value)
@@ -349,6 +356,12 @@ func parseHead(h []byte, a *wireAnswer, wantSession bool) bool {
 		case code >= 300 && bytes.EqualFold(name, hRetryAfter):
 			a.retryAfter = string(value)
 		}
+	}
+	if a.chunked {
+		// A stream is read as it comes (fasthttp's); with a length as
+		// well, the framing is ambiguous, fasthttp's to judge.
+		a.length = -1
+		return length < 0 && !hasMediaType(a.contentType, "text/event-stream")
 	}
 	if length < 0 {
 		return false

@@ -1,0 +1,94 @@
+package mcp
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+)
+
+// chunkedAnswer frames body as a chunked JSON answer, in chunks of at most
+// size bytes, each size line followed by ext, and the trailer lines after
+// the last chunk.
+func chunkedAnswer(body string, size int, ext, trailer string) string {
+	var b strings.Builder
+	b.WriteString("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n")
+	for len(body) > 0 {
+		n := min(size, len(body))
+		fmt.Fprintf(&b, "%X%s\r\n%s\r\n", n, ext, body[:n])
+		body = body[n:]
+	}
+	b.WriteString("0\r\n" + trailer + "\r\n")
+	return b.String()
+}
+
+// Chunked answers read in place come out whole, whatever the chunking,
+// the extensions and trailers, and however the bytes arrive, and leave the
+// connection ready for the next answer.
+func TestChunkedAnswersInPlace(t *testing.T) {
+	big := `{"jsonrpc":"2.0","id":#,"result":{"tools":[{"name":"` + strings.Repeat("x", 20<<10) + `","inputSchema":{"type":"object"}}]}}`
+	cases := []struct {
+		name string
+		step int
+		ans  string
+	}{
+		{"one chunk", 0, chunkedAnswer(toolsResult, 1<<20, "", "")},
+		{"small chunks, a byte at a time", 1, chunkedAnswer(toolsResult, 5, "", "")},
+		{"extensions and trailers", 3, chunkedAnswer(toolsResult, 9, " ;name=value", "X-Trailer: 1\r\nX-Other: 2\r\n")},
+		{"larger than the read buffer", 1000, chunkedAnswer(big, 4096, "", "")},
+		{"one chunk larger than the read buffer", 0, chunkedAnswer(big, 1<<20, "", "")},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			url := scriptServer(t, c.step, func(int, int, string) string { return c.ans })
+			cl := bareClient(t, url, 5*time.Second, 1<<20, EngineDirect)
+			defer cl.Close(context.Background())
+			s := cl.newSession()
+			p, _ := s.Prepare(Request{Method: "tools/list"})
+			for i := range 3 {
+				r := s.Do(context.Background(), p, "")
+				if r.Kind != OK {
+					t.Fatalf("request %d: %s: %v", i, r.Kind, r.Err)
+				}
+			}
+			if d := cl.Dials(); d != 1 {
+				t.Fatalf("%d dials for 3 requests, want 1", d)
+			}
+		})
+	}
+}
+
+// Broken, cut and oversized chunked answers each give one error that says
+// what of the body came.
+func TestChunkedAnswerFaults(t *testing.T) {
+	head := "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n"
+	cases := []struct {
+		name, ans string
+		kind      Kind
+		want      string
+	}{
+		{"no size", head + "zz\r\n{}\r\n0\r\n\r\n", KindTransport, `broken chunked framing: chunk-size line "zz" has no size`},
+		{"junk after the size", head + "2 x\r\n{}\r\n0\r\n\r\n", KindTransport, `chunk-size line "2 x" has "x" after the size`},
+		{"size line without CR", head + "2\n{}\r\n0\r\n\r\n", KindTransport, "does not end in CRLF"},
+		{"data longer than its size", head + "2\r\n{}}\r\n0\r\n\r\n", KindTransport, `"}\r" where a chunk's data should end in CRLF`},
+		{"a size of 16 digits", head + "1000000000000000\r\n", KindTransport, "more than 15 hex digits"},
+		{"closed inside a chunk", head + "40\r\n{\"jsonrpc\"\x00close", KindTransport, "chunked, 10 bytes of body came"},
+		{"closed before the last chunk", head + "2\r\n{}\r\n\x00close", KindTransport, "chunked, 2 bytes of body came"},
+		{"past the body limit", head + "400\r\n" + strings.Repeat(" ", 1024) + "\r\n401\r\n", KindTransport, "chunked, 1024 bytes of body came, then a chunk of 1025"},
+		{"stalls inside a chunk", head + "40\r\n{\"jsonrpc\"", KindTimeout, "no whole answer in time: HTTP 200 application/json, chunked, 10 bytes of body came"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			url := scriptServer(t, 0, func(int, int, string) string { return c.ans })
+			cl := bareClient(t, url, 300*time.Millisecond, 2048, EngineDirect)
+			defer cl.Close(context.Background())
+			s := cl.newSession()
+			p, _ := s.Prepare(Request{Method: "tools/list"})
+			r := s.Do(context.Background(), p, "")
+			if r.Kind != c.kind || r.Err == nil || !strings.Contains(r.Err.Error(), c.want) {
+				t.Fatalf("got %s: %v; want %s with %q", r.Kind, r.Err, c.kind, c.want)
+			}
+		})
+	}
+}
