@@ -37,8 +37,9 @@ type Session struct {
 	connWait time.Duration
 	// sentAt is when the current request went out, for the time to its
 	// first SSE event; callAt when its logical call began (the first of
-	// its rounds).
+	// its rounds). sentAtSet says do has just set sentAt for send.
 	sentAt, callAt time.Time
+	sentAtSet      bool
 	// refused and challenge are the status and WWW-Authenticate of the
 	// last answer refused for its credentials; retrying is set while the
 	// request is sent again with a new token.
@@ -154,6 +155,7 @@ func (s *Session) do(ctx context.Context, p *Prepared, cursor string) Result {
 		head = frameHead(p.req.Method, params)
 	}
 	s.callAt, s.cursor = time.Now(), cursor
+	s.sentAt, s.sentAtSet = s.callAt, true // the first round goes out now: one clock read, not two
 	r := s.send(ctx, p, head)
 	if r.Kind == KindJSONRPC && s.relistForHeaders(ctx, p, r) {
 		s.c.counts.rounds.Add(1)
@@ -176,7 +178,10 @@ func (s *Session) send(ctx context.Context, p *Prepared, head []byte) Result {
 	s.sendScratch = body
 
 	s.connWait = 0
-	s.sentAt = time.Now()
+	if !s.sentAtSet {
+		s.sentAt = time.Now()
+	}
+	s.sentAtSet = false
 	token := s.c.authToken()
 	// The result lives in the session: passed by address through
 	// interfaces, a local would escape to the heap on every request.

@@ -78,7 +78,7 @@ func (t *directTransport) exchange(ctx context.Context, p *Prepared, body []byte
 	if err := ctx.Err(); err != nil {
 		return false, &Error{Kind: KindOf(err), Msg: p.req.Method, Err: err}
 	}
-	start := time.Now()
+	start := t.s.sentAt // read by send just now
 	deadline := start.Add(t.s.c.opts.Timeout)
 	if dl, ok := ctx.Deadline(); ok && dl.Before(deadline) {
 		deadline = dl

@@ -225,11 +225,13 @@ func (c *Conn) wait(write bool) error {
 	if write {
 		op = "write"
 	}
-	if c.passed(write, time.Now().UnixNano()) {
-		return c.opError(op, os.ErrDeadlineExceeded)
-	}
 	if c.l.current == nil {
 		return c.opError(op, ErrOffLoop)
+	}
+	// The loop's last reading of the clock: a deadline it misses, as
+	// just passed, the scan or the check below still catches.
+	if c.passed(write, c.l.polled) {
+		return c.opError(op, os.ErrDeadlineExceeded)
 	}
 	c.waiter, c.waitWrite = c.l.current, write
 	if !c.l.suspend() {

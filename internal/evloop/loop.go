@@ -134,6 +134,9 @@ type Loop struct {
 	pwait2  bool // epoll_pwait2 (nanosecond time-outs) is there to use
 	// nextScan is when the Conns are next checked for passed deadlines.
 	nextScan time.Time
+	// polled is the time read after the last poll: a clock for checks
+	// that may be a little late, as the deadline scan makes up for them.
+	polled int64
 }
 
 // scanEvery is how often a loop checks its Conns' deadlines, so a
@@ -161,6 +164,7 @@ func (l *Loop) run() {
 		now := time.Now()
 		l.poll(l.timeout(now))
 		now = time.Now()
+		l.polled = now.UnixNano()
 		l.wakeSleepers(now)
 		if !now.Before(l.nextScan) {
 			l.scan(now)
