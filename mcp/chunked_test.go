@@ -1,6 +1,8 @@
 package mcp
 
 import (
+	"bufio"
+	"bytes"
 	"context"
 	"fmt"
 	"strings"
@@ -88,6 +90,45 @@ func TestChunkedAnswerFaults(t *testing.T) {
 			r := s.Do(context.Background(), p, "")
 			if r.Kind != c.kind || r.Err == nil || !strings.Contains(r.Err.Error(), c.want) {
 				t.Fatalf("got %s: %v; want %s with %q", r.Kind, r.Err, c.kind, c.want)
+			}
+		})
+	}
+}
+
+// BenchmarkChunkedAnswer reads a 10 KB tools/list answer in 4 KB chunks
+// (what the Go SDK's server sends for eight tools) from a read buffer and
+// scans it: in place, and through fasthttp's streaming reader as before.
+func BenchmarkChunkedAnswer(b *testing.B) {
+	tool := `{"name":"tool","description":"` + strings.Repeat("d", 1200) + `","inputSchema":{"type":"object"}},`
+	body := `{"jsonrpc":"2.0","id":1,"result":{"tools":[` + strings.Repeat(tool, 8) + `{"name":"last","inputSchema":{"type":"object"}}]}}`
+	ans := []byte(chunkedAnswer(body, 4096, "", ""))
+	for _, path := range []string{"in-place", "fasthttp"} {
+		b.Run(path, func(b *testing.B) {
+			d := &directTransport{pool: &wirePool{maxBody: 1 << 20}}
+			rd := bytes.NewReader(ans)
+			c := &wireConn{nc: readerConn{r: rd}}
+			c.br = bufio.NewReaderSize(c, wireReadBuffer)
+			p := &Prepared{req: Request{Method: "tools/list"}}
+			var rep reply
+			b.SetBytes(int64(len(ans)))
+			b.ReportAllocs()
+			for b.Loop() {
+				rd.Reset(ans)
+				c.br.Reset(c)
+				var a wireAnswer
+				var err error
+				if path == "in-place" {
+					a, err = d.readAnswer(c, p)
+				} else {
+					h, _ := peekHead(c.br)
+					err = d.readUncommon(c, &a, p, 0, h)
+				}
+				if err != nil {
+					b.Fatal(err)
+				}
+				if err := rep.parse(a.body); err != nil {
+					b.Fatal(err)
+				}
 			}
 		})
 	}

@@ -69,6 +69,35 @@ func (lp *loopPools) close() {
 	}
 }
 
+// A loop's pool is used by its own tasks only, one at a time, so its idle
+// connections wait on a stack rather than in the slots channel: the
+// channel, first in first out, would hand a nil slot (a new dial) to one
+// worker after another while idle connections queued behind the nils, up
+// to the pool's size on every loop, where the pool is sized for all the
+// client's workers.
+
+// takeIdle is the loop pool's most recently used idle connection, else
+// one adopted from the client's pool, else nil.
+func (p *wirePool) takeIdle() *wireConn {
+	if n := len(p.idle); n > 0 {
+		c := p.idle[n-1]
+		p.idle[n-1] = nil
+		p.idle = p.idle[:n-1]
+		return c
+	}
+	return p.adopt()
+}
+
+// keepIdle takes back a lent connection whose stream has ended, while
+// the free slots outnumber the idle connections; else it closes it.
+func (p *wirePool) keepIdle(c *wireConn, reusable bool) {
+	if reusable && !p.closed.Load() && len(p.idle) < len(p.slots) {
+		p.idle = append(p.idle, c)
+		return
+	}
+	c.nc.Close()
+}
+
 // adopt takes an idle connection of the client's pool onto the loop, so
 // the connections the sessions opened before the clock started carry the
 // measured requests, as they do without loops; nil when there is none.

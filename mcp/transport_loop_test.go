@@ -174,3 +174,50 @@ func BenchmarkClientOnlyLoop(b *testing.B) {
 		}
 	})
 }
+
+// Workers spread over loops reuse their loop's idle connections: however
+// many rounds they make, the client holds no more connections than it
+// has workers. (A loop's pool is sized for all of the client's workers;
+// taking its free slots first in first out dialled one connection per
+// slot on every loop, twice the file descriptors with two loops.)
+func TestLoopPoolsDialNoMoreThanTheWorkers(t *testing.T) {
+	url := rawServer(t)
+	ctx := context.Background()
+	const workers, loops, rounds = 8, 2, 50
+	c, err := Dial(ctx, Options{URL: url, Timeout: 5 * time.Second, PoolSize: workers})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close(ctx)
+	sessions := make([]*Session, workers)
+	for i := range sessions {
+		if sessions[i], err = c.NewSession(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	g, err := evloop.NewGroup(loops, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	var failed atomic.Int64
+	for i, s := range sessions {
+		g.Go(ctx, i%loops, func(lctx context.Context) {
+			p, _ := s.Prepare(Request{Method: "tools/list"})
+			for range rounds {
+				if r := s.Do(lctx, p, ""); r.Kind != OK {
+					failed.Add(1)
+					return
+				}
+				evloop.From(lctx).SleepUntil(lctx, time.Now().Add(100*time.Microsecond)) // let the others in
+			}
+		})
+	}
+	g.Run()
+	if n := failed.Load(); n > 0 {
+		t.Fatalf("%d workers failed", n)
+	}
+	if d := c.Dials(); d > workers {
+		t.Errorf("%d dials for %d workers", d, workers)
+	}
+}

@@ -86,6 +86,9 @@ type wirePool struct {
 	// adopted from base while it has idle ones, else dialled on the loop.
 	onLoop *evloop.Loop
 	base   *wirePool
+	// idle are a loop pool's idle connections, the last used on top; its
+	// slots then hold only nils (transport_loop.go).
+	idle []*wireConn
 
 	closed atomic.Bool
 }
@@ -146,7 +149,7 @@ func (p *wirePool) get(now, deadline time.Time) (*wireConn, time.Duration, error
 		}
 	}
 	if c == nil && p.onLoop != nil {
-		c = p.adopt() // transport_loop.go
+		c = p.takeIdle() // transport_loop.go
 	}
 	if c != nil && now.Sub(c.lastUsed) > wireStaleAfter && !c.alive() {
 		c.nc.Close()
@@ -190,6 +193,10 @@ func (p *wirePool) put(c *wireConn, reusable bool) {
 		c.nc.Close()
 		c = nil
 	}
+	if c != nil && p.onLoop != nil {
+		p.idle = append(p.idle, c)
+		c = nil
+	}
 	p.slots <- c
 }
 
@@ -202,6 +209,10 @@ func (p *wirePool) lend(*wireConn) { p.slots <- nil }
 // the place of a slot that holds no connection, or is closed when every
 // free slot has one (or none is free).
 func (p *wirePool) giveBack(c *wireConn, reusable bool) {
+	if p.onLoop != nil {
+		p.keepIdle(c, reusable)
+		return
+	}
 	for i := 0; reusable && !p.closed.Load() && i < cap(p.slots); i++ {
 		select {
 		case x := <-p.slots:
@@ -221,6 +232,10 @@ func (p *wirePool) giveBack(c *wireConn, reusable bool) {
 // back.
 func (p *wirePool) close() {
 	p.closed.Store(true)
+	for _, c := range p.idle {
+		c.nc.Close()
+	}
+	p.idle = nil
 	emptied := 0
 	defer func() {
 		for range emptied {
