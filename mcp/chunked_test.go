@@ -25,42 +25,6 @@ func chunkedAnswer(body string, size int, ext, trailer string) string {
 	return b.String()
 }
 
-// Chunked answers read in place come out whole, whatever the chunking,
-// the extensions and trailers, and however the bytes arrive, and leave the
-// connection ready for the next answer.
-func TestChunkedAnswersInPlace(t *testing.T) {
-	big := `{"jsonrpc":"2.0","id":#,"result":{"tools":[{"name":"` + strings.Repeat("x", 20<<10) + `","inputSchema":{"type":"object"}}]}}`
-	cases := []struct {
-		name string
-		step int
-		ans  string
-	}{
-		{"one chunk", 0, chunkedAnswer(toolsResult, 1<<20, "", "")},
-		{"small chunks, a byte at a time", 1, chunkedAnswer(toolsResult, 5, "", "")},
-		{"extensions and trailers", 3, chunkedAnswer(toolsResult, 9, " ;name=value", "X-Trailer: 1\r\nX-Other: 2\r\n")},
-		{"larger than the read buffer", 1000, chunkedAnswer(big, 4096, "", "")},
-		{"one chunk larger than the read buffer", 0, chunkedAnswer(big, 1<<20, "", "")},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			url := scriptServer(t, c.step, func(int, int, string) string { return c.ans })
-			cl := bareClient(t, url, 5*time.Second, 1<<20, EngineDirect)
-			defer cl.Close(context.Background())
-			s := cl.newSession()
-			p, _ := s.Prepare(Request{Method: "tools/list"})
-			for i := range 3 {
-				r := s.Do(context.Background(), p, "")
-				if r.Kind != OK {
-					t.Fatalf("request %d: %s: %v", i, r.Kind, r.Err)
-				}
-			}
-			if d := cl.Dials(); d != 1 {
-				t.Fatalf("%d dials for 3 requests, want 1", d)
-			}
-		})
-	}
-}
-
 // Broken, cut and oversized chunked answers each give one error that says
 // what of the body came.
 func TestChunkedAnswerFaults(t *testing.T) {

@@ -159,9 +159,6 @@ const toolsResult = `{"jsonrpc":"2.0","id":#,"result":{"tools":[]}}`
 func TestDirectEngineAnswers(t *testing.T) {
 	leaks := goleak.IgnoreCurrent()
 	big := `{"jsonrpc":"2.0","id":#,"result":{"tools":[{"name":"` + strings.Repeat("x", 20<<10) + `","inputSchema":{"type":"object"}}]}}`
-	chunked := func(body string) string {
-		return fmt.Sprintf("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n%x\r\n%s\r\n0\r\n\r\n", len(body), body)
-	}
 	event := "event: message\ndata: " + toolsResult + "\n\n"
 	sse := fmt.Sprintf("HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n%x\r\n%s\r\n0\r\n\r\n", len(event), event)
 	cases := []struct {
@@ -173,7 +170,13 @@ func TestDirectEngineAnswers(t *testing.T) {
 		{"content-length", 0, jsonAnswer("", toolsResult), 1},
 		{"one byte at a time", 1, jsonAnswer("", toolsResult), 1},
 		{"larger than the read buffer", 1000, jsonAnswer("", big), 1},
-		{"chunked", 7, chunked(toolsResult), 1},
+		{"chunked", 7, chunkedAnswer(toolsResult, 1<<20, "", ""), 1},
+		// Chunked answers are read in place (chunked.go), whatever the
+		// chunking, extensions and trailers, however the bytes arrive.
+		{"small chunks, a byte at a time", 1, chunkedAnswer(toolsResult, 5, "", ""), 1},
+		{"chunk extensions and trailers", 3, chunkedAnswer(toolsResult, 9, " ;name=value", "X-Trailer: 1\r\nX-Other: 2\r\n"), 1},
+		{"chunks larger than the read buffer", 1000, chunkedAnswer(big, 4096, "", ""), 1},
+		{"one chunk larger than the read buffer", 0, chunkedAnswer(big, 1<<20, "", ""), 1},
 		{"interim answer first", 0, "HTTP/1.1 100 Continue\r\n\r\n" + jsonAnswer("", toolsResult), 1},
 		{"connection close", 0, jsonAnswer("Connection: close\r\n", toolsResult) + "\x00close", 3},
 		{"HTTP/1.0", 0, strings.Replace(jsonAnswer("", toolsResult), "HTTP/1.1", "HTTP/1.0", 1) + "\x00close", 3},
