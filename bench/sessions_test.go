@@ -47,9 +47,11 @@ func TestPerRequestSessions(t *testing.T) {
 	}
 	perWorker := measure(mcp.SessionPerWorker)
 	perRequest := measure(mcp.SessionPerRequest)
-	// The handshake is three more round trips per measured request.
-	if perRequest.MeanMS < perWorker.MeanMS+0.5 {
-		t.Errorf("per-request mean %.2f ms is not above per-worker %.2f ms: the handshake was not measured", perRequest.MeanMS, perWorker.MeanMS)
+	// The handshake is three more round trips per measured request, 0.6
+	// to 1.5 ms more at the median here. Medians, not means: one slow
+	// scheduling on a busy machine moved a mean by half a millisecond.
+	if perRequest.P50MS < perWorker.P50MS+0.2 {
+		t.Errorf("per-request p50 %.2f ms is not above per-worker %.2f ms: the handshake was not measured", perRequest.P50MS, perWorker.P50MS)
 	}
 	if open := srv.Health().SessionsOpen; open != 0 {
 		t.Fatalf("%d sessions left open on the server", open)
