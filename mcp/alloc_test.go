@@ -91,21 +91,35 @@ func readFull(r *bufio.Reader, b []byte) (int, error) {
 	return n, nil
 }
 
+// rawSession is a client of engine on url (a rawServer) with one session
+// and a prepared tools/list; the client closes when the test ends.
+func rawSession(tb testing.TB, url string, engine Engine) (*Client, *Session, *Prepared) {
+	tb.Helper()
+	ctx := context.Background()
+	c, err := Dial(ctx, Options{URL: url, Timeout: 5 * time.Second, Engine: engine})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { c.Close(ctx) })
+	s, err := c.NewSession(ctx)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	p, err := s.Prepare(Request{Method: "tools/list"})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return c, s, p
+}
+
 // TestHotPathDoesNotAllocate: on the direct engine a measured request
 // costs the client no heap allocation at all.
 func TestHotPathDoesNotAllocate(t *testing.T) {
-	url := rawServer(t)
 	ctx := context.Background()
-	c, err := Dial(ctx, Options{URL: url, Timeout: 5 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close(ctx)
+	c, s, p := rawSession(t, rawServer(t), EngineAuto)
 	if c.Engine() != EngineDirect {
 		t.Fatalf("engine %s", c.Engine())
 	}
-	s, _ := c.NewSession(ctx)
-	p, _ := s.Prepare(Request{Method: "tools/list"})
 	if r := s.Do(ctx, p, ""); r.Kind != OK {
 		t.Fatal(r.Err)
 	}
@@ -126,13 +140,7 @@ func BenchmarkClientOnly(b *testing.B) {
 	ctx := context.Background()
 	for _, engine := range []Engine{EngineDirect, EngineNetHTTP} {
 		b.Run(string(engine), func(b *testing.B) {
-			c, err := Dial(ctx, Options{URL: url, Timeout: 5 * time.Second, Engine: engine})
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer c.Close(ctx)
-			s, _ := c.NewSession(ctx)
-			p, _ := s.Prepare(Request{Method: "tools/list"})
+			_, s, p := rawSession(b, url, engine)
 			b.ReportAllocs()
 			for b.Loop() {
 				if r := s.Do(ctx, p, ""); r.Kind != OK {

@@ -31,18 +31,11 @@ func onLoop(t testing.TB, fn func(ctx context.Context)) {
 // session's own, adopted (no second dial), and keep the hot path's
 // promise of no allocation per request.
 func TestLoopRequestsAdoptTheSessionsConnection(t *testing.T) {
-	url := rawServer(t)
 	ctx := context.Background()
-	c, err := Dial(ctx, Options{URL: url, Timeout: 5 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close(ctx)
+	c, s, p := rawSession(t, rawServer(t), EngineAuto)
 	if !c.LoopReady() {
 		t.Fatal("a plain-HTTP client on the direct engine should be loop-ready")
 	}
-	s, _ := c.NewSession(ctx)
-	p, _ := s.Prepare(Request{Method: "tools/list"})
 	if r := s.Do(ctx, p, ""); r.Kind != OK {
 		t.Fatal(r.Err)
 	}
@@ -154,15 +147,7 @@ func gatedServer(t *testing.T) (string, *atomic.Bool) {
 // BenchmarkClientOnlyLoop is BenchmarkClientOnly's direct engine with
 // the session on an event loop, as the loops driver runs it.
 func BenchmarkClientOnlyLoop(b *testing.B) {
-	url := rawServer(b)
-	ctx := context.Background()
-	c, err := Dial(ctx, Options{URL: url, Timeout: 5 * time.Second})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer c.Close(ctx)
-	s, _ := c.NewSession(ctx)
-	p, _ := s.Prepare(Request{Method: "tools/list"})
+	_, s, p := rawSession(b, rawServer(b), EngineAuto)
 	b.ReportAllocs()
 	b.ResetTimer()
 	onLoop(b, func(lctx context.Context) {

@@ -45,6 +45,20 @@ func listen(t *testing.T, serve func(net.Conn)) string {
 
 func echo(c net.Conn) { _, _ = io.Copy(c, c) }
 
+// goDialed runs fn as a task of g's first loop on a new connection to
+// addr, closed after it; the dial's error, else fn's, lands in *err.
+func goDialed(g *Group, addr string, err *error, fn func(c net.Conn) error) {
+	g.Go(context.Background(), 0, func(ctx context.Context) {
+		c, derr := From(ctx).Dial(addr, time.Time{})
+		if derr != nil {
+			*err = derr
+			return
+		}
+		defer c.Close()
+		*err = fn(c)
+	})
+}
+
 func newGroup(t *testing.T, n int, done <-chan struct{}) *Group {
 	t.Helper()
 	g, err := NewGroup(n, done)
@@ -109,21 +123,19 @@ func TestLargeWriteWaitsForRoom(t *testing.T) {
 		fmt.Fprintf(c, "%d", n)
 	})
 	g := newGroup(t, 1, nil)
-	var werr, rerr error
+	var err error
 	var reply []byte
-	g.Go(context.Background(), 0, func(ctx context.Context) {
-		c, err := From(ctx).Dial(addr, time.Time{})
-		if err != nil {
-			werr = err
-			return
+	goDialed(g, addr, &err, func(c net.Conn) error {
+		if _, err := c.Write(big); err != nil {
+			return fmt.Errorf("write: %w", err)
 		}
-		defer c.Close()
-		_, werr = c.Write(big)
-		reply, rerr = io.ReadAll(c)
+		var err error
+		reply, err = io.ReadAll(c)
+		return err
 	})
 	g.Run()
-	if werr != nil || rerr != nil {
-		t.Fatalf("write: %v, read: %v", werr, rerr)
+	if err != nil {
+		t.Fatal(err)
 	}
 	if want := fmt.Sprint(len(big)); string(reply) != want {
 		t.Fatalf("the server read %s bytes, want %s", reply, want)
@@ -136,17 +148,12 @@ func TestReadDeadline(t *testing.T) {
 	g := newGroup(t, 1, nil)
 	var err error
 	var took time.Duration
-	g.Go(context.Background(), 0, func(ctx context.Context) {
-		c, derr := From(ctx).Dial(addr, time.Time{})
-		if derr != nil {
-			err = derr
-			return
-		}
-		defer c.Close()
+	goDialed(g, addr, &err, func(c net.Conn) error {
 		start := time.Now()
 		_ = c.SetReadDeadline(start.Add(20 * time.Millisecond))
-		_, err = c.Read(make([]byte, 16))
+		_, err := c.Read(make([]byte, 16))
 		took = time.Since(start)
+		return err
 	})
 	g.Run()
 	var ne net.Error
@@ -165,16 +172,10 @@ func TestDeadlineFromOutsideWakesTheTask(t *testing.T) {
 	g := newGroup(t, 1, nil)
 	conns := make(chan net.Conn, 1)
 	var err error
-	g.Go(context.Background(), 0, func(ctx context.Context) {
-		c, derr := From(ctx).Dial(addr, time.Time{})
-		if derr != nil {
-			err = derr
-			close(conns)
-			return
-		}
-		defer c.Close()
+	goDialed(g, addr, &err, func(c net.Conn) error {
 		conns <- c
-		_, err = c.Read(make([]byte, 16))
+		_, err := c.Read(make([]byte, 16))
+		return err
 	})
 	go func() {
 		if c := <-conns; c != nil {
@@ -183,6 +184,7 @@ func TestDeadlineFromOutsideWakesTheTask(t *testing.T) {
 		}
 	}()
 	g.Run()
+	close(conns) // a failed dial sent none
 	if !errors.Is(err, os.ErrDeadlineExceeded) {
 		t.Fatalf("read error %v, want the deadline's", err)
 	}
@@ -194,14 +196,10 @@ func TestPeerCloseReadsAsEOF(t *testing.T) {
 	g := newGroup(t, 1, nil)
 	var got []byte
 	var err error
-	g.Go(context.Background(), 0, func(ctx context.Context) {
-		c, derr := From(ctx).Dial(addr, time.Time{})
-		if derr != nil {
-			err = derr
-			return
-		}
-		defer c.Close()
+	goDialed(g, addr, &err, func(c net.Conn) error {
+		var err error
 		got, err = io.ReadAll(c)
+		return err
 	})
 	g.Run()
 	if err != nil || string(got) != "bye" {
@@ -287,23 +285,19 @@ func TestCollectionWhileALoopWaits(t *testing.T) {
 	addr := listen(t, func(c net.Conn) { _, _ = io.Copy(io.Discard, c) })
 	g := newGroup(t, 1, nil)
 	waiting, ended := make(chan net.Conn, 1), make(chan struct{})
-	g.Go(context.Background(), 0, func(ctx context.Context) {
-		c, err := From(ctx).Dial(addr, time.Time{})
-		if err != nil {
-			t.Error(err)
-			close(waiting)
-			return
-		}
-		defer c.Close()
+	var err error
+	goDialed(g, addr, &err, func(c net.Conn) error {
 		_ = c.SetReadDeadline(time.Now().Add(10 * time.Second))
 		waiting <- c
 		_, _ = c.Read(make([]byte, 16))
+		return nil
 	})
 	go func() { g.Run(); close(ended) }()
-	c := <-waiting
-	if c == nil {
-		<-ended
-		return
+	var c net.Conn
+	select {
+	case c = <-waiting:
+	case <-ended:
+		t.Fatalf("the dial failed: %v", err)
 	}
 	collected := make(chan struct{})
 	go func() {
