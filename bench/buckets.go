@@ -81,9 +81,7 @@ func (s *seriesRec) histOf(b *bucketRec) *hdrhistogram.Histogram {
 		b.hist = NewHistogram()
 	}
 	if b.enc != "" {
-		if h, err := DecodeHistogram(b.enc); err == nil {
-			b.hist.Merge(h)
-		}
+		_ = MergeEncoded(b.hist, b.enc) // our own encoding: it reads back
 		b.enc = ""
 	}
 	return b.hist

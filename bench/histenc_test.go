@@ -1,8 +1,12 @@
 package bench
 
 import (
+	"encoding/base64"
 	"math/rand/v2"
+	"runtime"
 	"testing"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 )
 
 // TestHistEncoderMatchesLibrary holds the reusing encoder to the
@@ -53,5 +57,86 @@ func TestHistEncoderAllocations(t *testing.T) {
 	e.encode(h) // the buffers grow once
 	if n := testing.AllocsPerRun(20, func() { e.encode(h) }); n > 2 {
 		t.Errorf("%.0f allocations per encoding", n)
+	}
+}
+
+// TestMergeEncoded: merging an encoded bucket gives what decoding it and
+// merging the dense histogram gives, for every shape above, into a
+// histogram that already holds values; a bad string is an error.
+func TestMergeEncoded(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for round := range 20 {
+		src, base := NewHistogram(), NewHistogram()
+		for range []int{0, 1, 1000, 50_000}[round%4] {
+			_ = src.RecordValue(1 + int64(rng.ExpFloat64()*float64(int64(1)<<rng.IntN(30))))
+		}
+		for range 100 {
+			_ = base.RecordValue(100 + rng.Int64N(5000))
+		}
+		if round%7 == 0 {
+			_ = src.RecordValues(histMaxMicros, 1<<40) // a count that needs every byte
+		}
+		enc, err := EncodeHistogram(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := base.Clone()
+		dense, err := DecodeHistogram(enc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want.Merge(dense)
+		got := base.Clone()
+		if err := MergeEncoded(got, enc); err != nil {
+			t.Fatal(err)
+		}
+		if !got.Equals(want) || got.TotalCount() != base.TotalCount()+src.TotalCount() {
+			t.Fatalf("round %d: merged %d values, want %d (p99 %d, want %d)", round, got.TotalCount(), want.TotalCount(), got.ValueAtQuantile(99), want.ValueAtQuantile(99))
+		}
+	}
+	good, _ := EncodeHistogram(NewHistogram())
+	raw, _ := base64.StdEncoding.DecodeString(good)
+	cut := base64.StdEncoding.EncodeToString(raw[:len(raw)-6]) // inside the compressed counts
+	for _, bad := range []string{"not base64!", "AAAA", base64.StdEncoding.EncodeToString([]byte("HISTFAAAAAAAxyz")), cut} {
+		if err := MergeEncoded(NewHistogram(), bad); err == nil {
+			t.Errorf("%q merged without an error", bad)
+		}
+	}
+	wide := hdrhistogram.New(1, 100*histMaxMicros, histDigits)
+	_ = wide.RecordValue(50 * histMaxMicros)
+	enc, _ := EncodeHistogram(wide)
+	if err := MergeEncoded(NewHistogram(), enc); err == nil {
+		t.Error("a value past the hour merged without an error")
+	}
+}
+
+// TestMergeEncodedMemory: a merge allocates a small fraction of what the
+// library's decoder makes, which is what kept a long run's report
+// from raising the generator's peak memory.
+func TestMergeEncodedMemory(t *testing.T) {
+	h := NewHistogram()
+	rng := rand.New(rand.NewPCG(3, 4))
+	for range 25_000 {
+		_ = h.RecordValue(200 + int64(rng.ExpFloat64()*3000))
+	}
+	enc, _ := EncodeHistogram(h)
+	perMerge := func(merge func(dst *hdrhistogram.Histogram)) uint64 {
+		dst := NewHistogram()
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		for range 50 {
+			merge(dst)
+		}
+		runtime.ReadMemStats(&after)
+		return (after.TotalAlloc - before.TotalAlloc) / 50
+	}
+	inPlace := perMerge(func(dst *hdrhistogram.Histogram) { _ = MergeEncoded(dst, enc) })
+	dense := perMerge(func(dst *hdrhistogram.Histogram) {
+		d, _ := DecodeHistogram(enc)
+		dst.Merge(d)
+	})
+	t.Logf("bytes allocated per merge: %d in place, %d decoded", inPlace, dense)
+	if inPlace*20 > dense {
+		t.Errorf("a merge allocates %d bytes, decoding and merging %d: want under a twentieth", inPlace, dense)
 	}
 }

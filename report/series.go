@@ -91,8 +91,8 @@ func seriesRow(s *results.Series, from, to int) []string {
 	for i := from; i < to; i++ {
 		n += s.Requests(i)
 		errs += s.Requests(i) - s.OK[i]
-		if d, err := bench.DecodeHistogram(s.Histograms[i]); err == nil && s.Histograms[i] != "" {
-			h.Merge(d)
+		if s.Histograms[i] != "" {
+			_ = bench.MergeEncoded(h, s.Histograms[i]) // a bucket that cannot be read adds nothing
 		}
 	}
 	var l bench.Latency

@@ -182,14 +182,10 @@ func mergeEncoded(into **hdrhistogram.Histogram, enc string) bool {
 	if enc == "" {
 		return false
 	}
-	h, err := bench.DecodeHistogram(enc)
-	if err != nil {
-		return false
-	}
 	if *into == nil {
 		*into = bench.NewHistogram()
 	}
-	return (*into).Merge(h) == 0
+	return bench.MergeEncoded(*into, enc) == nil
 }
 
 // lagOf returns *l, or zeros for nil.

@@ -65,11 +65,9 @@ func mergedP99(s *Series, from, to int) (p99Of, bool) {
 			}
 			continue
 		}
-		b, err := bench.DecodeHistogram(s.Histograms[i])
-		if err != nil {
+		if err := bench.MergeEncoded(h, s.Histograms[i]); err != nil {
 			return p99Of{}, false
 		}
-		h.Merge(b)
 	}
 	return p99Of{p99: float64(h.ValueAtQuantile(99)) / 1000, n: h.TotalCount()}, true
 }
