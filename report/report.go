@@ -5,36 +5,46 @@
 package report
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"io"
-	"strings"
 )
 
 // writeIndented writes v as indented JSON, the form of every report,
 // except that an array of plain values (numbers, strings) stays on one
 // line: a time series is columns of thousands of numbers, which one per
 // line would turn into tens of thousands of lines. encoding/json's
-// indenter has no such option, hence the few lines below.
+// indenter has no such option, hence the few lines below. The compact
+// text goes from the encoder's own buffer through the indenter straight
+// to w: a long soak's report is megabytes, and a copy of it and an
+// indented copy raised the generator's peak memory at the end of a run.
 func writeIndented(w io.Writer, v any) error {
-	src, err := json.Marshal(v)
-	if err != nil {
+	bw := bufio.NewWriterSize(w, 64<<10)
+	if err := json.NewEncoder(indenter{bw}).Encode(v); err != nil {
 		return err
 	}
-	var b bytes.Buffer
-	b.Grow(len(src) + len(src)/4)
-	indentJSON(&b, src, "  ")
-	_, err = w.Write(b.Bytes())
-	return err
+	return bw.Flush()
+}
+
+// indenter indents each compact JSON text written to it (the encoder
+// writes a value in one call, with a newline after it).
+type indenter struct{ w *bufio.Writer }
+
+func (in indenter) Write(src []byte) (int, error) {
+	indentJSON(in.w, bytes.TrimSuffix(src, []byte("\n")), "  ")
+	return len(src), nil
 }
 
 // indentJSON writes the compact JSON src as json.Indent would, but with
-// flat arrays kept whole.
-func indentJSON(b *bytes.Buffer, src []byte, indent string) {
+// flat arrays kept whole. Write errors stay in b for its Flush.
+func indentJSON(b *bufio.Writer, src []byte, indent string) {
 	depth := 0
 	newline := func() {
 		b.WriteByte('\n')
-		b.WriteString(strings.Repeat(indent, depth))
+		for range depth {
+			b.WriteString(indent)
+		}
 	}
 	for i := 0; i < len(src); i++ {
 		switch c := src[i]; c {

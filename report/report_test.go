@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"math/rand/v2"
 	"testing"
 )
@@ -79,3 +80,15 @@ func TestIndentRoundTrips(t *testing.T) {
 		}
 	}
 }
+
+// TestIndentReportsWriteErrors: a report that cannot be written says so.
+func TestIndentReportsWriteErrors(t *testing.T) {
+	big := map[string]any{"s": bytes.Repeat([]byte("x"), 200<<10)}
+	if err := writeIndented(failingWriter{}, big); err == nil {
+		t.Error("a failed write went unreported")
+	}
+}
+
+type failingWriter struct{}
+
+func (failingWriter) Write([]byte) (int, error) { return 0, errors.New("disk full") }
