@@ -7,6 +7,7 @@ import (
 	"encoding/binary"
 	"math"
 	"math/bits"
+	"sync"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 )
@@ -59,10 +60,21 @@ func flatIndex(v int64) int64 {
 	return (bucket+1)<<subBucketHalfMagnitude + sub - subBucketHalfCount
 }
 
+// histEncoders keep encoders for EncodeHistogram: a report encodes a
+// few histograms at its end, and the library's encoder makes some 900 KB
+// of garbage for each.
+var histEncoders = sync.Pool{New: func() any { return newHistEncoder() }}
+
+// bucketGeometry says whether h has NewHistogram's geometry, the one the
+// encoder and the decoder (histdec.go) handle themselves.
+func bucketGeometry(h *hdrhistogram.Histogram) bool {
+	return h.LowestTrackableValue() == histMinMicros && h.SignificantFigures() == histDigits && h.HighestTrackableValue() == histMaxMicros
+}
+
 // encode returns h in EncodeHistogram's form.
 func (e *histEncoder) encode(h *hdrhistogram.Histogram) string {
-	if h.LowestTrackableValue() != histMinMicros || h.SignificantFigures() != histDigits || h.HighestTrackableValue() != histMaxMicros {
-		s, _ := EncodeHistogram(h)
+	if !bucketGeometry(h) {
+		s, _ := encodeWithLibrary(h)
 		return s
 	}
 	e.sparse.Reset()

@@ -22,8 +22,19 @@ func NewHistogram() *hdrhistogram.Histogram {
 }
 
 // EncodeHistogram is the base64 text of the compressed HdrHistogram V2 form,
-// which merge decodes without loss.
+// which merge decodes without loss. Histograms of NewHistogram's geometry
+// go through a kept encoder (histenc.go), the others through the library.
 func EncodeHistogram(h *hdrhistogram.Histogram) (string, error) {
+	if !bucketGeometry(h) {
+		return encodeWithLibrary(h)
+	}
+	e := histEncoders.Get().(*histEncoder)
+	defer histEncoders.Put(e)
+	return e.encode(h), nil
+}
+
+// encodeWithLibrary is EncodeHistogram by the library's encoder.
+func encodeWithLibrary(h *hdrhistogram.Histogram) (string, error) {
 	b, err := h.Encode(hdrhistogram.V2CompressedEncodingCookieBase)
 	if err != nil {
 		return "", err
