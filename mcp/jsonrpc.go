@@ -176,19 +176,26 @@ type reply struct {
 	// structuredContent, resultType (2026-07-28) and task (a task handle).
 	inResult [numResultKeys][]byte
 	memo     parseMemo
+	// shared, when set, is used instead of memo: the memo of the event
+	// loop the session's request runs on (transport_loop.go).
+	shared *parseMemo
 }
 
 var replyKeys = [][]byte{[]byte("id"), []byte("method"), []byte("result"), []byte("error")}
 
 // parse scans one JSON-RPC message; a null member counts as absent.
 func (r *reply) parse(b []byte) error {
-	if !r.memo.recall(b, &r.found, &r.inResult) {
+	m := &r.memo
+	if r.shared != nil {
+		m = r.shared
+	}
+	if !m.recall(b, &r.found, &r.inResult) {
 		if err := membersWithin(b, replyKeys, r.found[:], resultKey, resultKeys[:], r.inResult[:]); err != nil {
 			r.ID, r.Method, r.Result, r.Error = nil, nil, nil, nil
 			r.found, r.inResult = [4][]byte{}, [numResultKeys][]byte{}
 			return err
 		}
-		r.memo.remember(b, &r.found, &r.inResult)
+		m.remember(b, &r.found, &r.inResult)
 	}
 	r.ID, r.Method, r.Result, r.Error = r.found[0], nonNull(r.found[1]), nonNull(r.found[2]), nonNull(r.found[3])
 	return nil

@@ -85,6 +85,7 @@ func (t *directTransport) exchange(ctx context.Context, p *Prepared, body []byte
 	}
 	t.pool = t.poolFor(ctx)
 	pool := t.pool
+	t.s.rep.shared = pool.memo
 	c, waited, err := pool.get(start, deadline)
 	t.s.connWait = waited
 	if err != nil {

@@ -14,6 +14,12 @@ import (
 // per loop, since a loop's connections can only be used by its own tasks.
 // Everything else about the exchange is the direct engine's as it is.
 
+// The sessions of a loop also share one parse memo (memo.go): they ask
+// the same things and get the same answers, so one remembered answer,
+// read by every request, stays in the core's cache, where one per session
+// (ten thousand of them, 10 KB each against the Go SDK's tools/list) was
+// read cold each time and held memory besides.
+
 // loopPools are a client's pools, one per event loop that sent on it.
 type loopPools struct {
 	u     *url.URL
@@ -52,7 +58,7 @@ func (lp *loopPools) forLoop(l *evloop.Loop, base *wirePool) *wirePool {
 		// As large as the client's pool: the loop's workers are a part
 		// of the client's, so they never wait for a slot.
 		p = newWirePool(lp.u, lp.o, lp.size, lp.dials)
-		p.onLoop, p.base = l, base
+		p.onLoop, p.base, p.memo = l, base, new(parseMemo)
 		lp.byLoop[l] = p
 	}
 	return p

@@ -166,14 +166,43 @@ func BenchmarkClientOnlyLoop(b *testing.B) {
 // taking its free slots first in first out dialled one connection per
 // slot on every loop, twice the file descriptors with two loops.)
 func TestLoopPoolsDialNoMoreThanTheWorkers(t *testing.T) {
+	const workers = 8
+	c, _ := sessionsOnLoops(t, workers, 2, 50)
+	if d := c.Dials(); d > workers {
+		t.Errorf("%d dials for %d workers", d, workers)
+	}
+}
+
+// The sessions of a loop parse with the loop's memo, not their own: one
+// copy of the answer for all of them.
+func TestLoopSessionsShareOneParseMemo(t *testing.T) {
+	_, sessions := sessionsOnLoops(t, 4, 1, 20)
+	loopMemo := sessions[0].t.(*directTransport).loopPool.memo
+	if loopMemo == nil || len(loopMemo.text) == 0 {
+		t.Fatal("the loop's memo holds no answer")
+	}
+	for i, s := range sessions {
+		if n := len(s.rep.memo.text); n > 0 {
+			t.Errorf("session %d kept an answer of its own (%d bytes)", i, n)
+		}
+		if s.rep.shared != loopMemo {
+			t.Errorf("session %d does not parse with its loop's memo", i)
+		}
+	}
+}
+
+// sessionsOnLoops runs workers sessions of one client, spread over loops
+// event loops, each making rounds tools/list requests (all of which must
+// succeed), and returns the client and its sessions.
+func sessionsOnLoops(t *testing.T, workers, loops, rounds int) (*Client, []*Session) {
+	t.Helper()
 	url := rawServer(t)
 	ctx := context.Background()
-	const workers, loops, rounds = 8, 2, 50
 	c, err := Dial(ctx, Options{URL: url, Timeout: 5 * time.Second, PoolSize: workers})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer c.Close(ctx)
+	t.Cleanup(func() { c.Close(ctx) })
 	sessions := make([]*Session, workers)
 	for i := range sessions {
 		if sessions[i], err = c.NewSession(ctx); err != nil {
@@ -202,7 +231,5 @@ func TestLoopPoolsDialNoMoreThanTheWorkers(t *testing.T) {
 	if n := failed.Load(); n > 0 {
 		t.Fatalf("%d workers failed", n)
 	}
-	if d := c.Dials(); d > workers {
-		t.Errorf("%d dials for %d workers", d, workers)
-	}
+	return c, sessions
 }

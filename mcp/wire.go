@@ -89,6 +89,9 @@ type wirePool struct {
 	// idle are a loop pool's idle connections, the last used on top; its
 	// slots then hold only nils (transport_loop.go).
 	idle []*wireConn
+	// memo is a loop pool's parse memo, one for all the sessions whose
+	// requests the loop runs (transport_loop.go).
+	memo *parseMemo
 
 	closed atomic.Bool
 }
