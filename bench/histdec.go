@@ -107,8 +107,20 @@ func (d *histDecoder) inflate(z []byte) error {
 	return err
 }
 
+// countsLen is the number of bins of the geometry as the library sizes
+// it: buckets of 2^11 sub-buckets, doubling until one reaches past
+// histMaxMicros, half of each after the first counted.
+var countsLen = func() int64 {
+	b := int64(1)
+	for int64(2*subBucketHalfCount)<<(b-1) <= histMaxMicros {
+		b++
+	}
+	return (b + 1) * subBucketHalfCount
+}()
+
 // addCounts reads the payload's ZigZag LEB128 counts (a negative one is
-// a run of empty bins) and records each bin's count at its value.
+// a run of empty bins) and records each bin's count at its value. A
+// payload that runs past the last bin is broken, as the library says.
 func addCounts(dst *hdrhistogram.Histogram, payload []byte) error {
 	index, dropped := int64(0), false
 	for len(payload) > 0 {
@@ -119,8 +131,14 @@ func addCounts(dst *hdrhistogram.Histogram, payload []byte) error {
 		payload = payload[n:]
 		c := int64(u>>1) ^ -int64(u&1)
 		if c < 0 {
+			if c < -countsLen || index-c > countsLen {
+				return errBadPayload
+			}
 			index -= c
 			continue
+		}
+		if index >= countsLen {
+			return errBadPayload
 		}
 		if c > 0 && dst.RecordValues(valueAtIndex(index), c) != nil {
 			dropped = true

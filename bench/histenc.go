@@ -98,14 +98,20 @@ func (e *histEncoder) encode(h *hdrhistogram.Histogram) string {
 	if next == 0 { // empty: the library writes the one bin of value 0
 		e.payload = binary.AppendUvarint(e.payload, zigzag(0))
 	}
+	return e.wrap(e.payload)
+}
+
+// wrap puts a payload of counts into the V2 form: the header of the
+// buckets' geometry, compressed, base64 twice.
+func (e *histEncoder) wrap(payload []byte) string {
 	e.inner = binary.BigEndian.AppendUint32(e.inner[:0], v2Cookie)
-	e.inner = binary.BigEndian.AppendUint32(e.inner, uint32(len(e.payload)))
+	e.inner = binary.BigEndian.AppendUint32(e.inner, uint32(len(payload)))
 	e.inner = binary.BigEndian.AppendUint32(e.inner, 0) // normalizing index offset
 	e.inner = binary.BigEndian.AppendUint32(e.inner, histDigits)
 	e.inner = binary.BigEndian.AppendUint64(e.inner, histMinMicros)
 	e.inner = binary.BigEndian.AppendUint64(e.inner, histMaxMicros)
 	e.inner = binary.BigEndian.AppendUint64(e.inner, math.Float64bits(1)) // integer to double ratio
-	e.inner = append(e.inner, e.payload...)
+	e.inner = append(e.inner, payload...)
 
 	e.zbuf.Reset()
 	e.zw.Reset(&e.zbuf)

@@ -2,6 +2,7 @@ package bench
 
 import (
 	"encoding/base64"
+	"encoding/binary"
 	"math/rand/v2"
 	"runtime"
 	"testing"
@@ -105,6 +106,9 @@ func TestMergeEncoded(t *testing.T) {
 			t.Errorf("%q merged without an error", bad)
 		}
 	}
+	if n := int64(len(NewHistogram().Export().Counts)); n != countsLen {
+		t.Errorf("countsLen %d, the library's %d", countsLen, n)
+	}
 	wide := hdrhistogram.New(1, 100*histMaxMicros, histDigits)
 	_ = wide.RecordValue(50 * histMaxMicros)
 	enc, _ := EncodeHistogram(wide)
@@ -142,4 +146,33 @@ func TestMergeEncodedMemory(t *testing.T) {
 	if inPlace*20 > dense {
 		t.Errorf("a merge allocates %d bytes, decoding and merging %d: want under a twentieth", inPlace, dense)
 	}
+}
+
+// FuzzMergeEncoded: any payload of counts, put in the V2 form, merges or
+// fails without a panic, and where the library's decoder reads it and its
+// counts fit, the merge gives the same histogram.
+func FuzzMergeEncoded(f *testing.F) {
+	f.Add([]byte{0})
+	f.Add(binary.AppendUvarint(binary.AppendUvarint(nil, zigzag(-1500)), zigzag(3)))
+	f.Add(binary.AppendUvarint(binary.AppendUvarint(nil, zigzag(-countsLen+1)), zigzag(1<<40)))
+	e := newHistEncoder()
+	f.Fuzz(func(t *testing.T, payload []byte) {
+		s := e.wrap(payload)
+		got := NewHistogram()
+		err := MergeEncoded(got, s)
+		lib, libErr := DecodeHistogram(s)
+		if libErr != nil {
+			return
+		}
+		want := NewHistogram()
+		if want.Merge(lib) > 0 {
+			return
+		}
+		if err != nil {
+			t.Fatalf("the library reads payload %x, MergeEncoded: %v", payload, err)
+		}
+		if !got.Equals(want) {
+			t.Fatalf("payload %x: merged %d values, the library %d", payload, got.TotalCount(), want.TotalCount())
+		}
+	})
 }
