@@ -102,7 +102,7 @@ func (d *histDecoder) inflate(z []byte) error {
 		return err
 	}
 	d.inner.Reset()
-	d.limit = io.LimitedReader{R: d.zr, N: innerHeader + 9*flatIndex(histMaxMicros) + 9}
+	d.limit = io.LimitedReader{R: d.zr, N: innerHeader + 9*countsLen}
 	_, err = d.inner.ReadFrom(&d.limit)
 	return err
 }

@@ -182,10 +182,15 @@ func mergeEncoded(into **hdrhistogram.Histogram, enc string) bool {
 	if enc == "" {
 		return false
 	}
-	if *into == nil {
-		*into = bench.NewHistogram()
+	if *into != nil {
+		return bench.MergeEncoded(*into, enc) == nil
 	}
-	return bench.MergeEncoded(*into, enc) == nil
+	h := bench.NewHistogram()
+	if bench.MergeEncoded(h, enc) != nil {
+		return false // one that cannot be read leaves *into unmade
+	}
+	*into = h
+	return true
 }
 
 // lagOf returns *l, or zeros for nil.
