@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/mcpbench/mcpbench/internal/evloop"
 )
@@ -57,8 +58,8 @@ func (lp *loopPools) forLoop(l *evloop.Loop, base *wirePool) *wirePool {
 	if p == nil {
 		// As large as the client's pool: the loop's workers are a part
 		// of the client's, so they never wait for a slot.
-		p = newWirePool(lp.u, lp.o, lp.size, lp.dials)
-		p.onLoop, p.base, p.memo = l, base, new(parseMemo)
+		p = newWirePool(lp.u, lp.o, 0, lp.dials)
+		p.onLoop, p.base, p.memo, p.free = l, base, new(parseMemo), lp.size
 		lp.byLoop[l] = p
 	}
 	return p
@@ -75,12 +76,33 @@ func (lp *loopPools) close() {
 	}
 }
 
-// A loop's pool is used by its own tasks only, one at a time, so its idle
-// connections wait on a stack rather than in the slots channel: the
-// channel, first in first out, would hand a nil slot (a new dial) to one
-// worker after another while idle connections queued behind the nils, up
-// to the pool's size on every loop, where the pool is sized for all the
-// client's workers.
+// A loop's pool is used by its own tasks only, one at a time, so it
+// needs no channel: it counts its free slots, and its idle connections
+// wait on a stack. The channel, first in first out, would hand a nil
+// slot (a new dial) to one worker after another while idle connections
+// queued behind the nils, up to the pool's size on every loop, where the
+// pool is sized for all the client's workers; and a task that waited on
+// it would stop its whole loop.
+
+// getOnLoop is get for a loop's pool. The pool is as large as the
+// client's, so a slot is always free; were none, the task could not wait
+// for one without stopping the loop that would free it.
+func (p *wirePool) getOnLoop(now, deadline time.Time) (*wireConn, error) {
+	if p.free == 0 {
+		return nil, errNoFreeConn
+	}
+	p.free--
+	return p.ready(p.takeIdle(), now, deadline)
+}
+
+// putOnLoop is put for a loop's pool: c, when not nil, goes on top of
+// the idle stack.
+func (p *wirePool) putOnLoop(c *wireConn) {
+	if c != nil {
+		p.idle = append(p.idle, c)
+	}
+	p.free++
+}
 
 // takeIdle is the loop pool's most recently used idle connection, else
 // one adopted from the client's pool, else nil.
@@ -97,7 +119,7 @@ func (p *wirePool) takeIdle() *wireConn {
 // keepIdle takes back a lent connection whose stream has ended, while
 // the free slots outnumber the idle connections; else it closes it.
 func (p *wirePool) keepIdle(c *wireConn, reusable bool) {
-	if reusable && !p.closed.Load() && len(p.idle) < len(p.slots) {
+	if reusable && !p.closed.Load() && len(p.idle) < p.free {
 		p.idle = append(p.idle, c)
 		return
 	}

@@ -4,8 +4,10 @@ package mcp
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"net"
+	"net/http"
 	"runtime"
 	"strings"
 	"sync/atomic"
@@ -232,4 +234,54 @@ func sessionsOnLoops(t *testing.T, workers, loops, rounds int) (*Client, []*Sess
 		t.Fatalf("%d workers failed", n)
 	}
 	return c, sessions
+}
+
+// A task finding its loop's pool without a free slot is told so at once:
+// waiting would stop the loop, and with it the request that holds the
+// slot, until the time-out. (The pool is sized for all the client's
+// workers, so only a pool made too small gets here.) The server takes
+// its time, so the first request is surely waiting when the second asks.
+func TestLoopPoolWithoutAFreeSlotDoesNotStopTheLoop(t *testing.T) {
+	ctx := context.Background()
+	const timeout = 20 * time.Second
+	url := modernServer(t, func(method string, _ json.RawMessage, _ *http.Request) json.RawMessage {
+		if method == "tools/list" {
+			time.Sleep(300 * time.Millisecond)
+		}
+		return json.RawMessage(`{"tools":[]}`)
+	})
+	c, err := Dial(ctx, Options{URL: url, Timeout: timeout, PoolSize: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close(ctx) })
+	var sessions [2]*Session
+	for i := range sessions {
+		if sessions[i], err = c.NewSession(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	g, err := evloop.NewGroup(1, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	var results [2]Result
+	for i, s := range sessions {
+		g.Go(ctx, 0, func(lctx context.Context) {
+			p, _ := s.Prepare(Request{Method: "tools/list"})
+			results[i] = s.Do(lctx, p, "")
+		})
+	}
+	start := time.Now()
+	g.Run()
+	if took := time.Since(start); took > timeout/2 {
+		t.Errorf("the two requests took %v: the second waited for a slot on the loop", took)
+	}
+	if results[0].Kind != OK {
+		t.Errorf("first request: %v %v", results[0].Kind, results[0].Err)
+	}
+	if results[1].Kind == OK || results[1].Err == nil || !strings.Contains(results[1].Err.Error(), errNoFreeConn.Error()) {
+		t.Errorf("second request: %v %v, want the pool's %q", results[1].Kind, results[1].Err, errNoFreeConn)
+	}
 }

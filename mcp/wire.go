@@ -2,9 +2,7 @@ package mcp
 
 import (
 	"bufio"
-	"bytes"
 	"errors"
-	"io"
 	"net"
 	"net/url"
 	"os"
@@ -13,7 +11,6 @@ import (
 	"time"
 
 	"github.com/mcpbench/mcpbench/internal/evloop"
-	"github.com/valyala/fasthttp"
 )
 
 // The direct engine carries the measured POSTs of plain-HTTP Streamable
@@ -74,7 +71,8 @@ func noProxyCovers(host string) bool {
 // wirePool holds at most max connections to one address. Its slots
 // channel holds one entry per connection the pool may have: an idle
 // connection, or nil for one not dialled. Taking a request's connection is
-// one receive, giving it back one send.
+// one receive, giving it back one send. A loop's pool counts its free
+// slots instead (transport_loop.go).
 type wirePool struct {
 	addr    string
 	dialer  net.Dialer
@@ -86,9 +84,10 @@ type wirePool struct {
 	// adopted from base while it has idle ones, else dialled on the loop.
 	onLoop *evloop.Loop
 	base   *wirePool
-	// idle are a loop pool's idle connections, the last used on top; its
-	// slots then hold only nils (transport_loop.go).
+	// idle are a loop pool's idle connections, the last used on top, and
+	// free its free slots, idle ones among them (transport_loop.go).
 	idle []*wireConn
+	free int
 	// memo is a loop pool's parse memo, one for all the sessions whose
 	// requests the loop runs (transport_loop.go).
 	memo *parseMemo
@@ -135,6 +134,10 @@ func newWirePool(u *url.URL, o Options, size int, dials *atomic.Int64) *wirePool
 // get returns a connection, dialling one if a free slot has none, and how
 // long it waited for a slot. It gives up at deadline.
 func (p *wirePool) get(now, deadline time.Time) (*wireConn, time.Duration, error) {
+	if p.onLoop != nil {
+		c, err := p.getOnLoop(now, deadline) // transport_loop.go
+		return c, 0, err
+	}
 	var c *wireConn
 	var waited time.Duration
 	select {
@@ -151,21 +154,27 @@ func (p *wirePool) get(now, deadline time.Time) (*wireConn, time.Duration, error
 			return nil, time.Since(asked), errNoFreeConn
 		}
 	}
-	if c == nil && p.onLoop != nil {
-		c = p.takeIdle() // transport_loop.go
-	}
+	c, err := p.ready(c, now, deadline)
+	return c, waited, err
+}
+
+// ready makes c, the connection of the slot just taken, fit to send on:
+// a stale one is checked and dropped if dead, and nil is dialled. A
+// failed dial frees the slot again.
+func (p *wirePool) ready(c *wireConn, now, deadline time.Time) (*wireConn, error) {
 	if c != nil && now.Sub(c.lastUsed) > wireStaleAfter && !c.alive() {
 		c.nc.Close()
 		c = nil
 	}
-	if c == nil {
-		var err error
-		if c, err = p.dial(deadline); err != nil {
-			p.slots <- nil
-			return nil, waited, err
-		}
+	if c != nil {
+		return c, nil
 	}
-	return c, waited, nil
+	c, err := p.dial(deadline)
+	if err != nil {
+		p.freeSlot()
+		return nil, err
+	}
+	return c, nil
 }
 
 func (p *wirePool) dial(deadline time.Time) (*wireConn, error) {
@@ -196,9 +205,9 @@ func (p *wirePool) put(c *wireConn, reusable bool) {
 		c.nc.Close()
 		c = nil
 	}
-	if c != nil && p.onLoop != nil {
-		p.idle = append(p.idle, c)
-		c = nil
+	if p.onLoop != nil {
+		p.putOnLoop(c)
+		return
 	}
 	p.slots <- c
 }
@@ -206,7 +215,16 @@ func (p *wirePool) put(c *wireConn, reusable bool) {
 // lend takes c, whose stream is still being read after its response, out
 // of the pool's count: its slot is free for another connection at once, so
 // no request waits for a server to close a stream it no longer needs.
-func (p *wirePool) lend(*wireConn) { p.slots <- nil }
+func (p *wirePool) lend(*wireConn) { p.freeSlot() }
+
+// freeSlot frees a slot that holds no connection.
+func (p *wirePool) freeSlot() {
+	if p.onLoop != nil {
+		p.free++
+		return
+	}
+	p.slots <- nil
+}
 
 // giveBack returns a lent connection once its stream has ended: it takes
 // the place of a slot that holds no connection, or is closed when every
@@ -271,171 +289,3 @@ func (c *wireConn) alive() bool {
 	var ne net.Error
 	return errors.As(err, &ne) && ne.Timeout()
 }
-
-// wireAnswer is what a round trip read; body is the session's buffer. An
-// SSE answer is not read whole but handed over as stream, which reads the
-// rest of it from the connection as it arrives; resp holds the stream's
-// parser until the stream is done with.
-type wireAnswer struct {
-	answerHead
-	body      []byte
-	close     bool
-	stream    io.Reader
-	resp      *fasthttp.Response
-	challenge []string // WWW-Authenticate of a 401 or 403
-}
-
-// peekHead returns the answer's status line and headers, through the
-// blank line, without consuming them.
-func peekHead(br *bufio.Reader) ([]byte, error) {
-	for searched := 0; ; {
-		n := max(br.Buffered(), 1)
-		b, err := br.Peek(n)
-		if i := bytes.Index(b[max(searched-3, 0):], crlf2); i >= 0 {
-			return b[:max(searched-3, 0)+i+4], nil
-		}
-		if err != nil {
-			return nil, err
-		}
-		searched = len(b)
-		if len(b) == br.Size() {
-			return nil, errHeadTooLarge
-		}
-		if _, err := br.Peek(len(b) + 1); err != nil && !errors.Is(err, bufio.ErrBufferFull) {
-			return nil, err
-		}
-	}
-}
-
-var (
-	crlf2           = []byte("\r\n\r\n")
-	lf              = []byte("\n")
-	errHeadTooLarge = errors.New("the answer's status line and headers pass 8 KiB, the direct engine's bound (the net/http engine reads up to 64 KiB)")
-)
-
-// parseHead reads the status and the headers the client needs from h. It
-// returns false, leaving the answer to fasthttp, for anything but a final
-// answer with a Content-Length or chunked (and not a stream of events), no
-// Content-Encoding and plain header lines.
-func parseHead(h []byte, a *wireAnswer, wantSession bool) bool {
-	if bytes.Count(h, lf) != bytes.Count(h, crlf) {
-		return false // a bare LF ends a line for fasthttp, not for the cuts below
-	}
-	line, rest, _ := bytes.Cut(h, crlf)
-	// "HTTP/1.x NNN reason"
-	if len(line) < 12 || string(line[:8]) != "HTTP/1.1" || line[8] != ' ' || len(line) > 12 && line[12] != ' ' {
-		return false // HTTP/1.0 among them: its keep-alive rules are fasthttp's
-	}
-	code := 0
-	for _, d := range line[9:12] {
-		if d < '0' || d > '9' {
-			return false
-		}
-		code = code*10 + int(d-'0')
-	}
-	if code < 200 || code == 204 || code == 304 {
-		return false
-	}
-	a.status = code
-	length := -1
-	for len(rest) > 2 {
-		line, rest, _ = bytes.Cut(rest, crlf)
-		colon := bytes.IndexByte(line, ':')
-		if colon <= 0 || !isToken(line[:colon]) {
-			return false // folded or malformed: fasthttp decides
-		}
-		name, value := line[:colon], bytes.TrimSpace(line[colon+1:])
-		switch {
-		case bytes.EqualFold(name, hContentLength):
-			n, ok := atoiDigits(value) // a length past 9 digits is fasthttp's to refuse
-			if !ok || length >= 0 && n != length {
-				return false
-			}
-			length = n
-		case bytes.EqualFold(name, hTransferEncoding):
-			if a.chunked || !bytes.EqualFold(value, []byte("chunked")) {
-				return false // a list of codings, or twice: fasthttp decides
-			}
-			a.chunked = true
-		case bytes.EqualFold(name, hContentEncoding):
-			return false
-		case bytes.EqualFold(name, hContentType):
-			a.contentType = bytesToString(value)
-		case bytes.EqualFold(name, hConnection):
-			if bytes.EqualFold(value, []byte("close")) {
-				a.close = true
-			}
-		case wantSession && bytes.EqualFold(name, hSessionID):
-			a.sessionID = string(value)
-		case (code == 401 || code == 403) && bytes.EqualFold(name, hWWWAuthenticate):
-			a.challenge = append(a.challenge, string(value))
-		case code >= 300 && bytes.EqualFold(name, hLocation):
-			a.location = string(value)
-		case code >= 300 && bytes.EqualFold(name, hRetryAfter):
-			a.retryAfter = string(value)
-		}
-	}
-	if a.chunked {
-		// A stream is read as it comes (fasthttp's); with a length as
-		// well, the framing is ambiguous, fasthttp's to judge.
-		a.length = -1
-		return length < 0 && !hasMediaType(a.contentType, "text/event-stream")
-	}
-	if length < 0 {
-		return false
-	}
-	a.length = length
-	return true
-}
-
-// isToken reports whether b is an HTTP token, as a header name must be.
-func isToken(b []byte) bool {
-	for _, c := range b {
-		if !tokenByte[c] {
-			return false
-		}
-	}
-	return true
-}
-
-var tokenByte = func() (t [256]bool) {
-	for c := '0'; c <= '9'; c++ {
-		t[c] = true
-	}
-	for c := 'a'; c <= 'z'; c++ {
-		t[c], t[c-'a'+'A'] = true, true
-	}
-	for _, c := range "!#$%&'*+-.^_`|~" {
-		t[c] = true
-	}
-	return t
-}()
-
-var (
-	crlf              = []byte("\r\n")
-	hContentLength    = []byte("Content-Length")
-	hTransferEncoding = []byte("Transfer-Encoding")
-	hContentEncoding  = []byte("Content-Encoding")
-	hLocation         = []byte("Location")
-	hRetryAfter       = []byte("Retry-After")
-	hContentType      = []byte("Content-Type")
-	hConnection       = []byte("Connection")
-	hSessionID        = []byte("Mcp-Session-Id")
-	hWWWAuthenticate  = []byte("WWW-Authenticate")
-)
-
-// bytesToString copies; content types are short.
-func bytesToString(b []byte) string {
-	if bytes.Equal(b, ctJSON) {
-		return "application/json"
-	}
-	if bytes.Equal(b, ctSSE) {
-		return "text/event-stream"
-	}
-	return string(b)
-}
-
-var (
-	ctJSON = []byte("application/json")
-	ctSSE  = []byte("text/event-stream")
-)
