@@ -2,9 +2,11 @@
 # Side by side in one run, against the same server, body, concurrency and
 # duration: mcpbench, wrk, hey, k6 and mcp-stress. For each generator:
 # requests/s, CPU per request (user+system from /usr/bin/time over
-# requests sent) and peak memory. Prints a Markdown table per server with
-# the ratios of the performance goal: mcpbench throughput >= 0.95x wrk's,
-# CPU per request <= 1.15x wrk's (<= 1.3x against the Go SDK server).
+# requests sent, and the two apart: the kernel's share is much the same
+# for wrk and mcpbench, so the user share shows where they differ) and
+# peak memory. Prints a Markdown table per server with the ratios of the
+# performance goal: mcpbench throughput >= 0.95x wrk's, CPU per request
+# <= 1.15x wrk's (<= 1.3x against the Go SDK server).
 #
 #   scripts/bench-peers.sh [--cores N (1)] [-c CONNS (64 a core)] [-d SECONDS (5)]
 #                          [-r ROUNDS (5)] [--server "fixed nethttp sdk"] [--driver auto|loops|goroutines (auto)]
@@ -154,12 +156,12 @@ timed() {
   /usr/bin/time -f '%U %S %M' -o "$work/$name.time" taskset -c "$gen_cpus" "$@" >"$work/$name.out" 2>"$work/$name.err"
 }
 
-row() { # name requests: "name requests rps cpu_us rss_mib"
+row() { # name requests: "name requests rps cpu_us rss_mib user_us sys_us"
   local name=$1 requests=$2
   read -r user sys rss <"$work/$name.time"
   awk -v n="$name" -v r="$requests" -v s="$secs" -v u="$user" -v y="$sys" -v m="$rss" \
     'BEGIN { if (r <= 0) { print "bench-peers: " n " sent no requests" > "/dev/stderr"; exit 1 }
-             printf "%s %d %.0f %.2f %.1f\n", n, r, r / s, (u + y) * 1e6 / r, m / 1024 }'
+             printf "%s %d %.0f %.2f %.1f %.2f %.2f\n", n, r, r / s, (u + y) * 1e6 / r, m / 1024, u * 1e6 / r, y * 1e6 / r }'
 }
 
 run_wrk() {
@@ -232,7 +234,7 @@ for mode in $servers; do
     awk -v n="$name" '$1 == n' "$work/all" >"$work/one"
     {
       printf '%s' "$name"
-      for col in 2 3 4 5; do
+      for col in 2 3 4 5 6 7; do
         printf ' %s' "$(cut -d' ' -f"$col" "$work/one" | sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }')"
       done
       echo
@@ -245,9 +247,9 @@ for mode in $servers; do
     sdk) echo "### Server: mcpbench serve --stateless --json-response (the Go SDK, its cheapest mode)" ;;
   esac
   echo
-  echo "| generator | requests | requests/s | CPU per request (µs) | peak RSS (MiB) |"
-  echo "| --- | ---: | ---: | ---: | ---: |"
-  awk -v e="$engine" '{ name = $1; if (name == "mcpbench") name = "mcpbench (" e ")"; printf "| %s | %d | %.0f | %.2f | %.1f |\n", name, $2, $3, $4, $5 }' "$work/rows"
+  echo "| generator | requests | requests/s | CPU per request (µs) | user / system (µs) | peak RSS (MiB) |"
+  echo "| --- | ---: | ---: | ---: | ---: | ---: |"
+  awk -v e="$engine" '{ name = $1; if (name == "mcpbench") name = "mcpbench (" e ")"; printf "| %s | %d | %.0f | %.2f | %.2f / %.2f | %.1f |\n", name, $2, $3, $4, $6, $7, $5 }' "$work/rows"
   echo
   echo "Medians: $(ratios "$work/rows")"
   echo
