@@ -31,8 +31,8 @@ type workerState struct {
 	poolWait  int64
 	firstDone time.Time
 	lastDone  time.Time
-	// Read by the progress goroutine.
-	done    atomic.Int64
+	// Read by the progress goroutine; the buckets' sum is the requests
+	// recorded.
 	errors  atomic.Int64
 	buckets [progressBuckets]atomic.Int64
 	_       [64]byte // keep neighbours' counters off this cache line
@@ -131,7 +131,6 @@ func (s *workerState) record(smp Sample, l latencies, sent, done time.Time) {
 	}
 	s.lastDone = done
 	s.buckets[progressBucket(l.lat)].Add(1)
-	s.done.Add(1)
 }
 
 // flush moves the buffered figures into the shard's histograms and the

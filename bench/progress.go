@@ -2,6 +2,7 @@ package bench
 
 import (
 	"math"
+	"math/bits"
 	"time"
 )
 
@@ -13,12 +14,29 @@ const (
 	bucketsPerOctave = 8
 )
 
+// eighths are 2^(63+j/8) for j = 0..7: where each eighth of an octave
+// starts, for a value shifted so that its top bit is bit 63.
+var eighths = func() (t [bucketsPerOctave]uint64) {
+	for j := range t {
+		t[j] = uint64(math.Exp2(63 + float64(j)/bucketsPerOctave))
+	}
+	return t
+}()
+
+// progressBucket is floor(8·log2(us)), found with integers: the octave
+// from the bit length, the eighth within it from the thresholds. A float
+// logarithm a request was the costliest step of recording one.
 func progressBucket(us int64) int {
 	if us < 1 {
 		us = 1
 	}
-	b := int(math.Log2(float64(us)) * bucketsPerOctave)
-	return min(b, progressBuckets-1)
+	octave := bits.Len64(uint64(us)) - 1
+	top := uint64(us) << (63 - octave)
+	eighth := 0
+	for eighth+1 < bucketsPerOctave && top >= eighths[eighth+1] {
+		eighth++
+	}
+	return min(octave*bucketsPerOctave+eighth, progressBuckets-1)
 }
 
 func bucketUpperMS(b int) float64 {
@@ -53,10 +71,11 @@ func (r *runner) snapshot() Progress {
 	var p Progress
 	var counts [progressBuckets]int64
 	for _, s := range r.states {
-		p.Done += s.done.Load()
 		p.Errors += s.errors.Load()
 		for i := range counts {
-			counts[i] += s.buckets[i].Load()
+			c := s.buckets[i].Load()
+			counts[i] += c
+			p.Done += c // every request recorded lands in one bucket
 		}
 	}
 	p.Total = r.cfg.Total
