@@ -193,6 +193,11 @@ run_mcp-stress() {
   row mcp-stress "$(sed -n 's/.*"totalRequests": \([0-9]*\).*/\1/p' "$work/mcp-stress.out" | head -n1)"
 }
 
+# median_col N FILE: the median of column N of FILE.
+median_col() {
+  cut -d' ' -f"$1" "$2" | sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+
 # ratios FILE: the goal's ratios from one set of rows.
 ratios() {
   awk '
@@ -225,6 +230,8 @@ for mode in $servers; do
     done
     cat "$work/round" >>"$work/all"
     printf 'round %d: %s\n' $((k + 1)) "$(ratios "$work/round")" >>"$work/per-round"
+    awk '$1 == "wrk" { wr = $3; wc = $4 } $1 == "mcpbench" { mr = $3; mc = $4 }
+         END { printf "%.4f %.4f\n", mc / wc, mr / wr }' "$work/round" >>"$work/round-ratios"
   done
   stop_server
 
@@ -235,7 +242,7 @@ for mode in $servers; do
     {
       printf '%s' "$name"
       for col in 2 3 4 5 6 7; do
-        printf ' %s' "$(cut -d' ' -f"$col" "$work/one" | sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }')"
+        printf ' %s' "$(median_col "$col" "$work/one")"
       done
       echo
     } >>"$work/rows"
@@ -253,6 +260,12 @@ for mode in $servers; do
   echo
   echo "Medians: $(ratios "$work/rows")"
   echo
+  # Within a round wrk and mcpbench run at most a few generators apart,
+  # so a round's ratio is spared most of the machine's drift from round
+  # to round, which the ratio of the medians above is not.
+  printf "Median of the rounds' own ratios: CPU/request %.2fx wrk, throughput %.2fx wrk\n" \
+    "$(median_col 1 "$work/round-ratios")" "$(median_col 2 "$work/round-ratios")"
+  echo
   sed 's/^/- /' "$work/per-round"
-  rm -f "$work/per-round"
+  rm -f "$work/per-round" "$work/round-ratios"
 done
