@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"path/filepath"
+	"runtime/debug"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -110,6 +111,7 @@ func runMain(ctx context.Context, args []string, e env) int {
 		}
 		return harnessExit(e, "run", unit, err)
 	}
+	giveBackRunMemory()
 	gates := f.gate.gates()
 	gates.FailOnLeak = f.series.failOnLeak
 	gateFailed := gates.Run(r)
@@ -121,6 +123,13 @@ func runMain(ctx context.Context, args []string, e env) int {
 	f.output.announce(outs, e)
 	return finish(e, "run", writeErr, r.Point.Interrupted, gateFailed)
 }
+
+// giveBackRunMemory returns what the finished load left (its sessions'
+// buffers, its garbage) to the system before the reports are built. Left
+// resident, the report's own allocations stacked on top of it, and the
+// peak memory of a ten-minute run stood 10% above a one-minute run's,
+// where the load itself grows by 4%.
+func giveBackRunMemory() { debug.FreeOSMemory() }
 
 // finish is the exit code once the reports are out: an interrupt first,
 // then a report that could not be written where asked, then the gates.
