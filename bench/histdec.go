@@ -14,7 +14,7 @@ import (
 )
 
 // MergeEncoded adds the histogram encoded in s (EncodeHistogram's form)
-// into dst. A report merges every bucket of a series, and the library's
+// into dst; a string it cannot read adds nothing. A report merges every bucket of a series, and the library's
 // decoders make a histogram each time: a dense one of 190 KB, or a sparse
 // one grown bin by bin to some 150 KB of garbage. A ten-minute soak's 600
 // buckets made about 100 MB of it at the end of the run, which set the
@@ -119,10 +119,30 @@ var countsLen = func() int64 {
 }()
 
 // addCounts reads the payload's ZigZag LEB128 counts (a negative one is
-// a run of empty bins) and records each bin's count at its value. A
-// payload that runs past the last bin is broken, as the library says.
+// a run of empty bins) and records each bin's count at its value. The
+// payload is read through once before anything is recorded, so a broken
+// one (one that runs past the last bin, as the library says) leaves dst
+// as it was.
 func addCounts(dst *hdrhistogram.Histogram, payload []byte) error {
-	index, dropped := int64(0), false
+	if err := eachCount(payload, nil); err != nil {
+		return err
+	}
+	dropped := false
+	_ = eachCount(payload, func(index, c int64) {
+		if dst.RecordValues(valueAtIndex(index), c) != nil {
+			dropped = true
+		}
+	})
+	if dropped {
+		return errOutOfRange
+	}
+	return nil
+}
+
+// eachCount calls fn (when not nil) with each bin's index and count
+// above zero, and says whether the payload is whole.
+func eachCount(payload []byte, fn func(index, c int64)) error {
+	index := int64(0)
 	for len(payload) > 0 {
 		u, n := leb128(payload)
 		if n == 0 {
@@ -140,13 +160,10 @@ func addCounts(dst *hdrhistogram.Histogram, payload []byte) error {
 		if index >= countsLen {
 			return errBadPayload
 		}
-		if c > 0 && dst.RecordValues(valueAtIndex(index), c) != nil {
-			dropped = true
+		if c > 0 && fn != nil {
+			fn(index, c)
 		}
 		index++
-	}
-	if dropped {
-		return errOutOfRange
 	}
 	return nil
 }

@@ -106,6 +106,14 @@ func TestMergeEncoded(t *testing.T) {
 			t.Errorf("%q merged without an error", bad)
 		}
 	}
+	// Counts first, then a run past the last bin: refused whole, the
+	// counts before it not added.
+	broken := binary.AppendUvarint(binary.AppendUvarint(nil, zigzag(7)), zigzag(-countsLen))
+	dst := NewHistogram()
+	_ = dst.RecordValue(1000)
+	if err := MergeEncoded(dst, newHistEncoder().wrap(broken)); err == nil || dst.TotalCount() != 1 {
+		t.Errorf("a payload broken after its first count: error %v, %d values in the target, want an error and 1", err, dst.TotalCount())
+	}
 	if n := int64(len(NewHistogram().Export().Counts)); n != countsLen {
 		t.Errorf("countsLen %d, the library's %d", countsLen, n)
 	}

@@ -182,12 +182,12 @@ func mergeEncoded(into **hdrhistogram.Histogram, enc string) bool {
 	if enc == "" {
 		return false
 	}
-	if *into != nil {
-		return bench.MergeEncoded(*into, enc) == nil
+	h := *into
+	if h == nil {
+		h = bench.NewHistogram()
 	}
-	h := bench.NewHistogram()
 	if bench.MergeEncoded(h, enc) != nil {
-		return false // one that cannot be read leaves *into unmade
+		return false // one that cannot be read leaves *into as it was, unmade if it was
 	}
 	*into = h
 	return true
