@@ -56,7 +56,7 @@ FUZZ_TARGETS := \
 	./sweep/:FuzzParseRange ./cmd/mcpbench/:FuzzParseShard ./cmd/mcpbench/:FuzzFlagValues \
 	./toolschema/:FuzzGenerate ./toolschema/:FuzzDecode \
 	./mcp/:FuzzLineReader ./workload/:FuzzParseMix ./workload/:FuzzParseScenarios ./workload/:FuzzDataRows \
-	./mcp/:FuzzClientRequestsFile ./bench/:FuzzMergeEncoded
+	./mcp/:FuzzClientRequestsFile ./bench/:FuzzMergeEncoded ./mcp/:FuzzWireMatch
 
 fuzz:
 	@set -e; for t in $(FUZZ_TARGETS); do \

@@ -18,13 +18,16 @@ import (
 type heldBody struct {
 	bytes.Reader
 	b []byte
+	// size is the body's length: b's, or that of a body compared where it
+	// was read and not kept (wire_match.go; b is nil, parsed true).
+	size int
 	// parsed: the session's reply already holds b, parsed, and its id
 	// was checked.
 	parsed bool
 }
 
-func (h *heldBody) reset(b []byte) {
-	h.b = b
+func (h *heldBody) reset(b []byte, size int) {
+	h.b, h.size = b, size
 	h.parsed = false
 	h.Reader.Reset(b)
 }
@@ -34,7 +37,7 @@ func (s *Session) readJSON(body io.Reader, id int64, res *Result) (bool, error) 
 	var data []byte
 	if h, ok := body.(*heldBody); ok {
 		data = h.b // bounded by --max-response-bytes when it was read
-		res.Received = int64(len(data))
+		res.Received = int64(h.size)
 		if h.parsed {
 			return true, nil
 		}

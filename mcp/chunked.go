@@ -5,8 +5,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io"
-	"slices"
 )
 
 // Chunked answers of JSON (what net/http servers send for any answer past
@@ -35,31 +33,29 @@ func (t *directTransport) readChunks(br *bufio.Reader, a *wireAnswer, method str
 	for {
 		line, err := br.ReadSlice('\n')
 		if err != nil {
-			return t.chunkError(method, a, len(body), err)
+			return t.chunkError(method, a, t.bodyRead(body), err)
 		}
 		size, err := chunkSize(line)
 		if err != nil {
-			return t.chunkError(method, a, len(body), err)
+			return t.chunkError(method, a, t.bodyRead(body), err)
 		}
 		if size == 0 {
 			break
 		}
-		if size > t.pool.maxBody-len(body) {
-			return tooLarge(method, a.describe(int64(len(body)), -1)+fmt.Sprintf(", then a chunk of %d", size), t.pool.maxBody)
+		if n := t.bodyRead(body); size > t.pool.maxBody-n {
+			return tooLarge(method, a.describe(int64(n), -1)+fmt.Sprintf(", then a chunk of %d", size), t.pool.maxBody)
 		}
-		n := len(body)
-		body = slices.Grow(body, size)[:n+size]
-		if got, err := io.ReadFull(br, body[n:]); err != nil {
-			return t.chunkError(method, a, n+got, err)
+		if body, _, err = t.readData(br, body, size); err != nil {
+			return t.chunkError(method, a, t.bodyRead(body), err)
 		}
 		if err := readCRLF(br); err != nil {
-			return t.chunkError(method, a, len(body), err)
+			return t.chunkError(method, a, t.bodyRead(body), err)
 		}
 	}
 	if err := skipTrailers(br); err != nil {
-		return t.chunkError(method, a, len(body), err)
+		return t.chunkError(method, a, t.bodyRead(body), err)
 	}
-	a.body = body
+	t.finishMatch(a, body)
 	return nil
 }
 

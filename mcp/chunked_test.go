@@ -61,14 +61,18 @@ func TestChunkedAnswerFaults(t *testing.T) {
 
 // BenchmarkChunkedAnswer reads a 10 KB tools/list answer in 4 KB chunks
 // (what the Go SDK's server sends for eight tools) from a read buffer and
-// scans it: in place, and through fasthttp's streaming reader as before.
+// scans it: in place, in place compared with the loop memo's answer
+// (wire_match.go), and through fasthttp's streaming reader as before.
 func BenchmarkChunkedAnswer(b *testing.B) {
 	tool := `{"name":"tool","description":"` + strings.Repeat("d", 1200) + `","inputSchema":{"type":"object"}},`
 	body := `{"jsonrpc":"2.0","id":1,"result":{"tools":[` + strings.Repeat(tool, 8) + `{"name":"last","inputSchema":{"type":"object"}}]}}`
 	ans := []byte(chunkedAnswer(body, 4096, "", ""))
-	for _, path := range []string{"in-place", "fasthttp"} {
+	for _, path := range []string{"in-place", "matched", "fasthttp"} {
 		b.Run(path, func(b *testing.B) {
-			d := &directTransport{pool: &wirePool{maxBody: 1 << 20}}
+			d := &directTransport{httpTransport: httpTransport{s: &Session{}}, pool: &wirePool{maxBody: 1 << 20}}
+			if path == "matched" { // compared with the loop memo's answer as it is read
+				d.pool.memo = memoOf(b, body)
+			}
 			rd := bytes.NewReader(ans)
 			c := &wireConn{nc: readerConn{r: rd}}
 			c.br = bufio.NewReaderSize(c, wireReadBuffer)
@@ -81,14 +85,21 @@ func BenchmarkChunkedAnswer(b *testing.B) {
 				c.br.Reset(c)
 				var a wireAnswer
 				var err error
-				if path == "in-place" {
-					a, err = d.readAnswer(c, p)
+				if path != "fasthttp" {
+					a, err = d.readAnswer(c, p, 1)
 				} else {
 					h, _ := peekHead(c.br)
 					err = d.readUncommon(c, &a, p, 0, h)
 				}
 				if err != nil {
 					b.Fatal(err)
+				}
+				if path == "matched" {
+					if !a.matched || !d.answersID(&a, 1) {
+						b.Fatal("not matched")
+					}
+					d.returnLent(d.pool)
+					continue
 				}
 				if err := rep.parse(a.body); err != nil {
 					b.Fatal(err)

@@ -227,7 +227,7 @@ func FuzzWireAnswer(f *testing.F) {
 		c := &wireConn{nc: readerConn{r: bytes.NewReader(data)}}
 		c.br = bufio.NewReaderSize(c, wireReadBuffer)
 		br := c.br
-		a, err := d.readAnswer(c, &Prepared{req: Request{Method: "initialize"}})
+		a, err := d.readAnswer(c, &Prepared{req: Request{Method: "initialize"}}, 1)
 		h, herr := peekHead(bufio.NewReaderSize(bytes.NewReader(data), wireReadBuffer))
 		var probe wireAnswer
 		if herr != nil || !parseHead(h, &probe, true) {

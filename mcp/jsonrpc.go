@@ -197,8 +197,13 @@ func (r *reply) parse(b []byte) error {
 		}
 		m.remember(b, &r.found, &r.inResult)
 	}
-	r.ID, r.Method, r.Result, r.Error = r.found[0], nonNull(r.found[1]), nonNull(r.found[2]), nonNull(r.found[3])
+	r.settle()
 	return nil
+}
+
+// settle names the members found, a null one absent.
+func (r *reply) settle() {
+	r.ID, r.Method, r.Result, r.Error = r.found[0], nonNull(r.found[1]), nonNull(r.found[2]), nonNull(r.found[3])
 }
 
 // isNotification says the message is a request or notification from the

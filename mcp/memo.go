@@ -20,10 +20,19 @@ const memoMax = 16 << 10
 type span struct{ from, to int }
 
 type parseMemo struct {
+	last *remembered // nil until an answer is remembered
+}
+
+// remembered is one answer a memo keeps. A session whose answer was
+// found equal to it while being read (wire_match.go) points its reply
+// into text instead of holding a copy, and lends it until its next
+// request: a lent text is never written again, the memo takes a new one.
+type remembered struct {
 	text  []byte
 	id    span
 	found [4]span
 	inner [numResultKeys]span
+	lent  int // replies pointing into text; the loop's tasks only
 }
 
 // offset locates sub, a sub-slice of b, in b.
@@ -38,49 +47,84 @@ func offset(b, sub []byte) span {
 // remember keeps b and where members found in it were.
 func (m *parseMemo) remember(b []byte, found *[4][]byte, inner *[numResultKeys][]byte) {
 	if len(b) > memoMax || found[0] == nil {
-		m.text = m.text[:0]
+		m.last = nil
 		return
 	}
-	m.text = append(m.text[:0], b...)
-	m.id = offset(b, found[0])
+	if m.last == nil || m.last.lent > 0 {
+		m.last = new(remembered)
+	}
+	r := m.last
+	r.text = append(r.text[:0], b...)
+	r.id = offset(b, found[0])
 	for i, f := range found {
-		m.found[i] = offset(b, f)
+		r.found[i] = offset(b, f)
 	}
 	for i, f := range inner {
-		m.inner[i] = offset(b, f)
+		r.inner[i] = offset(b, f)
 	}
+}
+
+// text is the remembered answer, nil when there is none.
+func (m *parseMemo) text() []byte {
+	if m.last == nil {
+		return nil
+	}
+	return m.last.text
 }
 
 // recall fills found and inner for b from the remembered answer when b is
 // it with another id, and reports whether it could.
 func (m *parseMemo) recall(b []byte, found *[4][]byte, inner *[numResultKeys][]byte) bool {
-	t := m.text
-	if len(t) == 0 || len(b) < m.id.from || !bytes.Equal(b[:m.id.from], t[:m.id.from]) {
+	r := m.last
+	if r == nil {
 		return false
 	}
-	end, err := skipValue(b, m.id.from, 1)
+	t := r.text
+	if len(b) < r.id.from || !bytes.Equal(b[:r.id.from], t[:r.id.from]) {
+		return false
+	}
+	end, err := skipValue(b, r.id.from, 1)
 	if err != nil {
 		return false
 	}
-	if !bytes.Equal(b[end:], t[m.id.to:]) {
+	if !bytes.Equal(b[end:], t[r.id.to:]) {
 		return false
 	}
-	shift := end - m.id.to
+	shift := end - r.id.to
 	at := func(s span) []byte {
 		switch {
 		case s.from < 0:
 			return nil
-		case s.from >= m.id.to:
+		case s.from >= r.id.to:
 			return b[s.from+shift : s.to+shift : s.to+shift]
 		}
 		return b[s.from:s.to:s.to]
 	}
-	found[0] = b[m.id.from:end:end]
+	found[0] = b[r.id.from:end:end]
 	for i := 1; i < len(found); i++ {
-		found[i] = at(m.found[i])
+		found[i] = at(r.found[i])
 	}
 	for i := range inner {
-		inner[i] = at(m.inner[i])
+		inner[i] = at(r.inner[i])
 	}
 	return true
+}
+
+// fill points the reply's members into r's text, with id as its id: what
+// parse would have found in an answer that was r's text with that id.
+func (rep *reply) fill(r *remembered, id []byte) {
+	at := func(s span) []byte {
+		if s.from < 0 {
+			return nil
+		}
+		return r.text[s.from:s.to:s.to]
+	}
+	rep.found[0] = id
+	for i := 1; i < len(rep.found); i++ {
+		rep.found[i] = at(r.found[i])
+	}
+	for i := range rep.inResult {
+		rep.inResult[i] = at(r.inner[i])
+	}
+	rep.settle()
 }

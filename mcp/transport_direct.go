@@ -52,13 +52,19 @@ type directTransport struct {
 	// onLoop is the event loop of the last request, loopPool its pool.
 	onLoop   *evloop.Loop
 	loopPool *wirePool
-	out      []byte
-	in       []byte
-	held     heldBody
-	inBuf    bytes.Buffer // an answer fasthttp's parser read
-	current  atomic.Pointer[wireConn]
-	watched  context.Context
-	unwatch  func() bool
+	// match compares a body with the loop memo's prediction as it is
+	// read; lent is the memo text the reply points into, lent from
+	// lentOn's memo (wire_match.go).
+	match   bodyMatch
+	lent    *remembered
+	lentOn  *wirePool
+	out     []byte
+	in      []byte
+	held    heldBody
+	inBuf   bytes.Buffer // an answer fasthttp's parser read
+	current atomic.Pointer[wireConn]
+	watched context.Context
+	unwatch func() bool
 }
 
 func (t *directTransport) close() {
@@ -85,6 +91,7 @@ func (t *directTransport) exchange(ctx context.Context, p *Prepared, body []byte
 	}
 	t.pool = t.poolFor(ctx)
 	pool := t.pool
+	t.returnLent(pool) // the last answer's reply is done with
 	t.s.rep.shared = pool.memo
 	c, waited, err := pool.get(start, deadline)
 	t.s.connWait = waited
@@ -92,7 +99,7 @@ func (t *directTransport) exchange(ctx context.Context, p *Prepared, body []byte
 		return false, wireError(p, err)
 	}
 	t.watch(ctx, c)
-	a, err := t.roundTrip(c, p, body, deadline)
+	a, err := t.roundTrip(c, p, body, id, deadline)
 	if err != nil {
 		t.current.Store(nil)
 		pool.put(c, false)
@@ -118,11 +125,14 @@ func (t *directTransport) exchange(ctx context.Context, p *Prepared, body []byte
 	// another request, is out of step with its requests (the server
 	// answered one twice, or late) and is not used again.
 	c.lastUsed = start
-	t.held.reset(a.body)
+	if !a.matched {
+		a.size = len(a.body)
+	}
+	t.held.reset(a.body, a.size)
 	inStep := c.br.Buffered() == 0 && t.answersID(&a, id)
 	pool.put(c, !a.close && inStep)
 	found, aerr := t.answer(ctx, p, id, res, &a.answerHead, &t.held)
-	res.Received = int64(len(a.body))
+	res.Received = int64(a.size)
 	t.s.stream = streamEnded // held whole: nothing is left to read
 	return found, aerr
 }
@@ -181,10 +191,15 @@ func (t *directTransport) endBuffered(c *wireConn, a wireAnswer) bool {
 // session's reply as readJSON would (which then takes it as it is).
 // Answers of other kinds are judged later, and count as in step.
 func (t *directTransport) answersID(a *wireAnswer, id int64) bool {
+	s := t.s
+	if a.matched { // the memo's answer with the request's id
+		s.rep.fill(t.match.from, t.match.want[1])
+		t.held.parsed = true
+		return true
+	}
 	if a.status < 200 || a.status > 299 || a.encoding != "" || !hasMediaType(a.contentType, "application/json") {
 		return true
 	}
-	s := t.s
 	if s.rep.parse(a.body) != nil {
 		return true // malformed: readJSON says so
 	}
@@ -225,7 +240,7 @@ func (t *directTransport) headFor(p *Prepared) []byte {
 	return b
 }
 
-func (t *directTransport) roundTrip(c *wireConn, p *Prepared, body []byte, deadline time.Time) (wireAnswer, error) {
+func (t *directTransport) roundTrip(c *wireConn, p *Prepared, body []byte, id int64, deadline time.Time) (wireAnswer, error) {
 	var a wireAnswer
 	if err := c.nc.SetDeadline(deadline); err != nil {
 		return a, err
@@ -238,12 +253,12 @@ func (t *directTransport) roundTrip(c *wireConn, p *Prepared, body []byte, deadl
 	if _, err := c.nc.Write(out); err != nil {
 		return a, err
 	}
-	return t.readAnswer(c, p)
+	return t.readAnswer(c, p, id)
 }
 
 // readAnswer reads one answer from c: in place when parseHead takes it,
 // else with fasthttp's parser. A failure says what of the answer came.
-func (t *directTransport) readAnswer(c *wireConn, p *Prepared) (wireAnswer, error) {
+func (t *directTransport) readAnswer(c *wireConn, p *Prepared, id int64) (wireAnswer, error) {
 	var a wireAnswer
 	br, method := c.br, p.req.Method
 	from := c.received - int64(br.Buffered()) // where this answer's bytes begin
@@ -263,23 +278,17 @@ func (t *directTransport) readAnswer(c *wireConn, p *Prepared) (wireAnswer, erro
 	if _, err := br.Discard(len(h)); err != nil {
 		return a, err
 	}
+	t.startMatch(&a, id)
 	if a.chunked {
 		return a, t.readChunks(br, &a, method)
 	}
-	a.body = t.buf(a.length)
-	n, err := io.ReadFull(br, a.body)
+	body, n, err := t.readData(br, t.in[:0], a.length)
+	t.in = body[:0]
 	if err != nil {
 		return a, answerCut(method, err, a.describe(int64(n), -1))
 	}
+	t.finishMatch(&a, body)
 	return a, nil
-}
-
-// buf returns the session's answer buffer, n bytes long.
-func (t *directTransport) buf(n int) []byte {
-	if cap(t.in) < n {
-		t.in = make([]byte, n)
-	}
-	return t.in[:n]
 }
 
 // readUncommon hands an answer the in-place parser does not take to

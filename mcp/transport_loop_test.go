@@ -176,20 +176,28 @@ func TestLoopPoolsDialNoMoreThanTheWorkers(t *testing.T) {
 }
 
 // The sessions of a loop parse with the loop's memo, not their own: one
-// copy of the answer for all of them.
+// copy of the answer for all of them. Their answers, the same but for the
+// id, were compared with it as they were read (wire_match.go), and their
+// replies point into it.
 func TestLoopSessionsShareOneParseMemo(t *testing.T) {
 	_, sessions := sessionsOnLoops(t, 4, 1, 20)
 	loopMemo := sessions[0].t.(*directTransport).loopPool.memo
-	if loopMemo == nil || len(loopMemo.text) == 0 {
+	if loopMemo == nil || len(loopMemo.text()) == 0 {
 		t.Fatal("the loop's memo holds no answer")
 	}
 	for i, s := range sessions {
-		if n := len(s.rep.memo.text); n > 0 {
+		if n := len(s.rep.memo.text()); n > 0 {
 			t.Errorf("session %d kept an answer of its own (%d bytes)", i, n)
 		}
 		if s.rep.shared != loopMemo {
 			t.Errorf("session %d does not parse with its loop's memo", i)
 		}
+		if lent := s.t.(*directTransport).lent; lent != loopMemo.last {
+			t.Errorf("session %d's last answer was not matched with the memo's", i)
+		}
+	}
+	if n := loopMemo.last.lent; n != len(sessions) {
+		t.Errorf("the memo's text is lent to %d replies, want %d", n, len(sessions))
 	}
 }
 

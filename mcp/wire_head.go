@@ -19,6 +19,8 @@ import (
 type wireAnswer struct {
 	answerHead
 	body      []byte
+	size      int  // the body's length
+	matched   bool // the body was the memo's prediction, not kept (wire_match.go)
 	close     bool
 	stream    io.Reader
 	resp      *fasthttp.Response

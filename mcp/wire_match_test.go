@@ -1,0 +1,221 @@
+package mcp
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// matchBase is the answer the memo holds in these tests: members before
+// and after the id, and members of the result.
+const matchBase = `{"jsonrpc":"2.0","id":7,"result":{"tools":[{"name":"a"},{"name":"b"}],"nextCursor":"c2","isError":false}}`
+
+// memoOf is a loop memo that remembers body, as a session on the loop
+// parsing it would leave it.
+func memoOf(t testing.TB, body string) *parseMemo {
+	t.Helper()
+	memo := new(parseMemo)
+	r := reply{shared: memo}
+	if err := r.parse([]byte(body)); err != nil || memo.last == nil {
+		t.Fatalf("the memo did not take %s: %v", body, err)
+	}
+	return memo
+}
+
+// trickle reads at most step bytes at a time, as a socket may give them.
+type trickle struct {
+	r    io.Reader
+	step int
+}
+
+func (t *trickle) Read(p []byte) (int, error) { return t.r.Read(p[:min(len(p), t.step)]) }
+
+// readMatched reads ans, an answer to request id, on a loop transport
+// whose memo is memo, step bytes per read.
+func readMatched(t testing.TB, memo *parseMemo, ans string, id int64, step int) (*directTransport, wireAnswer, error) {
+	t.Helper()
+	d := &directTransport{httpTransport: httpTransport{s: &Session{}}, pool: &wirePool{maxBody: 1 << 20, memo: memo}}
+	d.s.rep.shared = memo
+	c := &wireConn{nc: readerConn{r: &trickle{strings.NewReader(ans), step}}}
+	c.br = bufio.NewReaderSize(c, wireReadBuffer)
+	a, err := d.readAnswer(c, &Prepared{req: Request{Method: "tools/list"}}, id)
+	return d, a, err
+}
+
+func withLength(body string) string {
+	return fmt.Sprintf("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", len(body), body)
+}
+
+// The memo's answer with the request's id, in any framing and however
+// the reads cut it, is matched without being kept, and the reply then
+// holds what a full scan of it finds.
+func TestMatchedAnswerFillsTheReplyAsAScanWould(t *testing.T) {
+	const id = 1234
+	body := strings.Replace(matchBase, `"id":7`, `"id":`+strconv.Itoa(id), 1)
+	var scanned reply
+	if err := scanned.parse([]byte(body)); err != nil {
+		t.Fatal(err)
+	}
+	for _, ans := range []string{withLength(body), chunkedAnswer(body, 1, "", ""), chunkedAnswer(body, 10, ";x=y", ""), chunkedAnswer(body, 4096, "", "X-T: 1\r\n")} {
+		for _, step := range []int{1, 3, 64, wireReadBuffer} {
+			d, a, err := readMatched(t, memoOf(t, matchBase), ans, id, step)
+			if err != nil {
+				t.Fatalf("step %d: %v", step, err)
+			}
+			if !a.matched || a.body != nil || a.size != len(body) {
+				t.Fatalf("step %d, %.60q: matched %v, body %d bytes, size %d; want matched, size %d", step, ans, a.matched, len(a.body), a.size, len(body))
+			}
+			if !d.answersID(&a, id) || !d.held.parsed {
+				t.Fatal("a matched answer was not taken as the request's")
+			}
+			got := &d.s.rep
+			for i := range scanned.found {
+				if !bytes.Equal(got.found[i], scanned.found[i]) || (got.found[i] == nil) != (scanned.found[i] == nil) {
+					t.Errorf("member %d: %q, a scan finds %q", i, got.found[i], scanned.found[i])
+				}
+			}
+			for i := range scanned.inResult {
+				if !bytes.Equal(got.inResult[i], scanned.inResult[i]) || (got.inResult[i] == nil) != (scanned.inResult[i] == nil) {
+					t.Errorf("result member %d: %q, a scan finds %q", i, got.inResult[i], scanned.inResult[i])
+				}
+			}
+			if string(got.ID) != strconv.Itoa(id) || string(got.Result) != string(scanned.Result) {
+				t.Errorf("id %s result %s", got.ID, got.Result)
+			}
+		}
+	}
+}
+
+// An answer that differs from the prediction anywhere (a byte changed at
+// any place, the id another request's, shorter, longer) is read whole,
+// byte for byte what came, and not matched.
+func TestUnmatchedAnswerIsReadAsItCame(t *testing.T) {
+	const id = 55
+	want := strings.Replace(matchBase, `"id":7`, `"id":55`, 1)
+	var variants []string
+	for i := range len(want) {
+		b := []byte(want)
+		b[i] ^= 0x20
+		variants = append(variants, string(b))
+	}
+	variants = append(variants,
+		strings.Replace(want, `"id":55`, `"id":56`, 1),
+		strings.Replace(want, `"id":55`, `"id":"55"`, 1),
+		want[:len(want)-1],
+		want+" ",
+		strings.Replace(want, `"c2"`, `"c3"`, 1),
+	)
+	for _, body := range variants {
+		for _, ans := range []string{withLength(body), chunkedAnswer(body, 7, "", "")} {
+			_, a, err := readMatched(t, memoOf(t, matchBase), ans, id, 5)
+			if err != nil {
+				t.Fatalf("%q: %v", body, err)
+			}
+			if a.matched || string(a.body) != body {
+				t.Fatalf("%q: matched %v, body %q", body, a.matched, a.body)
+			}
+		}
+	}
+}
+
+// A body cut off part-way says how much of it came, whether it was being
+// compared or kept when it stopped.
+func TestMatchedAnswerCutShortSaysHowMuchCame(t *testing.T) {
+	body := strings.Replace(matchBase, `"id":7`, `"id":8`, 1)
+	for _, ans := range []string{withLength(body), chunkedAnswer(body, 16, "", "")} {
+		cut := ans[:len(ans)-30]
+		_, _, err := readMatched(t, memoOf(t, matchBase), cut, 8, 9)
+		if err == nil || !strings.Contains(err.Error(), "cut short") {
+			t.Fatalf("%q: %v, want the answer cut short", cut, err)
+		}
+	}
+}
+
+// A reply that points into the memo's text keeps it as it was: another
+// answer remembered meanwhile goes into a new text. Without a lent text,
+// remembering reuses the memo's buffer (no allocation per changed
+// answer).
+func TestLentMemoTextIsNotWrittenOver(t *testing.T) {
+	memo := memoOf(t, matchBase)
+	d, a, err := readMatched(t, memo, withLength(matchBase), 7, wireReadBuffer)
+	if err != nil || !a.matched || !d.answersID(&a, 7) {
+		t.Fatalf("not matched: %v", err)
+	}
+	result := string(d.s.rep.Result)
+	other := reply{shared: memo}
+	if err := other.parse([]byte(`{"jsonrpc":"2.0","id":9,"result":{"tools":[{"name":"zzzzzzzzzzzzzzzzzzzz"}]}}`)); err != nil {
+		t.Fatal(err)
+	}
+	if string(d.s.rep.Result) != result {
+		t.Fatalf("the lent reply's result became %s", d.s.rep.Result)
+	}
+	d.returnLent(d.pool)
+	answers := [][]byte{[]byte(matchBase), []byte(strings.Replace(matchBase, `"a"`, `"x"`, 1))}
+	i := 0
+	if n := testing.AllocsPerRun(100, func() { i++; _ = other.parse(answers[i%2]) }); n != 0 {
+		t.Errorf("%v allocations remembering an answer with nothing lent", n)
+	}
+}
+
+// The feed of a prediction, cut anywhere, matches it, and appendFed
+// gives back what was fed.
+func TestBodyMatchFeedInPieces(t *testing.T) {
+	var m bodyMatch
+	parts := [3][]byte{[]byte(`{"id":`), []byte("42"), []byte(`,"x":1}`)}
+	whole := []byte(`{"id":42,"x":1}`)
+	for cut := range len(whole) + 1 {
+		m = bodyMatch{on: true, want: parts}
+		if k := m.feed(whole[:cut]); k != cut || !m.on {
+			t.Fatalf("cut %d: first piece matched %d", cut, k)
+		}
+		if got := m.appendFed(nil); !bytes.Equal(got, whole[:cut]) {
+			t.Fatalf("cut %d: fed %q", cut, got)
+		}
+		if k := m.feed(whole[cut:]); k != len(whole)-cut || !m.complete() {
+			t.Fatalf("cut %d: second piece matched %d, complete %v", cut, k, m.complete())
+		}
+	}
+	m = bodyMatch{on: true, want: parts}
+	if k := m.feed([]byte(`{"id":43`)); k != 6 || m.on {
+		t.Fatalf("a different id matched %d bytes, on %v", k, m.on)
+	}
+}
+
+// FuzzWireMatch: whatever answer comes, read in whatever pieces, reading
+// it with a memo ends as reading it without one does (the same error or
+// none, the same body), except that a body equal to the memo's answer
+// with the request's id is matched instead of kept.
+func FuzzWireMatch(f *testing.F) {
+	f.Add([]byte(strings.Replace(matchBase, `"id":7`, `"id":3`, 1)), uint8(5), uint8(9), false)
+	f.Add([]byte(matchBase), uint8(0), uint8(1), true)
+	f.Add([]byte(`{"jsonrpc":"2.0","id":3}`), uint8(2), uint8(200), false)
+	f.Fuzz(func(t *testing.T, body []byte, chunk, step uint8, length bool) {
+		ans := chunkedAnswer(string(body), int(chunk)+1, "", "")
+		if length {
+			ans = withLength(string(body))
+		}
+		_, plain, perr := readMatched(t, nil, ans, 3, int(step)+1)
+		d, a, err := readMatched(t, memoOf(t, matchBase), ans, 3, int(step)+1)
+		if (err == nil) != (perr == nil) || err != nil && err.Error() != perr.Error() {
+			t.Fatalf("with a memo: %v; without: %v", err, perr)
+		}
+		if err != nil {
+			return
+		}
+		predicted := strings.Replace(matchBase, `"id":7`, `"id":3`, 1)
+		switch {
+		case a.matched && string(body) != predicted:
+			t.Fatalf("%q matched the prediction", body)
+		case a.matched && (d.lent == nil || a.size != len(body)):
+			t.Fatalf("matched, lent %v, size %d", d.lent != nil, a.size)
+		case !a.matched && !bytes.Equal(a.body, plain.body):
+			t.Fatalf("body %q, without a memo %q", a.body, plain.body)
+		case !a.matched && string(body) == predicted:
+			t.Fatal("the prediction itself was not matched")
+		}
+	})
+}
