@@ -280,7 +280,11 @@ func (t *directTransport) readAnswer(c *wireConn, p *Prepared, id int64) (wireAn
 	}
 	t.startMatch(&a, id)
 	if a.chunked {
-		return a, t.readChunks(br, &a, method)
+		err := t.readChunks(br, &a, method)
+		if err == nil {
+			t.pool.fitBuffer(c, int(c.received-from)-br.Buffered())
+		}
+		return a, err
 	}
 	body, n, err := t.readData(br, t.in[:0], a.length)
 	t.in = body[:0]
@@ -288,6 +292,7 @@ func (t *directTransport) readAnswer(c *wireConn, p *Prepared, id int64) (wireAn
 		return a, answerCut(method, err, a.describe(int64(n), -1))
 	}
 	t.finishMatch(&a, body)
+	t.pool.fitBuffer(c, int(c.received-from)-br.Buffered())
 	return a, nil
 }
 

@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"bufio"
 	"context"
 	"net/url"
 	"sync"
@@ -30,10 +31,15 @@ type loopPools struct {
 
 	mu     sync.Mutex
 	byLoop map[*evloop.Loop]*wirePool
+
+	// grown is what the loops' read buffers have grown past
+	// wireReadBuffer, in all; budget bounds it (fitBuffer).
+	grown  atomic.Int64
+	budget int64
 }
 
 func newLoopPools(u *url.URL, o Options, size int, dials *atomic.Int64) *loopPools {
-	return &loopPools{u: u, o: o, size: size, dials: dials, byLoop: map[*evloop.Loop]*wirePool{}}
+	return &loopPools{u: u, o: o, size: size, dials: dials, byLoop: map[*evloop.Loop]*wirePool{}, budget: loopReadBudget}
 }
 
 // poolFor is the pool for a request on ctx: its loop's, else the
@@ -59,7 +65,7 @@ func (lp *loopPools) forLoop(l *evloop.Loop, base *wirePool) *wirePool {
 		// As large as the client's pool: the loop's workers are a part
 		// of the client's, so they never wait for a slot.
 		p = newWirePool(lp.u, lp.o, 0, lp.dials)
-		p.onLoop, p.base, p.memo, p.free = l, base, new(parseMemo), lp.size
+		p.onLoop, p.base, p.memo, p.free, p.pools = l, base, new(parseMemo), lp.size, lp
 		lp.byLoop[l] = p
 	}
 	return p
@@ -151,6 +157,33 @@ func (p *wirePool) adopt() *wireConn {
 	default:
 		return nil
 	}
+}
+
+// A loop connection's read buffer grows to hold a whole answer, so an
+// answer that has come reads in one call: the Go SDK's 11 KB tools/list
+// took three reads into 8 KB, two into 12 KB (the last for the end of its
+// chunks, which the server writes apart). The growth of all of a client's
+// loop buffers is bounded, so ten thousand connections stay affordable:
+// past the budget, buffers stay as they were made.
+const (
+	loopReadMax    = 64 << 10
+	loopReadBudget = 16 << 20
+)
+
+// fitBuffer grows c's read buffer to hold an answer that took used bytes
+// of it, within the budget. It is called between answers, with nothing
+// buffered.
+func (p *wirePool) fitBuffer(c *wireConn, used int) {
+	old := c.br.Size()
+	if p.pools == nil || used <= old || old >= loopReadMax || c.br.Buffered() > 0 {
+		return
+	}
+	size := min((used+1<<10+4<<10-1)&^(4<<10-1), loopReadMax) // room for longer ids, in 4 KB steps
+	if p.pools.grown.Add(int64(size-old)) > p.pools.budget {
+		p.pools.grown.Add(int64(old - size))
+		return
+	}
+	c.br = bufio.NewReaderSize(c, size)
 }
 
 // LoopReady says whether the client's measured requests wait only on

@@ -293,3 +293,50 @@ func TestLoopPoolWithoutAFreeSlotDoesNotStopTheLoop(t *testing.T) {
 		t.Errorf("second request: %v %v, want the pool's %q", results[1].Kind, results[1].Err, errNoFreeConn)
 	}
 }
+
+// A loop connection's read buffer grows to hold the answers it carries,
+// so that an answer that has come is read in one call; past the client's
+// budget for that growth it stays as it was.
+func TestLoopReadBuffersGrowToTheAnswerWithinBudget(t *testing.T) {
+	big := json.RawMessage(`{"tools":[{"name":"t","description":"` + strings.Repeat("d", 20<<10) + `","inputSchema":{"type":"object"}}]}`)
+	url := modernServer(t, func(string, json.RawMessage, *http.Request) json.RawMessage { return big })
+	for _, budget := range []int64{loopReadBudget, 0} {
+		ctx := context.Background()
+		c, err := Dial(ctx, Options{URL: url, Timeout: 5 * time.Second, PoolSize: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.link.(directLink).loops.budget = budget
+		s, err := c.NewSession(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g, err := evloop.NewGroup(1, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var sizes []int
+		g.Go(ctx, 0, func(lctx context.Context) {
+			p, _ := s.Prepare(Request{Method: "tools/list"})
+			for range 3 {
+				if r := s.Do(lctx, p, ""); r.Kind != OK {
+					t.Errorf("budget %d: %v %v", budget, r.Kind, r.Err)
+					return
+				}
+			}
+			for _, wc := range s.t.(*directTransport).loopPool.idle {
+				sizes = append(sizes, wc.br.Size())
+			}
+		})
+		g.Run()
+		g.Close()
+		c.Close(ctx)
+		if len(sizes) != 1 {
+			t.Fatalf("budget %d: %d idle loop connections, want 1", budget, len(sizes))
+		}
+		grew := sizes[0] > len(big)
+		if grew != (budget > 0) || !grew && sizes[0] != wireReadBuffer {
+			t.Errorf("budget %d: a %d-byte answer left a %d-byte read buffer", budget, len(big), sizes[0])
+		}
+	}
+}

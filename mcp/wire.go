@@ -89,8 +89,10 @@ type wirePool struct {
 	idle []*wireConn
 	free int
 	// memo is a loop pool's parse memo, one for all the sessions whose
-	// requests the loop runs (transport_loop.go).
-	memo *parseMemo
+	// requests the loop runs, and pools the client's loop pools, which
+	// bound the growth of their read buffers (transport_loop.go).
+	memo  *parseMemo
+	pools *loopPools
 
 	closed atomic.Bool
 }
