@@ -47,7 +47,7 @@ func offset(b, sub []byte) span {
 // remember keeps b and where members found in it were.
 func (m *parseMemo) remember(b []byte, found *[4][]byte, inner *[numResultKeys][]byte) {
 	if len(b) > memoMax || found[0] == nil {
-		m.last = nil
+		m.forget()
 		return
 	}
 	if m.last == nil || m.last.lent > 0 {
@@ -64,7 +64,17 @@ func (m *parseMemo) remember(b []byte, found *[4][]byte, inner *[numResultKeys][
 	}
 }
 
-// text is the remembered answer, nil when there is none.
+// forget empties the memo, keeping its buffer for the next answer
+// unless a reply points into it.
+func (m *parseMemo) forget() {
+	if m.last != nil && m.last.lent == 0 {
+		m.last.text = m.last.text[:0]
+		return
+	}
+	m.last = nil
+}
+
+// text is the remembered answer, empty when there is none.
 func (m *parseMemo) text() []byte {
 	if m.last == nil {
 		return nil
@@ -76,7 +86,7 @@ func (m *parseMemo) text() []byte {
 // it with another id, and reports whether it could.
 func (m *parseMemo) recall(b []byte, found *[4][]byte, inner *[numResultKeys][]byte) bool {
 	r := m.last
-	if r == nil {
+	if r == nil || len(r.text) == 0 {
 		return false
 	}
 	t := r.text

@@ -102,7 +102,7 @@ func BenchmarkParseToolsList(b *testing.B) {
 			i := 0
 			for b.Loop() {
 				if !memo {
-					r.memo.last = nil
+					r.memo.forget()
 				}
 				i++
 				if err := r.parse(bodies[i%2]); err != nil || len(r.Result) == 0 {

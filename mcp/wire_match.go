@@ -40,7 +40,7 @@ type bodyMatch struct {
 func (t *directTransport) startMatch(a *wireAnswer, id int64) {
 	t.match.on = false
 	memo := t.pool.memo
-	if memo == nil || memo.last == nil || a.status < 200 || a.status > 299 || !hasMediaType(a.contentType, "application/json") {
+	if memo == nil || len(memo.text()) == 0 || a.status < 200 || a.status > 299 || !hasMediaType(a.contentType, "application/json") {
 		return
 	}
 	m, r := &t.match, memo.last

@@ -159,6 +159,20 @@ func TestLentMemoTextIsNotWrittenOver(t *testing.T) {
 	if n := testing.AllocsPerRun(100, func() { i++; _ = other.parse(answers[i%2]) }); n != 0 {
 		t.Errorf("%v allocations remembering an answer with nothing lent", n)
 	}
+	// Nor when an answer the memo cannot keep comes between.
+	answers[1] = []byte(`{"jsonrpc":"2.0","id":1,"result":{"x":"` + strings.Repeat("y", memoMax) + `"}}`)
+	if n := testing.AllocsPerRun(100, func() { i++; _ = other.parse(answers[i%2]) }); n != 0 {
+		t.Errorf("%v allocations remembering an answer after one too large to keep", n)
+	}
+	// A lent text is not emptied either.
+	d, a, err = readMatched(t, memo, withLength(matchBase), 7, wireReadBuffer)
+	if err != nil || !a.matched || !d.answersID(&a, 7) {
+		t.Fatalf("not matched: %v", err)
+	}
+	_ = other.parse(answers[1])
+	if string(d.s.rep.Result) != result || len(d.match.from.text) == 0 {
+		t.Fatalf("the lent reply's result became %s", d.s.rep.Result)
+	}
 }
 
 // The feed of a prediction, cut anywhere, matches it, and appendFed
