@@ -262,15 +262,19 @@ func (t *directTransport) readAnswer(c *wireConn, p *Prepared, id int64) (wireAn
 	var a wireAnswer
 	br, method := c.br, p.req.Method
 	from := c.received - int64(br.Buffered()) // where this answer's bytes begin
-	h, err := peekHead(br)
-	if err != nil {
-		if errors.Is(err, errHeadTooLarge) {
-			return a, err
+	h, known := t.pool.recallHead(br, &a, method)
+	if !known {
+		var err error
+		if h, err = peekHead(br); err != nil {
+			if errors.Is(err, errHeadTooLarge) {
+				return a, err
+			}
+			return a, answerCut(method, err, fmt.Sprintf("%d bytes came, not yet a whole status line and headers", c.received-from))
 		}
-		return a, answerCut(method, err, fmt.Sprintf("%d bytes came, not yet a whole status line and headers", c.received-from))
-	}
-	if ok := parseHead(h, &a, method == "initialize"); !ok {
-		return a, t.readUncommon(c, &a, p, from, h)
+		if ok := parseHead(h, &a, method == "initialize"); !ok {
+			return a, t.readUncommon(c, &a, p, from, h)
+		}
+		t.pool.rememberHead(h, &a, method)
 	}
 	if a.length > t.pool.maxBody {
 		return a, tooLarge(method, fmt.Sprintf("Content-Length %d", a.length), t.pool.maxBody)

@@ -93,6 +93,8 @@ type wirePool struct {
 	// bound the growth of their read buffers (transport_loop.go).
 	memo  *parseMemo
 	pools *loopPools
+	// head is a loop pool's last head (wire_head.go).
+	head headMemo
 
 	closed atomic.Bool
 }

@@ -38,12 +38,19 @@ func (t *trickle) Read(p []byte) (int, error) { return t.r.Read(p[:min(len(p), t
 // whose memo is memo, step bytes per read.
 func readMatched(t testing.TB, memo *parseMemo, ans string, id int64, step int) (*directTransport, wireAnswer, error) {
 	t.Helper()
-	d := &directTransport{httpTransport: httpTransport{s: &Session{}}, pool: &wirePool{maxBody: 1 << 20, memo: memo}}
-	d.s.rep.shared = memo
-	c := &wireConn{nc: readerConn{r: &trickle{strings.NewReader(ans), step}}}
-	c.br = bufio.NewReaderSize(c, wireReadBuffer)
+	d, c := matchingConn(memo, ans, step)
 	a, err := d.readAnswer(c, &Prepared{req: Request{Method: "tools/list"}}, id)
 	return d, a, err
+}
+
+// matchingConn is a loop transport whose memo is memo, and a connection
+// on which stream comes, step bytes per read.
+func matchingConn(memo *parseMemo, stream string, step int) (*directTransport, *wireConn) {
+	d := &directTransport{httpTransport: httpTransport{s: &Session{}}, pool: &wirePool{maxBody: 1 << 20, memo: memo}}
+	d.s.rep.shared = memo
+	c := &wireConn{nc: readerConn{r: &trickle{strings.NewReader(stream), step}}}
+	c.br = bufio.NewReaderSize(c, wireReadBuffer)
+	return d, c
 }
 
 func withLength(body string) string {
@@ -213,12 +220,22 @@ func FuzzWireMatch(f *testing.F) {
 			ans = withLength(string(body))
 		}
 		_, plain, perr := readMatched(t, nil, ans, 3, int(step)+1)
-		d, a, err := readMatched(t, memoOf(t, matchBase), ans, 3, int(step)+1)
+		// Twice on one connection: the second head is the pool's last.
+		d, c := matchingConn(memoOf(t, matchBase), ans+ans, int(step)+1)
+		p := &Prepared{req: Request{Method: "tools/list"}}
+		a, err := d.readAnswer(c, p, 3)
+		if err == nil && !plain.close {
+			d.returnLent(d.pool)
+			a, err = d.readAnswer(c, p, 3)
+		}
 		if (err == nil) != (perr == nil) || err != nil && err.Error() != perr.Error() {
 			t.Fatalf("with a memo: %v; without: %v", err, perr)
 		}
 		if err != nil {
 			return
+		}
+		if a.answerHead != plain.answerHead || a.close != plain.close {
+			t.Fatalf("head %+v close %v; without a memo %+v %v", a.answerHead, a.close, plain.answerHead, plain.close)
 		}
 		predicted := strings.Replace(matchBase, `"id":7`, `"id":3`, 1)
 		switch {
@@ -232,4 +249,51 @@ func FuzzWireMatch(f *testing.F) {
 			t.Fatal("the prediction itself was not matched")
 		}
 	})
+}
+
+// An answer whose head is byte for byte the pool's last plain one takes
+// that head's reading; any other head is parsed.
+func TestLoopPoolRecallsItsLastHead(t *testing.T) {
+	body := `{"jsonrpc":"2.0","id":1,"result":{}}`
+	plain := withLength(body)
+	heads := []string{
+		plain,
+		plain,
+		strings.Replace(plain, "200 OK", "201 Created", 1),
+		strings.Replace(plain, "Content-Type: application/json", "Content-Type: application/json\r\nConnection: close", 1),
+		"HTTP/1.1 503 Service Unavailable\r\nRetry-After: 7\r\nContent-Length: 2\r\n\r\n{}",
+		"HTTP/1.1 503 Service Unavailable\r\nRetry-After: 7\r\nContent-Length: 2\r\n\r\n{}",
+	}
+	d, c := matchingConn(new(parseMemo), strings.Join(heads, ""), wireReadBuffer)
+	p := &Prepared{req: Request{Method: "tools/list"}}
+	for i, ans := range heads {
+		var want wireAnswer
+		h, _ := peekHead(bufio.NewReader(strings.NewReader(ans)))
+		if !parseHead(h, &want, false) {
+			t.Fatalf("answer %d: not a plain head", i)
+		}
+		a, err := d.readAnswer(c, p, 1)
+		if err != nil {
+			t.Fatalf("answer %d: %v", i, err)
+		}
+		if a.answerHead != want.answerHead || a.close != want.close {
+			t.Errorf("answer %d: head %+v close %v, parsed %+v %v", i, a.answerHead, a.close, want.answerHead, want.close)
+		}
+		if remembered := string(d.pool.head.text); i < 2 && remembered != string(h) {
+			t.Errorf("answer %d: the pool remembers %q", i, remembered)
+		}
+	}
+	// The second of two same heads was not parsed again: a mark put on
+	// the pool's reading comes back.
+	d, c = matchingConn(new(parseMemo), plain+plain, wireReadBuffer)
+	if _, err := d.readAnswer(c, p, 1); err != nil {
+		t.Fatal(err)
+	}
+	d.pool.head.parsed.contentType = "marked"
+	if a, err := d.readAnswer(c, p, 1); err != nil || a.contentType != "marked" {
+		t.Errorf("the same head again read as %q (%v), not recalled", a.contentType, err)
+	}
+	if string(d.pool.head.text) == "" || strings.Contains(string(d.pool.head.text), "503") {
+		t.Errorf("the pool remembers %q, want the last plain success's head", d.pool.head.text)
+	}
 }
