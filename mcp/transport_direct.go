@@ -129,7 +129,9 @@ func (t *directTransport) exchange(ctx context.Context, p *Prepared, body []byte
 		a.size = len(a.body)
 	}
 	t.held.reset(a.body, a.size)
-	inStep := c.br.Buffered() == 0 && t.answersID(&a, id)
+	// The id first: a matched answer's reply is filled there, in step or
+	// not.
+	inStep := t.answersID(&a, id) && c.br.Buffered() == 0
 	pool.put(c, !a.close && inStep)
 	found, aerr := t.answer(ctx, p, id, res, &a.answerHead, &t.held)
 	res.Received = int64(a.size)

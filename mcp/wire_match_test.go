@@ -3,11 +3,16 @@ package mcp
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"fmt"
 	"io"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/mcpbench/mcpbench/hostile"
+	"github.com/mcpbench/mcpbench/internal/evloop"
 )
 
 // matchBase is the answer the memo holds in these tests: members before
@@ -295,5 +300,52 @@ func TestLoopPoolRecallsItsLastHead(t *testing.T) {
 	}
 	if string(d.pool.head.text) == "" || strings.Contains(string(d.pool.head.text), "503") {
 		t.Errorf("the pool remembers %q, want the last plain success's head", d.pool.head.text)
+	}
+}
+
+// A matched answer with more bytes behind it on the connection (a server
+// that sends every answer twice) is still the request's answer; the
+// connection is out of step and dropped, and a request that reads a stale
+// copy fails as answered twice, never as malformed.
+func TestMatchedAnswerFollowedByAnotherStaysTheAnswer(t *testing.T) {
+	srv, err := hostile.Start("duplicate-answers")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	ctx := context.Background()
+	c, err := Dial(ctx, Options{URL: srv.URL(), Timeout: 5 * time.Second, PoolSize: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close(ctx)
+	s, err := c.NewSession(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := evloop.NewGroup(1, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	var ok, stale int
+	g.Go(ctx, 0, func(lctx context.Context) {
+		p, _ := s.Prepare(Request{Method: "tools/list"})
+		for range 40 {
+			r := s.Do(lctx, p, "")
+			switch {
+			case r.Kind == OK:
+				ok++
+			case r.Err != nil && strings.Contains(r.Err.Error(), "earlier request"):
+				stale++
+			default:
+				t.Errorf("%v: %v", r.Kind, r.Err)
+				return
+			}
+		}
+	})
+	g.Run()
+	if ok < 20 {
+		t.Errorf("%d of 40 ok (%d stale copies read)", ok, stale)
 	}
 }
