@@ -302,19 +302,8 @@ func TestLoopReadBuffersGrowToTheAnswerWithinBudget(t *testing.T) {
 	url := modernServer(t, func(string, json.RawMessage, *http.Request) json.RawMessage { return big })
 	for _, budget := range []int64{loopReadBudget, 0} {
 		ctx := context.Background()
-		c, err := Dial(ctx, Options{URL: url, Timeout: 5 * time.Second, PoolSize: 2})
-		if err != nil {
-			t.Fatal(err)
-		}
+		c, s, g := loopSession(t, Options{URL: url, PoolSize: 2})
 		c.link.(directLink).loops.budget = budget
-		s, err := c.NewSession(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		g, err := evloop.NewGroup(1, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
 		var sizes []int
 		g.Go(ctx, 0, func(lctx context.Context) {
 			p, _ := s.Prepare(Request{Method: "tools/list"})
@@ -329,8 +318,6 @@ func TestLoopReadBuffersGrowToTheAnswerWithinBudget(t *testing.T) {
 			}
 		})
 		g.Run()
-		g.Close()
-		c.Close(ctx)
 		if len(sizes) != 1 {
 			t.Fatalf("budget %d: %d idle loop connections, want 1", budget, len(sizes))
 		}
@@ -339,4 +326,30 @@ func TestLoopReadBuffersGrowToTheAnswerWithinBudget(t *testing.T) {
 			t.Errorf("budget %d: a %d-byte answer left a %d-byte read buffer", budget, len(big), sizes[0])
 		}
 	}
+}
+
+// loopSession is a session of a client dialled with o (a 5 s time-out if
+// o has none) and a group of one event loop to run its requests on; all
+// are closed when t ends.
+func loopSession(t testing.TB, o Options) (*Client, *Session, *evloop.Group) {
+	t.Helper()
+	ctx := context.Background()
+	if o.Timeout == 0 {
+		o.Timeout = 5 * time.Second
+	}
+	c, err := Dial(ctx, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close(ctx) })
+	s, err := c.NewSession(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := evloop.NewGroup(1, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(g.Close)
+	return c, s, g
 }

@@ -9,10 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/mcpbench/mcpbench/hostile"
-	"github.com/mcpbench/mcpbench/internal/evloop"
 )
 
 // matchBase is the answer the memo holds in these tests: members before
@@ -314,20 +312,7 @@ func TestMatchedAnswerFollowedByAnotherStaysTheAnswer(t *testing.T) {
 	}
 	defer srv.Close()
 	ctx := context.Background()
-	c, err := Dial(ctx, Options{URL: srv.URL(), Timeout: 5 * time.Second, PoolSize: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close(ctx)
-	s, err := c.NewSession(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, err := evloop.NewGroup(1, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer g.Close()
+	_, s, g := loopSession(t, Options{URL: srv.URL(), PoolSize: 1})
 	var ok, stale int
 	g.Go(ctx, 0, func(lctx context.Context) {
 		p, _ := s.Prepare(Request{Method: "tools/list"})
