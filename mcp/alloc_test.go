@@ -95,8 +95,23 @@ func readFull(r *bufio.Reader, b []byte) (int, error) {
 // and a prepared tools/list; the client closes when the test ends.
 func rawSession(tb testing.TB, url string, engine Engine) (*Client, *Session, *Prepared) {
 	tb.Helper()
+	c, s := openSession(tb, Options{URL: url, Engine: engine})
+	p, err := s.Prepare(Request{Method: "tools/list"})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return c, s, p
+}
+
+// openSession is a client dialled with o (a 5 s time-out if o has none)
+// and one session of it; the client closes when the test ends.
+func openSession(tb testing.TB, o Options) (*Client, *Session) {
+	tb.Helper()
 	ctx := context.Background()
-	c, err := Dial(ctx, Options{URL: url, Timeout: 5 * time.Second, Engine: engine})
+	if o.Timeout == 0 {
+		o.Timeout = 5 * time.Second
+	}
+	c, err := Dial(ctx, o)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -105,11 +120,7 @@ func rawSession(tb testing.TB, url string, engine Engine) (*Client, *Session, *P
 	if err != nil {
 		tb.Fatal(err)
 	}
-	p, err := s.Prepare(Request{Method: "tools/list"})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return c, s, p
+	return c, s
 }
 
 // TestHotPathDoesNotAllocate: on the direct engine a measured request

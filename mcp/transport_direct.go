@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"errors"
@@ -285,21 +286,27 @@ func (t *directTransport) readAnswer(c *wireConn, p *Prepared, id int64) (wireAn
 		return a, err
 	}
 	t.startMatch(&a, id)
+	var err error
 	if a.chunked {
-		err := t.readChunks(br, &a, method)
-		if err == nil {
-			t.pool.fitBuffer(c, int(c.received-from)-br.Buffered())
-		}
-		return a, err
+		err = t.readChunks(br, &a, method)
+	} else {
+		err = t.readLength(br, &a, method)
 	}
+	if err == nil {
+		t.pool.fitBuffer(c, int(c.received-from)-br.Buffered())
+	}
+	return a, err
+}
+
+// readLength reads a body of a Content-Length from br.
+func (t *directTransport) readLength(br *bufio.Reader, a *wireAnswer, method string) error {
 	body, n, err := t.readData(br, t.in[:0], a.length)
 	t.in = body[:0]
 	if err != nil {
-		return a, answerCut(method, err, a.describe(int64(n), -1))
+		return answerCut(method, err, a.describe(int64(n), -1))
 	}
-	t.finishMatch(&a, body)
-	t.pool.fitBuffer(c, int(c.received-from)-br.Buffered())
-	return a, nil
+	t.finishMatch(a, body)
+	return nil
 }
 
 // readUncommon hands an answer the in-place parser does not take to

@@ -333,19 +333,7 @@ func TestLoopReadBuffersGrowToTheAnswerWithinBudget(t *testing.T) {
 // are closed when t ends.
 func loopSession(t testing.TB, o Options) (*Client, *Session, *evloop.Group) {
 	t.Helper()
-	ctx := context.Background()
-	if o.Timeout == 0 {
-		o.Timeout = 5 * time.Second
-	}
-	c, err := Dial(ctx, o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close(ctx) })
-	s, err := c.NewSession(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c, s := openSession(t, o)
 	g, err := evloop.NewGroup(1, nil)
 	if err != nil {
 		t.Fatal(err)

@@ -166,9 +166,10 @@ func (p *wirePool) recallHead(br *bufio.Reader, a *wireAnswer, method string) ([
 }
 
 // rememberHead keeps h, parsed into a, as the loop pool's last head, when
-// it is a plain one.
+// it is a success (parseHead reads a challenge, a Location or a
+// Retry-After of other answers only).
 func (p *wirePool) rememberHead(h []byte, a *wireAnswer, method string) {
-	if p.memo == nil || method == "initialize" || a.status < 200 || a.status > 299 || a.challenge != nil || a.location != "" || a.retryAfter != "" {
+	if p.memo == nil || method == "initialize" || a.status > 299 {
 		return
 	}
 	p.head.text = append(p.head.text[:0], h...)

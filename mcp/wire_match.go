@@ -106,9 +106,7 @@ func (m *bodyMatch) complete() bool { return m.on && m.part == len(m.want) }
 func (t *directTransport) stopMatch() []byte {
 	m := &t.match
 	m.on = false
-	if t.lent == m.from {
-		t.returnLent(t.pool)
-	}
+	t.returnLent(t.pool) // lent when the comparison started
 	return m.appendFed(t.in[:0])
 }
 
