@@ -31,6 +31,7 @@ type Conn struct {
 	ended        bool
 	waiter       *task // the task suspended on this Conn
 	waitWrite    bool
+	parked       atomic.Bool  // waiter is set: for goroutines off the loop
 	rdl, wdl     atomic.Int64 // deadlines, Unix ns; 0 for none
 	closed       atomic.Bool
 	laddr, raddr net.Addr
@@ -228,18 +229,31 @@ func (c *Conn) wait(write bool) error {
 	if c.l.current == nil {
 		return c.opError(op, ErrOffLoop)
 	}
-	// The loop's last reading of the clock: a deadline it misses, as
-	// just passed, the scan or the check below still catches.
-	if c.passed(write, c.l.polled) {
-		return c.opError(op, os.ErrDeadlineExceeded)
-	}
 	c.waiter, c.waitWrite = c.l.current, write
-	if !c.l.suspend() {
-		c.waiter = nil
-		return c.opError(op, errStopped)
+	c.parked.Store(true) // before the deadline and closed are read: nudge
+	dl := c.deadline(write)
+	var err error
+	switch {
+	case c.closed.Load():
+		err = net.ErrClosed
+	case dl != 0 && dl <= c.l.polled:
+		// The loop's last reading of the clock: a deadline it misses,
+		// as just passed, ends the loop's wait and is caught below.
+		err = os.ErrDeadlineExceeded
+	default:
+		if dl != 0 {
+			c.l.due = min(c.l.due, dl)
+		}
+		if !c.l.suspend() {
+			err = errStopped
+		}
 	}
 	c.waiter = nil
-	if c.closed.Load() {
+	c.parked.Store(false)
+	switch {
+	case err != nil:
+		return c.opError(op, err)
+	case c.closed.Load():
 		return c.opError(op, net.ErrClosed)
 	}
 	if ready := write && c.writable || !write && c.readable; !ready && c.passed(write, time.Now().UnixNano()) {
@@ -250,12 +264,17 @@ func (c *Conn) wait(write bool) error {
 
 var errStopped = errors.New("evloop: the loop stopped")
 
+// deadline is the read (or write) deadline in Unix ns, 0 for none.
+func (c *Conn) deadline(write bool) int64 {
+	if write {
+		return c.wdl.Load()
+	}
+	return c.rdl.Load()
+}
+
 // passed reports whether the read (or write) deadline is before ns.
 func (c *Conn) passed(write bool, ns int64) bool {
-	dl := c.rdl.Load()
-	if write {
-		dl = c.wdl.Load()
-	}
+	dl := c.deadline(write)
 	return dl != 0 && dl <= ns
 }
 
@@ -278,7 +297,9 @@ func (c *Conn) Close() error {
 	if c.closed.Swap(true) {
 		return nil
 	}
-	return syscall.Close(c.fd)
+	err := syscall.Close(c.fd)
+	c.nudge() // a closed socket leaves epoll without an event
+	return err
 }
 
 func (c *Conn) LocalAddr() net.Addr  { return c.laddr }
@@ -291,11 +312,13 @@ func (c *Conn) SetDeadline(t time.Time) error {
 
 func (c *Conn) SetReadDeadline(t time.Time) error {
 	c.rdl.Store(unixNano(t))
+	c.nudge()
 	return nil
 }
 
 func (c *Conn) SetWriteDeadline(t time.Time) error {
 	c.wdl.Store(unixNano(t))
+	c.nudge()
 	return nil
 }
 

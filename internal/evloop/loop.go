@@ -40,7 +40,12 @@ func NewGroup(n int, done <-chan struct{}) (*Group, error) {
 			g.Close()
 			return nil, err
 		}
-		g.loops = append(g.loops, &Loop{epfd: fd, done: done, pwait2: true})
+		l := &Loop{epfd: fd, done: done, pwait2: true, due: noneDue}
+		g.loops = append(g.loops, l)
+		if err := l.wake.open(fd); err != nil {
+			g.Close()
+			return nil, err
+		}
 	}
 	return g, nil
 }
@@ -74,6 +79,7 @@ func (l *Loop) spawn(fn func()) {
 // added so far has returned.
 func (g *Group) Run() {
 	defer lendProcs(len(g.loops))()
+	defer g.kickOnDone()()
 	finished := make(chan struct{}, len(g.loops))
 	for _, l := range g.loops {
 		go func() {
@@ -86,6 +92,25 @@ func (g *Group) Run() {
 	}
 }
 
+// kickOnDone wakes every loop when done closes (their sleepers then
+// wake), until the returned func is called.
+func (g *Group) kickOnDone() (stop func()) {
+	if g.done == nil {
+		return func() {}
+	}
+	stopped := make(chan struct{})
+	go func() {
+		select {
+		case <-g.done:
+			for _, l := range g.loops {
+				l.wake.kick()
+			}
+		case <-stopped:
+		}
+	}()
+	return func() { close(stopped) }
+}
+
 // Close closes the loops' Conns and their epoll instances. It must not be
 // called while they run.
 func (g *Group) Close() {
@@ -95,6 +120,7 @@ func (g *Group) Close() {
 				c.Close()
 			}
 		}
+		l.wake.close()
 		syscall.Close(l.epfd)
 	}
 }
@@ -132,17 +158,19 @@ type Loop struct {
 	events  [256]syscall.EpollEvent
 	dialing int
 	pwait2  bool // epoll_pwait2 (nanosecond time-outs) is there to use
-	// nextScan is when the Conns are next checked for passed deadlines.
+	wake    waker
+	// nextScan is when the Conns are next swept (wake.go).
 	nextScan time.Time
+	// due is the earliest deadline (Unix ns) of a task that began to
+	// wait since the last scan, noneDue for none. That task may have
+	// woken since: the scan then finds nothing and sets due anew.
+	due int64
+	// rescan asks for a scan after this poll: the loop was kicked.
+	rescan bool
 	// polled is the time read after the last poll: a clock for checks
 	// that may be a little late, as the deadline scan makes up for them.
 	polled int64
 }
-
-// scanEvery is how often a loop checks its Conns' deadlines, so a
-// deadline is kept to within this much (a time-out, or a cancellation
-// that sets one in the past).
-const scanEvery = 5 * time.Millisecond
 
 func (l *Loop) run() {
 	for l.alive > 0 {
@@ -166,20 +194,23 @@ func (l *Loop) run() {
 		now = time.Now()
 		l.polled = now.UnixNano()
 		l.wakeSleepers(now)
-		if !now.Before(l.nextScan) {
+		if l.rescan || l.polled >= l.due || !now.Before(l.nextScan) {
 			l.scan(now)
-			l.nextScan = now.Add(scanEvery)
 		}
 	}
 }
 
 // timeout is how long the next poll may wait: not at all with tasks
-// ready, else until the next sleeper wakes or the next deadline scan.
+// ready, else until the next sleeper wakes, a waiting task's deadline
+// passes or the next sweep.
 func (l *Loop) timeout(now time.Time) time.Duration {
 	if len(l.runq) > 0 {
 		return 0
 	}
 	d := l.nextScan.Sub(now)
+	if l.due != noneDue {
+		d = min(d, time.Duration(l.due-now.UnixNano()))
+	}
 	if len(l.sleep) > 0 {
 		d = min(d, l.sleep[0].at.Sub(now))
 	}
@@ -191,6 +222,11 @@ func (l *Loop) poll(d time.Duration) {
 	n := l.wait(d)
 	for i := range n {
 		ev := &l.events[i]
+		if ev.Fd == wakeID {
+			l.wake.drain()
+			l.rescan = true
+			continue
+		}
 		c := l.conns[ev.Fd]
 		if c == nil {
 			continue
@@ -211,10 +247,12 @@ func (l *Loop) poll(d time.Duration) {
 	}
 }
 
-// scan readies the tasks whose Conn's deadline has passed (their Read or
-// Write then says so) and frees the ids of closed Conns.
+// scan readies the tasks whose Conn's deadline has passed or whose Conn
+// was closed (their Read or Write then says so), frees the ids of closed
+// Conns, and finds the earliest deadline of the tasks still waiting.
 func (l *Loop) scan(now time.Time) {
 	ns := now.UnixNano()
+	l.rescan, l.due, l.nextScan = false, noneDue, now.Add(sweepEvery)
 	for id, c := range l.conns {
 		if c == nil {
 			continue
@@ -224,9 +262,15 @@ func (l *Loop) scan(now time.Time) {
 			l.free = append(l.free, int32(id))
 			continue
 		}
-		if t := c.waiter; t != nil && (c.closed.Load() || c.passed(c.waitWrite, ns)) {
+		t := c.waiter
+		if t == nil {
+			continue
+		}
+		if c.closed.Load() || c.passed(c.waitWrite, ns) {
 			c.waiter = nil
 			l.runq = append(l.runq, t)
+		} else if dl := c.deadline(c.waitWrite); dl != 0 {
+			l.due = min(l.due, dl)
 		}
 	}
 }

@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"os"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -139,54 +138,6 @@ func TestLargeWriteWaitsForRoom(t *testing.T) {
 	}
 	if want := fmt.Sprint(len(big)); string(reply) != want {
 		t.Fatalf("the server read %s bytes, want %s", reply, want)
-	}
-}
-
-// A read past its deadline says so as a time-out, near the deadline.
-func TestReadDeadline(t *testing.T) {
-	addr := listen(t, func(c net.Conn) { _, _ = io.Copy(io.Discard, c) })
-	g := newGroup(t, 1, nil)
-	var err error
-	var took time.Duration
-	goDialed(g, addr, &err, func(c net.Conn) error {
-		start := time.Now()
-		_ = c.SetReadDeadline(start.Add(20 * time.Millisecond))
-		_, err := c.Read(make([]byte, 16))
-		took = time.Since(start)
-		return err
-	})
-	g.Run()
-	var ne net.Error
-	if !errors.As(err, &ne) || !ne.Timeout() || !errors.Is(err, os.ErrDeadlineExceeded) {
-		t.Fatalf("read error %v, want a time-out", err)
-	}
-	if took < 20*time.Millisecond || took > 2*time.Second {
-		t.Errorf("the time-out came after %v, want about 20ms", took)
-	}
-}
-
-// A deadline set from another goroutine (a cancellation) wakes a task
-// waiting on a read.
-func TestDeadlineFromOutsideWakesTheTask(t *testing.T) {
-	addr := listen(t, func(c net.Conn) { _, _ = io.Copy(io.Discard, c) })
-	g := newGroup(t, 1, nil)
-	conns := make(chan net.Conn, 1)
-	var err error
-	goDialed(g, addr, &err, func(c net.Conn) error {
-		conns <- c
-		_, err := c.Read(make([]byte, 16))
-		return err
-	})
-	go func() {
-		if c := <-conns; c != nil {
-			time.Sleep(30 * time.Millisecond)
-			_ = c.SetDeadline(time.Unix(1, 0))
-		}
-	}()
-	g.Run()
-	close(conns) // a failed dial sent none
-	if !errors.Is(err, os.ErrDeadlineExceeded) {
-		t.Fatalf("read error %v, want the deadline's", err)
 	}
 }
 
