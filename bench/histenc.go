@@ -31,6 +31,7 @@ type histEncoder struct {
 	zw      *zlib.Writer
 	raw     []byte
 	b64     []byte
+	b64b    []byte
 }
 
 // The V2 format's cookies, as the library writes them (word size 8).
@@ -77,6 +78,13 @@ func (e *histEncoder) encode(h *hdrhistogram.Histogram) string {
 		s, _ := encodeWithLibrary(h)
 		return s
 	}
+	return e.text(e.pack(h))
+}
+
+// pack returns h, of NewHistogram's geometry, in the V2 compressed form
+// before its base64: what a series bucket keeps, about half the size of
+// its text. The bytes are the encoder's until its next use.
+func (e *histEncoder) pack(h *hdrhistogram.Histogram) []byte {
 	e.sparse.Reset()
 	e.sparse.MergeFrom(h)
 	// Counts by bin in index order: a run of two or more empty bins as
@@ -98,12 +106,12 @@ func (e *histEncoder) encode(h *hdrhistogram.Histogram) string {
 	if next == 0 { // empty: the library writes the one bin of value 0
 		e.payload = binary.AppendUvarint(e.payload, zigzag(0))
 	}
-	return e.wrap(e.payload)
+	return e.compress(e.payload)
 }
 
-// wrap puts a payload of counts into the V2 form: the header of the
-// buckets' geometry, compressed, base64 twice.
-func (e *histEncoder) wrap(payload []byte) string {
+// compress puts a payload of counts into the V2 form: the header of the
+// buckets' geometry, compressed.
+func (e *histEncoder) compress(payload []byte) []byte {
 	e.inner = binary.BigEndian.AppendUint32(e.inner[:0], v2Cookie)
 	e.inner = binary.BigEndian.AppendUint32(e.inner, uint32(len(payload)))
 	e.inner = binary.BigEndian.AppendUint32(e.inner, 0) // normalizing index offset
@@ -119,11 +127,17 @@ func (e *histEncoder) wrap(payload []byte) string {
 	_ = e.zw.Close()
 	e.raw = binary.BigEndian.AppendUint32(e.raw[:0], v2CompressedCookie)
 	e.raw = binary.BigEndian.AppendUint32(e.raw, uint32(e.zbuf.Len()))
-	e.raw = append(e.raw, e.zbuf.Bytes()...)
-	// The library's Encode gives base64 already, and EncodeHistogram
-	// encodes that again: so does this, for one form in every report.
-	e.b64 = base64.StdEncoding.AppendEncode(e.b64[:0], e.raw)
-	return base64.StdEncoding.EncodeToString(e.b64)
+	return append(e.raw, e.zbuf.Bytes()...)
+}
+
+// text is packed bytes in EncodeHistogram's form, one allocation: the
+// library's Encode gives base64 already, and EncodeHistogram encodes that
+// again, so this does too, for one form in every report. Nothing packed
+// is the empty string.
+func (e *histEncoder) text(packed []byte) string {
+	e.b64 = base64.StdEncoding.AppendEncode(e.b64[:0], packed)
+	e.b64b = base64.StdEncoding.AppendEncode(e.b64b[:0], e.b64)
+	return string(e.b64b)
 }
 
 func zigzag(v int64) uint64 { return uint64((v << 1) ^ (v >> 63)) }

@@ -178,7 +178,7 @@ func (r *runner) buildSeries(end time.Time) *Series {
 		s.P50MS, s.P95MS = append(s.P50MS, ms(b.p50)), append(s.P95MS, ms(b.p95))
 		s.P99MS, s.MaxMS = append(s.P99MS, ms(b.p99)), append(s.MaxMS, ms(b.max))
 		s.CPUS = append(s.CPUS, b.cpu.Seconds())
-		s.Histograms = append(s.Histograms, b.enc)
+		s.Histograms = append(s.Histograms, sr.enc.text(b.packed))
 	}
 	if len(errs) > 0 {
 		s.Errors = make(map[string][]int64, len(errs))

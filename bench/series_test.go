@@ -203,3 +203,33 @@ func TestColumnJSONNull(t *testing.T) {
 		t.Fatalf("unmarshal: %v %v", c, err)
 	}
 }
+
+// A compacted bucket keeps its histogram packed, about half the size of
+// the text the report carries, and the text made from it at the end is
+// EncodeHistogram's, byte for byte.
+func TestCompactedBucketKeepsItsHistogramPacked(t *testing.T) {
+	start := time.Now()
+	sr := newSeriesRec(start, time.Second, 0)
+	want := NewHistogram()
+	var buf []latencies
+	for v := int64(1); v < 200_000; v = v*11/10 + 1 {
+		buf = append(buf, latencies{lat: v})
+		_ = want.RecordValue(v)
+	}
+	sr.add(0, buf)
+	sr.compact(1)
+	b := sr.buckets[0]
+	if b.hist != nil || len(b.packed) == 0 {
+		t.Fatalf("after compaction: live histogram %v, %d bytes packed", b.hist != nil, len(b.packed))
+	}
+	wantText, err := EncodeHistogram(want)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := sr.enc.text(b.packed); got != wantText {
+		t.Fatalf("the bucket's text differs from EncodeHistogram's:\n%s\n%s", got, wantText)
+	}
+	if 10*len(b.packed) > 6*len(wantText) {
+		t.Errorf("the bucket keeps %d bytes for a text of %d: want it packed", len(b.packed), len(wantText))
+	}
+}
