@@ -168,7 +168,7 @@ type Loop struct {
 	// rescan asks for a scan after this poll: the loop was kicked.
 	rescan bool
 	// polled is the time read after the last poll: a clock for checks
-	// that may be a little late, as the deadline scan makes up for them.
+	// that may be a little late, as the loop's wait ends at the deadline.
 	polled int64
 }
 
