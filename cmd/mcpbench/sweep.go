@@ -167,7 +167,7 @@ func sweepMain(ctx context.Context, args []string, e env) int {
 	if r == nil {
 		return harnessExit(e, "sweep", "point", runErr)
 	}
-	giveBackRunMemory()
+	defer giveBackRunMemory()()
 	gateErr := f.gates().Sweep(r)
 	writeErr := writeFormats(report.SweepFormats, r, outs, e)
 	f.output.announce(outs, e)
