@@ -84,7 +84,7 @@ func (s *seriesRec) histOf(b *bucketRec) *hdrhistogram.Histogram {
 		b.hist = NewHistogram()
 	}
 	if b.packed != nil {
-		_ = MergeEncoded(b.hist, s.enc.text(b.packed)) // our own encoding: it reads back
+		_ = mergePacked(b.hist, b.packed) // our own packing: it reads back
 		b.packed = nil
 	}
 	return b.hist

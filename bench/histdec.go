@@ -35,6 +35,14 @@ func MergeEncoded(dst *hdrhistogram.Histogram, s string) error {
 	return err
 }
 
+// mergePacked adds a series bucket's packed histogram to dst: one of ours,
+// so of the bucket geometry.
+func mergePacked(dst *hdrhistogram.Histogram, packed []byte) error {
+	d := histDecoders.Get().(*histDecoder)
+	defer histDecoders.Put(d)
+	return d.mergePacked(dst, packed)
+}
+
 var (
 	errOtherGeometry = errors.New("histogram: not the bucket geometry")
 	errOutOfRange    = errors.New("histogram: values out of the range merged into")
@@ -65,14 +73,20 @@ func (d *histDecoder) merge(dst *hdrhistogram.Histogram, s string) (err error) {
 	if d.raw, err = base64.StdEncoding.AppendDecode(d.raw[:0], d.text); err != nil {
 		return fmt.Errorf("histogram: %w", err)
 	}
-	if len(d.raw) < 8 || binary.BigEndian.Uint32(d.raw) != v2CompressedCookie {
+	return d.mergePacked(dst, d.raw)
+}
+
+// mergePacked adds the counts of raw, a histogram in the form before its
+// base64 (histEncoder.pack's), to dst.
+func (d *histDecoder) mergePacked(dst *hdrhistogram.Histogram, raw []byte) error {
+	if len(raw) < 8 || binary.BigEndian.Uint32(raw) != v2CompressedCookie {
 		return errOtherGeometry // or not V2: the library says which
 	}
-	n := int(binary.BigEndian.Uint32(d.raw[4:]))
-	if n > len(d.raw)-8 {
-		return fmt.Errorf("histogram: %d compressed bytes announced, %d there", n, len(d.raw)-8)
+	n := int(binary.BigEndian.Uint32(raw[4:]))
+	if n > len(raw)-8 {
+		return fmt.Errorf("histogram: %d compressed bytes announced, %d there", n, len(raw)-8)
 	}
-	if err := d.inflate(d.raw[8 : 8+n]); err != nil {
+	if err := d.inflate(raw[8 : 8+n]); err != nil {
 		return fmt.Errorf("histogram: %w", err)
 	}
 	in := d.inner.Bytes()

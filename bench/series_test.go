@@ -233,3 +233,26 @@ func TestCompactedBucketKeepsItsHistogramPacked(t *testing.T) {
 		t.Errorf("the bucket keeps %d bytes for a text of %d: want it packed", len(b.packed), len(wantText))
 	}
 }
+
+// A straggler answered in a bucket already compacted reopens it from its
+// packed form: after the next compaction the bucket holds every count.
+func TestStragglerReopensACompactedBucket(t *testing.T) {
+	sr := newSeriesRec(time.Now(), time.Second, 0)
+	want := NewHistogram()
+	for _, batch := range [][]int64{{10, 20, 30, 4000}, {50, 70_000}} {
+		var buf []latencies
+		for _, v := range batch {
+			buf = append(buf, latencies{lat: v})
+			_ = want.RecordValue(v)
+		}
+		sr.add(0, buf)
+		sr.compact(1)
+	}
+	wantText, err := EncodeHistogram(want)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := sr.enc.text(sr.buckets[0].packed); got != wantText {
+		t.Fatalf("the reopened bucket's histogram differs from all its counts:\n%s\n%s", got, wantText)
+	}
+}
