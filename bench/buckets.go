@@ -32,12 +32,16 @@ type bucketRec struct {
 	p50, p95, p99, max int64
 	cpu                time.Duration
 	gauges             []float64 // raw readings at the bucket's end; nil when none
+	// ops counts answers by operation and outcome, for the Observer
+	// only: nil once handed over, and never made without one.
+	ops [][MaxKinds]int64
 }
 
 // seriesRec is the buckets of one point.
 type seriesRec struct {
 	start    time.Time
 	interval time.Duration
+	nOps     int // operations counted per bucket (bucketRec.ops); 0: none
 
 	mu      sync.Mutex
 	buckets []*bucketRec
@@ -66,7 +70,11 @@ func (s *seriesRec) index(t time.Time) int {
 // The caller holds s.mu.
 func (s *seriesRec) bucket(i int) *bucketRec {
 	for len(s.buckets) <= i {
-		s.buckets = append(s.buckets, &bucketRec{})
+		b := &bucketRec{}
+		if s.nOps > 0 {
+			b.ops = make([][MaxKinds]int64, s.nOps)
+		}
+		s.buckets = append(s.buckets, b)
 	}
 	return s.buckets[i]
 }
@@ -99,6 +107,9 @@ func (s *seriesRec) add(at int, buf []latencies) {
 		l := &buf[i]
 		_ = h.RecordValue(l.lat)
 		b.kinds[l.kind]++
+		if b.ops != nil && int(l.op) < len(b.ops) && l.op >= 0 {
+			b.ops[l.op][l.kind]++
+		}
 		if int(l.sentIn) == at {
 			b.sent++
 		} else {

@@ -31,7 +31,7 @@ func TestCoordinatedOmission(t *testing.T) {
 	wl := &workload.Workload{Client: c, Ops: []workload.Op{{Request: list}}}
 	var start time.Time
 	cfg := bench.Config{Rate: 100, Duration: 10 * time.Second, MaxInFlight: 1,
-		OnMeasure: func() { start = time.Now() }}
+		Observer: onMeasuring(func() { start = time.Now() })}
 	p, err := bench.Run(ctx, cfg, wl)
 	if err != nil {
 		t.Fatal(err)
@@ -118,3 +118,11 @@ func TestScheduleAccuracy(t *testing.T) {
 		t.Fatalf("offered %v lag %v", p.OfferedRPS, p.ScheduleLagMS)
 	}
 }
+
+// onMeasuring is an Observer that calls its func as the measured window
+// opens.
+type onMeasuring func()
+
+func (f onMeasuring) Measuring()            { f() }
+func (onMeasuring) Interval(bench.Interval) {}
+func (onMeasuring) LoadDone()               {}

@@ -43,10 +43,12 @@ func bucketUpperMS(b int) float64 {
 	return math.Exp2(float64(b+1)/bucketsPerOctave) / 1000
 }
 
-// startProgress calls cfg.Progress about once a ProgressEvery until the
-// returned stop is called.
+// startProgress hands a snapshot to a ProgressObserver about once a
+// ProgressEvery until the returned stop is called; an Observer that is
+// not one costs no snapshots.
 func (r *runner) startProgress() (stop func()) {
-	if r.cfg.Progress == nil {
+	po, ok := r.cfg.Observer.(ProgressObserver)
+	if !ok {
 		return func() {}
 	}
 	quit := make(chan struct{})
@@ -60,7 +62,7 @@ func (r *runner) startProgress() (stop func()) {
 			case <-quit:
 				return
 			case <-t.C:
-				r.cfg.Progress(r.snapshot())
+				po.Progress(r.snapshot())
 			}
 		}
 	}()

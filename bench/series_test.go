@@ -131,10 +131,8 @@ func TestSeriesOpenLoopSumsExactly(t *testing.T) {
 // flush it for the bucket to be complete.
 func TestSeriesStragglers(t *testing.T) {
 	var n atomic.Int64
-	var mu sync.Mutex
-	var ivs []Interval
-	p, err := Run(context.Background(), Config{Concurrency: 4, Total: 24, Interval: 50 * time.Millisecond,
-		OnInterval: func(iv Interval) { mu.Lock(); ivs = append(ivs, iv); mu.Unlock() }},
+	obs := &intervalLog{}
+	p, err := Run(context.Background(), Config{Concurrency: 4, Total: 24, Interval: 50 * time.Millisecond, Observer: obs},
 		funcWorkload(func(context.Context, int) (Worker, error) {
 			return &sleepWorker{delay: 120 * time.Millisecond, n: &n}, nil
 		}))
@@ -143,6 +141,7 @@ func TestSeriesStragglers(t *testing.T) {
 	}
 	checkSeriesSums(t, p)
 	var live int64
+	ivs := obs.got
 	for i, iv := range ivs {
 		if iv.Index != i {
 			t.Fatalf("live buckets out of order: %d at %d", iv.Index, i)
@@ -153,6 +152,15 @@ func TestSeriesStragglers(t *testing.T) {
 		t.Errorf("live lines: %d buckets, %d requests; series %d buckets, %d requests", len(ivs), live, p.Series.Len(), p.Requests)
 	}
 }
+
+// intervalLog keeps the intervals a level hands over.
+type intervalLog struct {
+	NopObserver
+	mu  sync.Mutex
+	got []Interval
+}
+
+func (o *intervalLog) Interval(iv Interval) { o.mu.Lock(); o.got = append(o.got, iv); o.mu.Unlock() }
 
 // fakeGauges counts its reads: a level that is the read number and a
 // counter that grows by 10 a read.

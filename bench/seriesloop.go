@@ -6,8 +6,8 @@ import (
 	"time"
 )
 
-// GaugeSource is what the engine samples from the server once a bucket.
-// The engine knows no more about it than this, so where the figures come
+// GaugeSource is what the generator samples from the server once a bucket.
+// The generator knows no more about it than this, so where the figures come
 // from (/proc, a metrics endpoint) is the caller's business.
 type GaugeSource interface {
 	// Gauges describes the values Read fills, in order: Name, Unit, Kind
@@ -18,24 +18,7 @@ type GaugeSource interface {
 	Read(ctx context.Context, v []float64)
 }
 
-// Interval is one finished bucket of a running point, for a live line.
-// Its figures are the report's, but for a request whose answer is filed
-// more than an interval late (rare, and then only in the report).
-type Interval struct {
-	Index            int
-	End              time.Duration // from the start of measuring
-	Requests, Errors int64
-	RPS              float64
-	P50MS, P99MS     float64
-	MaxMS            float64
-	// Server holds the gauges read at the bucket's end, in the order of
-	// Gauges (Config.Gauges' descriptions); NaN where missing, counters as
-	// their running total.
-	Server []float64
-	Gauges []ServerSeries
-}
-
-// liveState is what the series loop has handed to OnInterval so far.
+// liveState is what the series loop has handed to the Observer so far.
 type liveState struct {
 	next         int // the next bucket to hand over
 	cpuStarted   bool
@@ -102,7 +85,7 @@ func (r *runner) seriesLoop(quit <-chan struct{}) {
 }
 
 // settle flushes what workers still hold of buckets up to upTo, compacts
-// those buckets and hands them to OnInterval.
+// those buckets and hands them to the Observer.
 func (r *runner) settle(upTo int) {
 	if upTo < 0 {
 		return
@@ -114,31 +97,40 @@ func (r *runner) settle(upTo int) {
 	r.handOver(upTo)
 }
 
-// handOver passes buckets up to upTo to OnInterval.
+// handOver passes buckets up to upTo to the Observer.
 func (r *runner) handOver(upTo int) {
-	if r.cfg.OnInterval == nil {
+	if r.cfg.Observer == nil {
 		return
 	}
-	sr := r.series
 	for ; r.live.next <= upTo; r.live.next++ {
-		k := r.live.next
-		sr.mu.Lock()
-		b := sr.bucket(k)
-		iv := Interval{Index: k, End: time.Duration(k+1) * sr.interval, P50MS: ms(b.p50), P99MS: ms(b.p99), MaxMS: ms(b.max)}
-		for kind, n := range b.kinds {
-			iv.Requests += n
-			if Kind(kind) != OK {
-				iv.Errors += n
-			}
-		}
-		iv.Server = b.gauges
-		sr.mu.Unlock()
-		if r.cfg.Gauges != nil {
-			iv.Gauges = r.cfg.Gauges.Gauges()
-		}
-		iv.RPS = float64(iv.Requests) / sr.interval.Seconds()
-		r.cfg.OnInterval(iv)
+		r.cfg.Observer.Interval(r.interval(r.live.next))
 	}
+}
+
+// interval is bucket k as it stands, for the Observer. Its per-operation
+// counts are handed over with it and not kept: the report has no column
+// for them.
+func (r *runner) interval(k int) Interval {
+	sr := r.series
+	iv := Interval{Index: k, Start: sr.start.Add(time.Duration(k) * sr.interval), End: time.Duration(k+1) * sr.interval,
+		Length: sr.interval, Kinds: r.kinds, Operations: r.ops}
+	sr.mu.Lock()
+	b := sr.bucket(k)
+	iv.P50MS, iv.P95MS, iv.P99MS, iv.MaxMS = ms(b.p50), ms(b.p95), ms(b.p99), ms(b.max)
+	iv.Counts, iv.Sent, iv.CPU, iv.Server, iv.packed = b.kinds, b.sent, b.cpu, b.gauges, b.packed
+	iv.ByOperation, b.ops = b.ops, nil
+	sr.mu.Unlock()
+	for kind, n := range iv.Counts {
+		iv.Requests += n
+		if Kind(kind) != OK {
+			iv.Errors += n
+		}
+	}
+	if r.cfg.Gauges != nil {
+		iv.Gauges = r.cfg.Gauges.Gauges()
+	}
+	iv.RPS = float64(iv.Requests) / sr.interval.Seconds()
+	return iv
 }
 
 // gaugeLoop reads the gauges as the window opens and at the end of every

@@ -5,26 +5,32 @@ import (
 	"time"
 )
 
-// Sessions as the unit of work. A plain Workload sends one request per Do
-// and the engine times it; a SessionWorkload runs a whole session per call
-// (several requests, pauses between them, some at once) and reports each
-// of its steps through a Recorder the engine hands it. The engine times
-// the session, paces session starts (closed: users back to back; open:
-// starts on the schedule) and keeps per-step, per-scenario and per-session
-// figures. Plain workloads never reach this file: their path is unchanged.
+// MCP sessions as the unit of work. A RequestLoad sends one request per
+// Do and the generator times it; a SessionLoad runs a whole session per
+// call (several requests, pauses between them, some at once) and reports
+// each of its steps through a Recorder the generator hands it. The
+// generator times the session, paces session starts (closed: users back
+// to back; open: starts on the schedule) and keeps per-step, per-scenario
+// and per-session figures. Plain requests never reach this file: their
+// path is unchanged.
 
-// SessionWorkload is what RunSessions drives.
-type SessionWorkload interface {
+// SessionLoad is a load whose unit of work is a session.
+type SessionLoad interface {
 	// Operations names the steps a Sample's Op indexes (one histogram
-	// each); Kinds names the outcomes, as for Workload.
-	Operations() []Operation
-	Kinds() []string
+	// each); Kinds names the outcomes, as for any Load.
+	Load
 	// Scenarios names what a session's scenario index refers to.
 	Scenarios() []string
-	// NewUser makes virtual user id; the engine calls it before the clock
-	// starts. A user runs one session at a time.
+	// NewUser makes virtual user id; the generator calls it before the
+	// clock starts. A user runs one session at a time.
 	NewUser(ctx context.Context, id int) (User, error)
 }
+
+// SessionWorkload is SessionLoad's former name, kept for callers that
+// name it.
+//
+// Deprecated: use SessionLoad.
+type SessionWorkload = SessionLoad
 
 // User runs sessions one after another, from one goroutine.
 type User interface {

@@ -11,7 +11,7 @@ import (
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 )
 
-// RunSessions measures one load level of sessions. cfg reads as for Run
+// runSessions measures one load level of sessions. cfg reads as for Run
 // with sessions in place of requests: Concurrency is the number of users
 // of a closed loop, each running sessions back to back (joining evenly
 // over RampUp); Rate is new sessions per second of an open loop, started
@@ -19,18 +19,15 @@ import (
 // measured sessions; Warmup sessions run first, unmeasured. Sessions under
 // way when Duration ends run to their end, so every measured step belongs
 // to a whole session. MaxRate does not apply.
-func RunSessions(ctx context.Context, cfg Config, wl SessionWorkload) (Point, error) {
-	if err := cfg.normalize(); err != nil {
-		return Point{}, err
-	}
+func runSessions(ctx context.Context, cfg Config, wl SessionLoad) (Point, error) {
 	ops, kinds, scenarios := wl.Operations(), wl.Kinds(), wl.Scenarios()
 	switch {
 	case len(kinds) == 0 || len(kinds) > MaxKinds:
 		return Point{}, fmt.Errorf("a workload names 1 to %d outcome kinds, not %d", MaxKinds, len(kinds))
 	case len(ops) == 0:
-		return Point{}, fmt.Errorf("a session workload names its steps")
+		return Point{}, fmt.Errorf("a session load names its steps")
 	case len(scenarios) == 0:
-		return Point{}, fmt.Errorf("a session workload names its scenarios")
+		return Point{}, fmt.Errorf("a session load names its scenarios")
 	}
 	cfg.MaxRate = 0
 	users, err := startEach(ctx, cfg.Users(), wl.NewUser)

@@ -8,13 +8,13 @@ import (
 	"time"
 )
 
-// This file is the whole of what the engine asks of what it sends: a
-// Workload that names its operations and outcome kinds and starts Workers,
-// each of which sends one request per Do and says how it went in a Sample.
-// Nothing here knows a protocol, so another engine (an event loop, say)
-// could drive the same Workloads.
+// This file is the whole of what the generator asks of what it sends: a
+// Load that names its operations and outcome kinds. A RequestLoad starts
+// Workers, each of which sends one request per Do and says how it went in
+// a Sample (a SessionLoad, session.go, starts Users instead). Nothing here
+// knows a protocol, so another driver could run the same loads.
 
-// Kind is a request's outcome, an index into Workload.Kinds. A small
+// Kind is a request's outcome, an index into Load.Kinds. A small
 // integer, so counting outcomes is an array increment.
 type Kind uint8
 
@@ -26,10 +26,10 @@ const OK Kind = 0
 // in a fixed array rather than a map.
 const MaxKinds = 16
 
-// Sample is one request's outcome as the engine needs it.
+// Sample is one request's outcome as the generator needs it.
 type Sample struct {
 	Kind     Kind
-	Op       int // index into Workload.Operations
+	Op       int // index into Load.Operations
 	Sent     int64
 	Received int64
 	Err      error
@@ -54,21 +54,32 @@ type Worker interface {
 	Close(ctx context.Context) error
 }
 
-// Workload is what the engine drives.
-type Workload interface {
+// Load is what Run drives, the generator's view of a workload: a
+// RequestLoad or a SessionLoad.
+type Load interface {
 	// Operations names the operations a Sample's Op indexes; with more
 	// than one, the Point carries per-operation figures. None reads as
-	// one operation, "request".
+	// one operation, "request" (a SessionLoad names its steps).
 	Operations() []Operation
 	// Kinds names the outcomes a Sample's Kind indexes, OK first; the
 	// names are the keys of a Point's errors_by_kind. At most MaxKinds.
 	Kinds() []string
-	// NewWorker makes worker id; the engine calls it before the clock
+}
+
+// RequestLoad is a load of plain requests, one per Worker.Do.
+type RequestLoad interface {
+	Load
+	// NewWorker makes worker id; the generator calls it before the clock
 	// starts.
 	NewWorker(ctx context.Context, id int) (Worker, error)
 }
 
-// Counting is a Workload that counts things beside its requests (messages
+// Workload is RequestLoad's former name, kept for callers that name it.
+//
+// Deprecated: use RequestLoad.
+type Workload = RequestLoad
+
+// Counting is a Load that counts things beside its requests (messages
 // the server sent, token refreshes...). Counters returns the counts so far
 // by name; they only grow, and a Point carries their growth over the
 // measured interval.
@@ -88,7 +99,7 @@ type Operation struct {
 // ErrNoWorkers is returned when not one worker could be started.
 var ErrNoWorkers = errors.New("no worker could start")
 
-func startWorkers(ctx context.Context, n int, wl Workload) ([]Worker, error) {
+func startWorkers(ctx context.Context, n int, wl RequestLoad) ([]Worker, error) {
 	return startEach(ctx, n, wl.NewWorker)
 }
 

@@ -5,10 +5,9 @@ import (
 
 	"github.com/mcpbench/mcpbench/bench"
 	"github.com/mcpbench/mcpbench/results"
-	"github.com/mcpbench/mcpbench/workload"
 )
 
-// A dry run: connect, list the tools, build the workload, and say what a
+// A dry run: connect, list the tools, build the load, and say what a
 // run or sweep would do, calling no tool. The log, the start time and
 // health are left alone: nothing is measured.
 
@@ -40,20 +39,15 @@ func loadOf(c bench.Config) results.Load {
 }
 
 func plan(ctx context.Context, s *Setup, command string, load results.Load) (*results.PlanReport, error) {
-	ss, err := connect(ctx, s)
+	ss, err := connect(ctx, s, newStream(nil))
 	if err != nil {
 		return nil, err
 	}
 	defer ss.close()
-	load.Seed = s.Workload.Seed
-	var wl results.Plannable
-	if s.Scenario != nil {
-		load.Unit = "sessions"
-		if wl, err = workload.BuildScenarios(ctx, ss.client, s.Options.SessionMode, *s.Scenario); err != nil {
-			return nil, &WorkloadError{err}
-		}
-	} else if wl, err = workload.Build(ctx, ss.client, s.Workload); err != nil {
+	wl, err := s.kind().Build(ctx, ss.client)
+	if err != nil {
 		return nil, &WorkloadError{err}
 	}
+	wl.Describe(&results.Workload{}, &load)
 	return results.NewPlanReport(ss.header(results.SchemaPlan), command, wl, load), nil
 }

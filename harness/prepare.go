@@ -1,8 +1,9 @@
 // Package harness holds the recipes of the run and sweep commands as
 // libraries: connect, mark the server log, wait for the start time, build
-// the workload, watch health, measure, then scan the log window and finish
-// the health watch. It prints nothing; progress goes to callbacks and
-// failures come back as typed errors.
+// the load, watch health, measure, then scan the log window and finish
+// the health watch. It prints nothing: what happens goes to the Outputs
+// (output.go), what is sent is a LoadKind (loadkind.go), and failures
+// come back as typed errors.
 package harness
 
 import (
@@ -14,6 +15,7 @@ import (
 	"github.com/mcpbench/mcpbench/mcp"
 	"github.com/mcpbench/mcpbench/probe"
 	"github.com/mcpbench/mcpbench/results"
+	"github.com/mcpbench/mcpbench/sweep"
 	"github.com/mcpbench/mcpbench/workload"
 )
 
@@ -26,8 +28,10 @@ type Setup struct {
 	// Workload is what is sent; it is built once connected. Scenario,
 	// when set, replaces it: sessions of a scenario file are the unit of
 	// work, and each load level counts users or sessions per second.
+	// LoadKind, when set, replaces both (a kind harness does not know).
 	Workload workload.Spec
 	Scenario *workload.ScenarioSpec
+	LoadKind LoadKind
 	// HealthURL, when set, is polled over the load; LogFile, when set, is
 	// the server log whose stats lines are scanned over it.
 	HealthURL string
@@ -46,20 +50,9 @@ type Setup struct {
 	Shard *results.Shard
 	// Version is the mcpbench version the report names.
 	Version string
-	// MeasureDone, if set, is called as each measurement ends, whatever
-	// its outcome, before anything else happens: the caller clears its
-	// progress line there.
-	MeasureDone func()
-	// Warn, if set, receives problems that do not stop the command: a log
-	// window that could not be scanned.
-	Warn func(Setting, error)
-	// Announce, if set, receives the tools the workload will call and the
-	// warnings about them once it is built, before any is called.
-	Announce func(tools []workload.ToolInfo, warnings []string)
-	// OnStage, if set, is told each step before the load as it starts, and
-	// StageDone once it is over: a server that accepts but never
-	// answers would otherwise be a long silence.
-	OnStage func(Stage)
+	// Outputs observe the command: its events, every interval of every
+	// point, and the final report (output.go).
+	Outputs []Output
 }
 
 // Stage is a step before the load.
@@ -73,21 +66,15 @@ const (
 	StageDone                    // the setup is over: the load begins, or it failed
 )
 
-func (s *Setup) stage(st Stage) {
-	if s.OnStage != nil {
-		s.OnStage(st)
-	}
-}
-
-// session is a prepared target: connected, log marked, start time passed,
-// workload built and health watched.
-type session struct {
+// prepared is a target made ready for the load: connected, log marked,
+// start time passed, load built and health watched.
+type prepared struct {
 	setup   *Setup
+	out     *stream
 	client  *mcp.Client
 	started time.Time
 	watch   *logscan.Watch // follows the log from its mark
-	wl      *workload.Workload
-	scen    *workload.ScenarioWorkload
+	load    Load
 	health  *probe.HealthWatch
 	gauges  bench.GaugeSource // nil without sampling
 }
@@ -108,10 +95,10 @@ func Dial(ctx context.Context, o mcp.Options) (*mcp.Client, error) {
 
 // prepare does everything before the load, in the order whose errors the
 // contract fixes: a server that is down is reported before a workload
-// that cannot be. The caller closes the session.
-func prepare(ctx context.Context, s *Setup) (*session, error) {
-	defer s.stage(StageDone)
-	ss, err := connect(ctx, s)
+// that cannot be. The caller closes what it returns.
+func prepare(ctx context.Context, s *Setup, out *stream) (*prepared, error) {
+	defer out.stage(StageDone)
+	ss, err := connect(ctx, s, out)
 	if err != nil {
 		return nil, err
 	}
@@ -122,10 +109,10 @@ func prepare(ctx context.Context, s *Setup) (*session, error) {
 	return ss, nil
 }
 
-// connect starts a session with the connection made and nothing else.
-func connect(ctx context.Context, s *Setup) (*session, error) {
-	ss := &session{setup: s, started: time.Now()}
-	s.stage(StageConnecting)
+// connect dials the target and does nothing else.
+func connect(ctx context.Context, s *Setup, out *stream) (*prepared, error) {
+	ss := &prepared{setup: s, out: out, started: time.Now()}
+	out.stage(StageConnecting)
 	var err error
 	if ss.client, err = Dial(ctx, s.Options); err != nil {
 		if ctx.Err() != nil {
@@ -137,7 +124,7 @@ func connect(ctx context.Context, s *Setup) (*session, error) {
 }
 
 // ready does the steps after connecting.
-func (ss *session) ready(ctx context.Context) error {
+func (ss *prepared) ready(ctx context.Context) error {
 	s := ss.setup
 	if s.LogFile != "" {
 		m, err := logscan.Mark(s.LogFile)
@@ -147,28 +134,21 @@ func (ss *session) ready(ctx context.Context) error {
 		ss.watch = logscan.StartWatch(s.LogFile, m, 0)
 	}
 	var err error
-	if ss.gauges, err = openSampling(ctx, s.Sampling, s.Warn); err != nil {
+	if ss.gauges, err = openSampling(ctx, s.Sampling, ss.out.warn); err != nil {
 		return err
 	}
 	if !s.StartAt.IsZero() {
-		s.stage(StageStartWait)
+		ss.out.stage(StageStartWait)
 		if err := waitUntil(ctx, s.StartAt); err != nil {
 			return &InterruptedError{} // nothing measured yet
 		}
 		ss.started = time.Now()
 	}
-	s.stage(StageWorkload)
-	if s.Scenario != nil {
-		ss.scen, err = workload.BuildScenarios(ctx, ss.client, s.Options.SessionMode, *s.Scenario)
-	} else {
-		ss.wl, err = workload.Build(ctx, ss.client, s.Workload)
-	}
-	if err != nil {
+	ss.out.stage(StageWorkload)
+	if ss.load, err = s.kind().Build(ctx, ss.client); err != nil {
 		return &WorkloadError{err}
 	}
-	if s.Announce != nil {
-		s.Announce(ss.tools(), ss.warnings())
-	}
+	ss.out.event(Event{Kind: EventWorkload, Tools: ss.load.Tools(), Warnings: ss.load.Warnings()})
 	if s.HealthURL != "" {
 		if ss.health, err = probe.WatchHealth(ctx, s.Options, s.HealthURL); err != nil {
 			return &ConfigError{Setting: SettingHealthURL, Err: err}
@@ -186,22 +166,15 @@ func waitUntil(ctx context.Context, at time.Time) error {
 	return nil
 }
 
-func (ss *session) close() {
+func (ss *prepared) close() {
 	if ss.watch != nil {
 		ss.watch.Stop()
 	}
 	ss.client.Close(context.Background())
 }
 
-// measured tells the caller a measurement ended.
-func (ss *session) measured() {
-	if ss.setup.MeasureDone != nil {
-		ss.setup.MeasureDone()
-	}
-}
-
 // header is the report header for the connected target.
-func (ss *session) header(schema string) results.Header {
+func (ss *prepared) header(schema string) results.Header {
 	info := ss.client.Info()
 	return results.Header{
 		Schema: schema, MCPBenchVersion: ss.setup.Version, StartedAt: ss.started.UTC(),
@@ -212,13 +185,13 @@ func (ss *session) header(schema string) results.Header {
 
 // observe returns the log window's scan and the health watch's summary,
 // once the load is over; a log that cannot be scanned is a warning.
-func (ss *session) observe(ctx context.Context) (*logscan.WindowScan, *probe.Health) {
+func (ss *prepared) observe(ctx context.Context) (*logscan.WindowScan, *probe.Health) {
 	var scan *logscan.WindowScan
 	if ss.watch != nil {
 		if res, err := ss.watch.Close(ctx, time.Now(), ss.setup.LogSettle); err == nil {
 			scan = &res
-		} else if ss.setup.Warn != nil {
-			ss.setup.Warn(SettingLogFile, err)
+		} else {
+			ss.out.warn(SettingLogFile, err)
 		}
 	}
 	var health *probe.Health
@@ -228,17 +201,13 @@ func (ss *session) observe(ctx context.Context) (*logscan.WindowScan, *probe.Hea
 	return scan, health
 }
 
-// load measures one level of what is sent: sessions of the scenarios, or
-// requests, with the client's pool figures added.
-func (ss *session) load(ctx context.Context, cfg bench.Config) (bench.Point, error) {
-	var p bench.Point
-	var err error
-	if ss.scen != nil {
-		p, err = bench.RunSessions(ctx, cfg, ss.scen)
-	} else {
-		p, err = bench.Run(ctx, cfg, ss.wl)
-	}
-	ss.measured()
+// measure measures one level of the load, point st of a sweep (zero in a
+// run), with the client's pool figures added. The outputs observe it.
+func (ss *prepared) measure(ctx context.Context, cfg bench.Config, st sweep.Step) (bench.Point, error) {
+	cfg.Gauges = ss.gauges
+	cfg.Observer = ss.out.level(st)
+	p, err := bench.Run(ctx, cfg, ss.load.Generator())
+	ss.out.event(Event{Kind: EventMeasureEnd, Step: st})
 	if err != nil {
 		return p, err
 	}
@@ -249,31 +218,10 @@ func (ss *session) load(ctx context.Context, cfg bench.Config) (bench.Point, err
 
 // workload says what was sent, for the report: the operations (a
 // scenario's steps) and the load's shape.
-func (ss *session) workload(mode string, cfg bench.Config) *results.Workload {
+func (ss *prepared) workload(mode string, cfg bench.Config) *results.Workload {
 	w := &results.Workload{Mode: mode, Warmup: cfg.Warmup, DurationS: cfg.Duration.Seconds()}
-	if ss.scen != nil {
-		w.Operations = ss.scen.Operations()
-		w.Scenario = ss.setup.Scenario.File.Name
-		w.NewConnectionPerSession = ss.setup.Scenario.NewConnectionPerSession
-	} else {
-		w.Operations = ss.wl.Operations()
-	}
-	w.Tools = ss.tools()
+	w.Operations = ss.load.Operations()
+	ss.load.Describe(w, &results.Load{})
+	w.Tools = ss.load.Tools()
 	return w
-}
-
-// tools are the tools the workload calls, with their annotations.
-func (ss *session) tools() []workload.ToolInfo {
-	if ss.scen != nil {
-		return ss.scen.Tools()
-	}
-	return ss.wl.Tools()
-}
-
-// warnings are the lines to print about those tools before the load.
-func (ss *session) warnings() []string {
-	if ss.scen != nil {
-		return ss.scen.Warnings()
-	}
-	return ss.wl.Warnings()
 }

@@ -6,13 +6,14 @@ import (
 	"github.com/mcpbench/mcpbench/bench"
 	"github.com/mcpbench/mcpbench/mcp"
 	"github.com/mcpbench/mcpbench/results"
+	"github.com/mcpbench/mcpbench/sweep"
 )
 
 // RunConfig is one load point: the shared setup and the load.
 type RunConfig struct {
 	Setup
-	// Load is the engine's configuration; its Progress, OnInterval and
-	// OnDone are the caller's callbacks (Gauges is Setup.Sampling's).
+	// Load is the generator's configuration; its Gauges and Observer are
+	// the harness's (Setup.Sampling, Setup.Outputs).
 	Load bench.Config
 	// Soak tunes the trends and verdicts drawn from the series.
 	Soak results.SoakOptions
@@ -23,13 +24,24 @@ type RunConfig struct {
 // errors are typed: *ConfigError, *UnreachableError, *WorkloadError, and
 // *InterruptedError when ctx ended before anything was measured.
 func Run(ctx context.Context, cfg RunConfig) (*results.RunReport, error) {
-	ss, err := prepare(ctx, &cfg.Setup)
+	out := newStream(cfg.Outputs)
+	meta := Meta{Command: "run", Version: cfg.Version, Shard: cfg.Shard, Interval: cfg.Load.Interval,
+		Levels: []sweep.Level{{Concurrency: cfg.Load.Concurrency, Rate: cfg.Load.Rate}}}
+	if err := out.start(meta); err != nil {
+		return nil, err
+	}
+	r, err := run(ctx, &cfg, out)
+	out.finish(ctx, Final{Run: r, Err: err})
+	return r, err
+}
+
+func run(ctx context.Context, cfg *RunConfig, out *stream) (*results.RunReport, error) {
+	ss, err := prepare(ctx, &cfg.Setup, out)
 	if err != nil {
 		return nil, err
 	}
 	defer ss.close()
-	cfg.Load.Gauges = ss.gauges
-	point, err := ss.load(ctx, cfg.Load)
+	point, err := ss.measure(ctx, cfg.Load, sweep.Step{})
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, &InterruptedError{Measuring: true}

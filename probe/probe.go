@@ -219,13 +219,11 @@ func runBench(ctx context.Context, c *mcp.Client, cfg Config, spec BenchSpec, na
 		return nil
 	}
 	wl := &workload.Workload{Client: c, Ops: []workload.Op{{Request: mcp.Request{Method: "tools/list"}}}}
-	bc := bench.Config{
-		Concurrency: max(spec.Concurrency, 1),
-		Total:       spec.Total,
-		Progress:    cfg.BenchProgress,
+	dials := &dialMark{c: c, at: c.Dials()}
+	bc := bench.Config{Concurrency: max(spec.Concurrency, 1), Total: spec.Total, Observer: dials}
+	if cfg.BenchProgress != nil {
+		bc.Observer = dialProgress{dials, cfg.BenchProgress}
 	}
-	dials := c.Dials()
-	bc.OnMeasure = func() { dials = c.Dials() }
 	p, err := bench.Run(ctx, bc, wl)
 	if err != nil {
 		if b.Errors == nil {
@@ -235,13 +233,31 @@ func runBench(ctx context.Context, c *mcp.Client, cfg Config, spec BenchSpec, na
 		return nil
 	}
 	p.Client.PoolMaxConns = c.PoolSize()
-	p.Client.PoolWaits = c.Dials() - dials
+	p.Client.PoolWaits = c.Dials() - dials.at
 	p.Client.Engine = "net/http"
 	if c.Engine() == mcp.EngineStdio {
 		p.Client.Engine = string(mcp.EngineStdio)
 	}
 	return &p
 }
+
+// dialMark notes the client's dials as the measured window opens, so the
+// benchmark's pool waits are the dials made while measuring.
+type dialMark struct {
+	bench.NopObserver
+	c  *mcp.Client
+	at int64
+}
+
+func (d *dialMark) Measuring() { d.at = d.c.Dials() }
+
+// dialProgress is a dialMark that also passes the progress on.
+type dialProgress struct {
+	*dialMark
+	progress func(bench.Progress)
+}
+
+func (d dialProgress) Progress(p bench.Progress) { d.progress(p) }
 
 func withPool(o mcp.Options, n int) mcp.Options {
 	o.PoolSize = n

@@ -16,7 +16,8 @@ type Level struct {
 	Rate        float64
 }
 
-// Step says which point a sweep is about to measure, for a progress line.
+// Step says which point of a sweep is being measured: its level, and its
+// place for a progress line.
 type Step struct {
 	Level Level
 	// N counts the points from 1; Total is how many are planned so far,
@@ -38,13 +39,13 @@ type Plan struct {
 	// Cooldown is a pause before every point but the first, so that the
 	// server settles between levels.
 	Cooldown time.Duration
-	// Progress, if set, is called just before each point is measured.
-	Progress func(Step)
 }
 
-// MeasureFunc measures one level and returns its point. The caller owns
-// the load engine and the connection; the sweep only decides the levels.
-type MeasureFunc func(ctx context.Context, l Level) (bench.Point, error)
+// MeasureFunc measures one level, st.Level, and returns its point; st also
+// says which point it is (N of Total so far), so the caller can show where
+// the sweep stands. The caller owns the generator and the connection; the
+// sweep only decides the levels.
+type MeasureFunc func(ctx context.Context, st Step) (bench.Point, error)
 
 // Run measures the plan's levels in order and then, with Refine, the
 // levels the refine search proposes. It returns the points sorted by rate,
@@ -127,10 +128,7 @@ func (r *runner) step(l Level) (more bool, err error) {
 		}
 	}
 	r.done++
-	if r.plan.Progress != nil {
-		r.plan.Progress(Step{Level: l, N: r.done, Total: r.total})
-	}
-	p, err := r.measure(r.ctx, l)
+	p, err := r.measure(r.ctx, Step{Level: l, N: r.done, Total: r.total})
 	if err != nil {
 		return false, err
 	}

@@ -14,12 +14,15 @@ import (
 type fakeMeasure struct {
 	curve    func(Level) bench.Point
 	measured []Level
+	steps    []Step // what measure was told of each
 	// fail, when set, is called before each measurement and may end it.
 	fail func(n int, l Level) (bench.Point, error, bool)
 }
 
-func (f *fakeMeasure) measure(_ context.Context, l Level) (bench.Point, error) {
+func (f *fakeMeasure) measure(_ context.Context, st Step) (bench.Point, error) {
+	l := st.Level
 	f.measured = append(f.measured, l)
+	f.steps = append(f.steps, st)
 	if f.fail != nil {
 		if p, err, stop := f.fail(len(f.measured), l); stop {
 			return p, err
@@ -71,12 +74,10 @@ func TestRunMeasuresListedLevelsInOrderAndSorts(t *testing.T) {
 
 func TestRunRefinesConcurrency(t *testing.T) {
 	f := &fakeMeasure{curve: capacityCurve(capacityServer{k: 8, svc: 0.020})}
-	var steps []Step
 	plan := Plan{
 		Concurrency: []int{1, 2, 4, 8, 16, 32},
 		SLO:         SLO{P95MS: 50}, // feasible up to 13 on this server
 		Refine:      true,
-		Progress:    func(s Step) { steps = append(steps, s) },
 	}
 	points, err := Run(context.Background(), plan, f.measure)
 	if err != nil {
@@ -91,13 +92,14 @@ func TestRunRefinesConcurrency(t *testing.T) {
 	}
 	// The progress line counts the refine steps into the total as they come.
 	wantTotals := []int{6, 6, 6, 6, 6, 6, 7, 8, 9}
+	steps := f.steps
 	for i, s := range steps {
 		if s.N != i+1 || s.Total != wantTotals[i] || s.Level != f.measured[i] {
 			t.Errorf("step %d = %+v, want N %d of %d at %+v", i, s, i+1, wantTotals[i], f.measured[i])
 		}
 	}
 	if len(steps) != len(want) {
-		t.Errorf("%d progress calls, want %d", len(steps), len(want))
+		t.Errorf("%d steps told, want %d", len(steps), len(want))
 	}
 }
 

@@ -50,7 +50,7 @@ func TestScenarioClosedUsers(t *testing.T) {
 	c := o.dial(t, 16)
 	wl := build(t, c, agentScenario, nil, false)
 	before := o.srv.Health().RequestsByMethod
-	p, err := bench.RunSessions(context.Background(), bench.Config{Concurrency: 8, Duration: 20 * time.Second}, wl)
+	p, err := bench.Run(context.Background(), bench.Config{Concurrency: 8, Duration: 20 * time.Second}, wl)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,7 +101,7 @@ func TestScenarioSessionRate(t *testing.T) {
 	o := observe(t, target.Config{Capacity: 64, ServiceTime: serviceTime})
 	c := o.dial(t, 32)
 	wl := build(t, c, agentScenario, nil, false)
-	p, err := bench.RunSessions(context.Background(), bench.Config{Rate: 20, Duration: 20 * time.Second}, wl)
+	p, err := bench.Run(context.Background(), bench.Config{Rate: 20, Duration: 20 * time.Second}, wl)
 	if err != nil {
 		t.Fatal(err)
 	}

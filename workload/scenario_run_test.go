@@ -152,7 +152,7 @@ scenarios:
         expect: {is_error: true}
 `, map[string]string{"rows.jsonl": "{\"message\":\"row-0\"}\n{\"message\":\"row-1\"}\n{\"message\":\"row-2\"}\n"}, false)
 	before := o.srv.Health().RequestsByMethod
-	p, err := bench.RunSessions(context.Background(), bench.Config{Concurrency: 1, Total: 5}, wl)
+	p, err := bench.Run(context.Background(), bench.Config{Concurrency: 1, Total: 5}, wl)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -186,7 +186,7 @@ func TestScenarioNewConnectionPerSession(t *testing.T) {
 	c := o.dial(t, 1)
 	wl := build(t, c, `scenarios: [{name: s, steps: [ping]}]`, nil, true)
 	before := c.Dials()
-	p, err := bench.RunSessions(context.Background(), bench.Config{Concurrency: 2, Total: 10}, wl)
+	p, err := bench.Run(context.Background(), bench.Config{Concurrency: 2, Total: 10}, wl)
 	if err != nil || p.Sessions.Completed != 10 || p.Errors != 0 {
 		t.Fatalf("%+v %v %v", p.Sessions, p.ErrorExamples, err)
 	}
@@ -216,7 +216,7 @@ scenarios:
           - name: plain
             call: {tool: echo, args: {message: plain}}
 `, map[string]string{"rows.csv": "message\nr1\nr2\n"}, false)
-	p, err := bench.RunSessions(context.Background(), bench.Config{Concurrency: 4, Total: 20}, wl)
+	p, err := bench.Run(context.Background(), bench.Config{Concurrency: 4, Total: 20}, wl)
 	if err != nil || p.Errors != 0 || p.Sessions.Completed != 20 {
 		t.Fatalf("%+v %v %v", p.Sessions, p.ErrorExamples, err)
 	}
@@ -250,7 +250,7 @@ func TestScenarioModernOpensWithDiscover(t *testing.T) {
 		t.Fatalf("negotiated %s", c.ProtocolVersion())
 	}
 	wl := build(t, c, `scenarios: [{name: m, steps: [list, {parallel: [{call: {tool: echo, args: {message: a}}}, ping]}]}]`, nil, false)
-	p, err := bench.RunSessions(ctx, bench.Config{Concurrency: 2, Total: 10}, wl)
+	p, err := bench.Run(ctx, bench.Config{Concurrency: 2, Total: 10}, wl)
 	if err != nil || p.Errors != 0 {
 		t.Fatalf("%v %v", p.ErrorExamples, err)
 	}

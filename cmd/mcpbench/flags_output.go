@@ -12,7 +12,7 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/mcpbench/mcpbench/bench"
+	"github.com/mcpbench/mcpbench/harness"
 	"github.com/mcpbench/mcpbench/report"
 )
 
@@ -115,16 +115,17 @@ func reportBase(t *targetFlags, kind string) string {
 
 // ready checks, before the load, that every report and profile can be
 // written, then starts the profiles; stop ends the CPU profile.
-func (o *outputFlags) ready(outs map[string]output, e env, cmd string, cfg *bench.Config) (stop func(), err error) {
+func (o *outputFlags) ready(outs map[string]output, e env, cmd string, s *harness.Setup) (stop func(), err error) {
 	if err := checkOutputs(append(files(outs), o.profileOutputs()...)); err != nil {
 		return nil, err
 	}
-	return o.profiles(e, cmd, cfg)
+	return o.profiles(e, cmd, s)
 }
 
 // profiles starts the CPU profile and arranges the heap profile at the end
-// of the load (through cfg.OnDone); stop ends the CPU profile.
-func (o *outputFlags) profiles(e env, cmd string, cfg *bench.Config) (stop func(), err error) {
+// of the load (an output that writes it as each point's load ends); stop
+// ends the CPU profile.
+func (o *outputFlags) profiles(e env, cmd string, s *harness.Setup) (stop func(), err error) {
 	stop = func() {}
 	if o.cpuProfile != "" {
 		if stop, err = startCPUProfile(o.cpuProfile); err != nil {
@@ -132,13 +133,26 @@ func (o *outputFlags) profiles(e env, cmd string, cfg *bench.Config) (stop func(
 		}
 	}
 	if o.memProfile != "" {
-		cfg.OnDone = func() {
-			if err := writeHeapProfile(o.memProfile); err != nil {
-				fmt.Fprintf(e.stderr, "mcpbench %s: --memprofile: %v\n", cmd, err)
-			}
-		}
+		s.Outputs = append(s.Outputs, heapProfile{e: e, cmd: cmd, path: o.memProfile})
 	}
 	return stop, nil
+}
+
+// heapProfile writes what the generator holds as a point's load ends,
+// before its workers close (the last point's, in a sweep).
+type heapProfile struct {
+	harness.NopOutput
+	e         env
+	cmd, path string
+}
+
+func (h heapProfile) Event(ev harness.Event) {
+	if ev.Kind != harness.EventLoadDone {
+		return
+	}
+	if err := writeHeapProfile(h.path); err != nil {
+		fmt.Fprintf(h.e.stderr, "mcpbench %s: --memprofile: %v\n", h.cmd, err)
+	}
 }
 
 // profileOutputs are the profile files, for checkOutputs.

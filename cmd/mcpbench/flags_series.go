@@ -63,14 +63,14 @@ func (f *seriesFlags) sampling() harness.Sampling {
 	return harness.Sampling{PID: f.serverPID, MetricsURL: f.serverMetrics, Metrics: f.metricNames}
 }
 
-// apply puts the series settings into a point's engine configuration and
-// the harness setup: the interval, the sampling and, with --live, the
-// line per interval.
+// apply puts the series settings into a point's generator configuration
+// and the harness setup: the interval, the sampling and, with --live, the
+// output that prints a line per interval.
 func (f *seriesFlags) apply(load *bench.Config, s *harness.Setup, e env, cmd string) {
 	load.Interval = f.interval
 	s.Sampling = f.sampling()
 	if f.live {
-		load.OnInterval = livePrinter(e, cmd)
+		s.Outputs = append(s.Outputs, liveLines{e: e, cmd: cmd})
 	}
 }
 

@@ -6,7 +6,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/mcpbench/mcpbench/bench"
 	"github.com/mcpbench/mcpbench/harness"
 	"github.com/mcpbench/mcpbench/mcp"
 	"github.com/mcpbench/mcpbench/workload"
@@ -27,17 +26,19 @@ func (t *targetFlags) setup(opts mcp.Options, spec workload.Spec, s *shardFlags)
 	}
 }
 
-// watch makes the harness's callbacks print: the stage before the load,
-// warnings and the tools about to be called on stderr, and the progress
-// line cleared after each measurement. It returns the progress line's
-// printer, nil when there is none.
-func watch(s *harness.Setup, e env, cmd string, off bool) func(bench.Progress) {
+// watch adds the output that prints on stderr: the stage before the
+// load, warnings and the tools about to be called, and, unless off or
+// stderr is no terminal, the progress line, cleared after each
+// measurement.
+func watch(s *harness.Setup, e env, cmd string, off bool) {
 	progress := progressPrinter(e, off)
-	s.Warn = warnSetting(e, cmd)
-	s.Announce = announce(e, cmd)
-	s.MeasureDone = func() { clearProgress(e, progress) }
-	s.OnStage = newStageWatch(e, cmd, s.Options, progress != nil).enter
-	return progress
+	t := &terminal{e: e, cmd: cmd, draw: progress, warn: warnSetting(e, cmd), announce: announce(e, cmd),
+		stages: newStageWatch(e, cmd, s.Options, progress != nil)}
+	if progress == nil {
+		s.Outputs = append(s.Outputs, t)
+		return
+	}
+	s.Outputs = append(s.Outputs, terminalLine{t})
 }
 
 // slowStage is how long a step before the load may take before mcpbench

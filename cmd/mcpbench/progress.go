@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/mcpbench/mcpbench/bench"
+	"github.com/mcpbench/mcpbench/harness"
+	"github.com/mcpbench/mcpbench/workload"
 )
 
 // isTerminal reports whether w is a character device (a terminal).
@@ -46,4 +48,41 @@ func clearProgress(e env, pr func(bench.Progress)) {
 	if pr != nil {
 		fmt.Fprint(e.stderr, "\r\033[K")
 	}
+}
+
+// terminal is the output that keeps the user informed on stderr: what the
+// setup is waiting on, warnings, the tools about to be called, and the
+// progress line cleared after each measurement (terminalLine draws it).
+type terminal struct {
+	harness.NopOutput
+	e        env
+	cmd      string
+	draw     func(bench.Progress) // the progress line; nil when off
+	stages   *stageWatch
+	warn     func(harness.Setting, error)
+	announce func([]workload.ToolInfo, []string)
+}
+
+func (t *terminal) Event(ev harness.Event) {
+	switch ev.Kind {
+	case harness.EventStage:
+		t.stages.enter(ev.Stage)
+	case harness.EventWorkload:
+		t.announce(ev.Tools, ev.Warnings)
+	case harness.EventWarning:
+		t.warn(ev.Setting, ev.Err)
+	case harness.EventMeasureEnd:
+		clearProgress(t.e, t.draw)
+	}
+}
+
+// terminalLine is a terminal with the progress line on; in a sweep the
+// line names the point.
+type terminalLine struct{ *terminal }
+
+func (t terminalLine) Progress(p harness.Progress) {
+	if p.Step.N > 0 {
+		fmt.Fprintf(t.e.stderr, "\r\033[Kpoint %d/%d (%s): ", p.Step.N, p.Step.Total, levelLabel(p.Step.Level))
+	}
+	t.draw(p.Progress)
 }

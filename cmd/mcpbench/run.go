@@ -96,9 +96,9 @@ func runMain(ctx context.Context, args []string, e env) int {
 	if fs.Changed("out-dir") && !named(outs) {
 		f.output.defaultNames(outs, reportBase(&f.target, "run"))
 	}
-	cfg.Load.Progress = watch(&cfg.Setup, e, "run", f.output.noProgress || f.series.live)
+	watch(&cfg.Setup, e, "run", f.output.noProgress || f.series.live)
 	f.series.apply(&cfg.Load, &cfg.Setup, e, "run")
-	stop, err := f.output.ready(outs, e, "run", &cfg.Load)
+	stop, err := f.output.ready(outs, e, "run", &cfg.Setup)
 	if err != nil {
 		return exitFor(e, "run", err)
 	}

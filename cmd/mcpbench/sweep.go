@@ -152,17 +152,12 @@ func sweepMain(ctx context.Context, args []string, e env) int {
 	}
 	outs := f.outputs(e)
 	f.series.apply(&cfg.Point, &cfg.Setup, e, "sweep")
-	stop, err := f.output.ready(outs, e, "sweep", &cfg.Point)
+	stop, err := f.output.ready(outs, e, "sweep", &cfg.Setup)
 	if err != nil {
 		return exitFor(e, "sweep", err)
 	}
 	defer stop()
-	if progress := watch(&cfg.Setup, e, "sweep", f.output.noProgress || f.series.live); progress != nil {
-		cfg.Progress = func(st sweep.Step, p bench.Progress) {
-			fmt.Fprintf(e.stderr, "\r\033[Kpoint %d/%d (%s): ", st.N, st.Total, levelLabel(st.Level))
-			progress(p)
-		}
-	}
+	watch(&cfg.Setup, e, "sweep", f.output.noProgress || f.series.live)
 	r, runErr := harness.Sweep(ctx, cfg)
 	if r == nil {
 		return harnessExit(e, "sweep", "point", runErr)

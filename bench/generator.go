@@ -1,13 +1,14 @@
-// Package bench is the load engine: closed-loop workers, the open-loop
+// Package bench is the load generator: closed-loop workers, the open-loop
 // schedule, per-worker histograms merged at the end, and one Point per
 // measured load level. It knows nothing of sweeps or reports, nor of the
-// protocol its workers speak: a Workload (worker.go) stands for that.
+// protocol its workers speak: a Load (worker.go) stands for that.
 //
-// Files: engine.go runs a level (Config, Run); closed.go and open.go are
-// the two drivers; measure.go records what workers see; assemble.go and
-// saturation.go turn the records into a Point (point.go). session.go,
+// Files: generator.go runs a level (Config, Run); closed.go and open.go
+// are the two drivers; measure.go records what workers see; assemble.go
+// and saturation.go turn the records into a Point (point.go); observe.go
+// is what a level reports as it runs (Observer). session.go,
 // session_run.go and session_point.go run a level whose unit of work is
-// a whole session (RunSessions).
+// a whole MCP session (a SessionLoad).
 package bench
 
 import (
@@ -45,16 +46,11 @@ type Config struct {
 	// Grace is how long in-flight requests may finish after ctx is
 	// cancelled (an interrupt); default 5 s.
 	Grace time.Duration
-	// Progress, if set, is called about once a ProgressEvery (default 1 s)
-	// from a goroutine of the engine.
-	Progress      func(Progress)
+	// Observer, if set, receives the level's moments and settled
+	// intervals (observe.go); a ProgressObserver also gets a snapshot
+	// about once a ProgressEvery (default 1 s).
+	Observer      Observer
 	ProgressEvery time.Duration
-	// OnMeasure, if set, is called just before the measured phase starts
-	// (after the warm-up), e.g. to snapshot counters kept outside the engine.
-	OnMeasure func()
-	// OnDone, if set, is called when the load ends, before the workers
-	// close (e.g. to profile what they hold).
-	OnDone func()
 	// LagThreshold is the generator's own send delay (p99) above which the
 	// point is marked saturated; default 5 ms.
 	LagThreshold time.Duration
@@ -65,10 +61,6 @@ type Config struct {
 	// window opens) from a goroutine of its own; the readings become the
 	// Series' server columns.
 	Gauges GaugeSource
-	// OnInterval, if set, is called with each bucket about one interval
-	// after it ends (when its stragglers are in), in order, from a
-	// goroutine of the engine; the last ones come as the point ends.
-	OnInterval func(Interval)
 	// Loops > 0 runs the workers as tasks of that many event loops (at
 	// most one per worker) when the workload is LoopReady and the level
 	// has no MaxRate; else, and in session runs, each has a goroutine.
@@ -103,12 +95,25 @@ type Progress struct {
 	Sessions int64
 }
 
-// Run measures one load level of wl. It returns what was measured even
-// when ctx is cancelled part-way (then the Point is marked Interrupted).
-func Run(ctx context.Context, cfg Config, wl Workload) (Point, error) {
+// Run measures one load level of l, a RequestLoad or a SessionLoad. It
+// returns what was measured even when ctx is cancelled part-way (then the
+// Point is marked Interrupted). The kind of load is asked once, here: each
+// has its own workers and drivers, so the hot path never asks.
+func Run(ctx context.Context, cfg Config, l Load) (Point, error) {
 	if err := cfg.normalize(); err != nil {
 		return Point{}, err
 	}
+	switch l := l.(type) {
+	case SessionLoad:
+		return runSessions(ctx, cfg, l)
+	case RequestLoad:
+		return runRequests(ctx, cfg, l)
+	}
+	return Point{}, fmt.Errorf("a load starts workers (RequestLoad) or users (SessionLoad); %T does neither", l)
+}
+
+// runRequests measures a level of plain requests.
+func runRequests(ctx context.Context, cfg Config, wl RequestLoad) (Point, error) {
 	ops, kinds := wl.Operations(), wl.Kinds()
 	if len(kinds) == 0 || len(kinds) > MaxKinds {
 		return Point{}, fmt.Errorf("a workload names 1 to %d outcome kinds, not %d", MaxKinds, len(kinds))
@@ -141,8 +146,8 @@ func (r *runner) measure(warmup, drive func()) Point {
 	if r.cfg.Warmup > 0 {
 		warmup()
 	}
-	if r.cfg.OnMeasure != nil {
-		r.cfg.OnMeasure()
+	if r.cfg.Observer != nil {
+		r.cfg.Observer.Measuring()
 	}
 	var counted map[string]int64
 	if r.counting != nil {
@@ -158,8 +163,8 @@ func (r *runner) measure(warmup, drive func()) Point {
 	end := r.lastDone()
 	stopProgress()
 	stopSeries(end)
-	if r.cfg.OnDone != nil {
-		r.cfg.OnDone()
+	if r.cfg.Observer != nil {
+		r.cfg.Observer.LoadDone()
 	}
 	p := r.point(end, cpuTime()-cpu0, runQueueWait()-wait0)
 	p.Client.Driver, p.Client.Loops = r.driver()
@@ -217,7 +222,7 @@ type runner struct {
 	states  []*workerState
 	shards  []*histShard
 	series  *seriesRec
-	live    liveState // what the series loop has handed to OnInterval
+	live    liveState // what the series loop has handed to the Observer
 	limiter *rate.Limiter
 	start   time.Time // the clock of the schedule and the ramp
 	// measureStart is when measuring began: start, or the end of a ramp.
@@ -248,6 +253,9 @@ func newRunner(cfg Config, ctx, reqCtx context.Context, workers []Worker, ops []
 // if perOp.
 func (r *runner) makeStates(n, nShards int, open, perOp bool) {
 	r.series = newSeriesRec(time.Time{}, r.cfg.Interval, r.cfg.Duration+r.cfg.RampUp)
+	if r.cfg.Observer != nil && len(r.ops) > 1 {
+		r.series.nOps = len(r.ops)
+	}
 	r.shards = make([]*histShard, nShards)
 	for i := range r.shards {
 		r.shards[i] = newHistShard(len(r.ops), open, perOp)

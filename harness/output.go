@@ -1,0 +1,229 @@
+package harness
+
+import (
+	"context"
+	"time"
+
+	"github.com/mcpbench/mcpbench/bench"
+	"github.com/mcpbench/mcpbench/results"
+	"github.com/mcpbench/mcpbench/sweep"
+	"github.com/mcpbench/mcpbench/workload"
+)
+
+// The output seam. Whatever watches a run or a sweep (a progress line, a
+// line per interval, an exporter) is an Output in Setup.Outputs, and
+// everything it sees comes through one stream: the recipe's events, the
+// generator's settled intervals, and the final report. Neither harness
+// nor bench knows which outputs exist.
+
+// Output observes a run or a sweep.
+//
+// Calls come in this order: Start; then Events and Intervals as they
+// happen; then Stop, once, whatever the outcome. Events come from the
+// goroutine that called Run or Sweep (a failed server reading's warning
+// from the sampling goroutine); Intervals, in order, from the generator's
+// series loop. An output must not block: the load never waits for it, but
+// the series loop does, and compacts no bucket meanwhile. One with slow
+// work (a network push) queues it to a goroutine of its own.
+type Output interface {
+	// Start is called before the target is dialled. An error stops the
+	// command before anything is sent (a *ConfigError for SettingOutput).
+	Start(Meta) error
+	// Interval receives each settled bucket of each measured point.
+	Interval(Interval)
+	// Event receives the recipe's moments (EventKind).
+	Event(Event)
+	// Stop receives the final report, gates not yet applied, or the error
+	// that left none.
+	Stop(Final)
+}
+
+// Progresser is an Output that also wants a running snapshot about once
+// a second while a point is measured (a progress line); it comes from a
+// goroutine of the generator's own. Only then are snapshots taken.
+type Progresser interface {
+	Output
+	Progress(Progress)
+}
+
+// Meta is what the command is about to do.
+type Meta struct {
+	Command string // "run" or "sweep"
+	Version string
+	// Levels are the levels it measures, in order (a refined sweep adds
+	// more as it goes).
+	Levels []sweep.Level
+	// Interval is the length of the series' buckets.
+	Interval time.Duration
+	Shard    *results.Shard // nil when not sharded
+}
+
+// Interval is one settled bucket of a measured point.
+type Interval struct {
+	bench.Interval
+	// Step is the sweep point it belongs to; zero in a run.
+	Step sweep.Step
+}
+
+// Progress is a running point's snapshot.
+type Progress struct {
+	bench.Progress
+	// Step is the sweep point being measured; zero in a run.
+	Step sweep.Step
+}
+
+// Final is how a run or sweep ended.
+type Final struct {
+	// Run or Sweep is the report (of the points measured, for a sweep
+	// stopped early); nil when none was made.
+	Run   *results.RunReport
+	Sweep *results.SweepReport
+	// Err is what Run or Sweep returns beside it.
+	Err error
+}
+
+// EventKind says what an Event is.
+type EventKind int
+
+// The events, in the order they come. A sweep repeats those from
+// EventLevelStart to EventLevelEnd for each point; a run has no level
+// events.
+const (
+	// EventStage: a step before the load begins (Stage); StageDone when
+	// the setup is over, whatever its outcome.
+	EventStage EventKind = iota
+	// EventWorkload: what is sent is built; Tools and Warnings say what
+	// it will call, before any is called.
+	EventWorkload
+	// EventWarning: a problem that does not stop the command (Setting,
+	// Err): a log window that could not be scanned, a failed reading.
+	EventWarning
+	// EventLevelStart: a sweep point is about to be measured (Step).
+	EventLevelStart
+	// EventMeasureStart: the point's measured window opens, its warm-up
+	// over.
+	EventMeasureStart
+	// EventLoadDone: the point's load has ended; its workers are not yet
+	// closed (e.g. to profile what they hold).
+	EventLoadDone
+	// EventMeasureEnd: the point's measurement ended, whatever its
+	// outcome (a progress line is cleared here).
+	EventMeasureEnd
+	// EventLevelEnd: a sweep point was measured (Point; nil when it
+	// failed).
+	EventLevelEnd
+	// EventInterrupted: the context ended; what was measured is kept.
+	EventInterrupted
+)
+
+// Event is one moment of a run or sweep.
+type Event struct {
+	Kind  EventKind
+	Stage Stage      // EventStage
+	Step  sweep.Step // in a sweep, the point the event belongs to
+	// Tools and Warnings: EventWorkload.
+	Tools    []workload.ToolInfo
+	Warnings []string
+	// Setting and Err: EventWarning.
+	Setting Setting
+	Err     error
+	Point   *bench.Point // EventLevelEnd
+}
+
+// SettingOutput is an output that could not start.
+const SettingOutput Setting = "output"
+
+// stream is the one path from the recipe and the generator to the
+// outputs.
+type stream struct {
+	outs       []Output
+	progresses []Progresser
+}
+
+func newStream(outs []Output) *stream {
+	s := &stream{outs: outs}
+	for _, o := range outs {
+		if p, ok := o.(Progresser); ok {
+			s.progresses = append(s.progresses, p)
+		}
+	}
+	return s
+}
+
+// start starts every output; when one fails, those started are stopped
+// with its error.
+func (s *stream) start(m Meta) error {
+	for i, o := range s.outs {
+		if err := o.Start(m); err != nil {
+			ce := &ConfigError{Setting: SettingOutput, Err: err}
+			for _, started := range s.outs[:i] {
+				started.Stop(Final{Err: ce})
+			}
+			return ce
+		}
+	}
+	return nil
+}
+
+// finish tells the outputs of an interrupt, then stops them.
+func (s *stream) finish(ctx context.Context, f Final) {
+	if ctx.Err() != nil {
+		s.event(Event{Kind: EventInterrupted})
+	}
+	for _, o := range s.outs {
+		o.Stop(f)
+	}
+}
+
+func (s *stream) event(e Event) {
+	for _, o := range s.outs {
+		o.Event(e)
+	}
+}
+
+func (s *stream) stage(st Stage) { s.event(Event{Kind: EventStage, Stage: st}) }
+
+func (s *stream) warn(setting Setting, err error) {
+	s.event(Event{Kind: EventWarning, Setting: setting, Err: err})
+}
+
+// level is the generator's Observer for one point: it passes the point's
+// moments and intervals on, tagged with its step.
+func (s *stream) level(step sweep.Step) bench.Observer {
+	l := levelStream{s: s, step: step}
+	if len(s.progresses) > 0 {
+		return progressStream{l}
+	}
+	return l
+}
+
+type levelStream struct {
+	s    *stream
+	step sweep.Step
+}
+
+func (l levelStream) Measuring() { l.s.event(Event{Kind: EventMeasureStart, Step: l.step}) }
+func (l levelStream) LoadDone()  { l.s.event(Event{Kind: EventLoadDone, Step: l.step}) }
+
+func (l levelStream) Interval(iv bench.Interval) {
+	for _, o := range l.s.outs {
+		o.Interval(Interval{Interval: iv, Step: l.step})
+	}
+}
+
+// progressStream is a levelStream whose outputs want progress too.
+type progressStream struct{ levelStream }
+
+func (p progressStream) Progress(pr bench.Progress) {
+	for _, o := range p.s.progresses {
+		o.Progress(Progress{Progress: pr, Step: p.step})
+	}
+}
+
+// NopOutput does nothing; embed it to implement only part of Output.
+type NopOutput struct{}
+
+func (NopOutput) Start(Meta) error  { return nil }
+func (NopOutput) Interval(Interval) {}
+func (NopOutput) Event(Event)       {}
+func (NopOutput) Stop(Final)        {}
