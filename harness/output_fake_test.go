@@ -1,0 +1,146 @@
+package harness
+
+import (
+	"context"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mcpbench/mcpbench/bench"
+	"github.com/mcpbench/mcpbench/sweep"
+)
+
+// fakeOutput records everything the output seam hands it.
+type fakeOutput struct {
+	mu        sync.Mutex
+	meta      []Meta
+	intervals []Interval
+	events    []Event
+	progress  int
+	final     []Final
+}
+
+func (f *fakeOutput) Start(m Meta) error {
+	f.mu.Lock()
+	f.meta = append(f.meta, m)
+	f.mu.Unlock()
+	return nil
+}
+func (f *fakeOutput) Interval(iv Interval) {
+	f.mu.Lock()
+	f.intervals = append(f.intervals, iv)
+	f.mu.Unlock()
+}
+func (f *fakeOutput) Event(e Event)     { f.mu.Lock(); f.events = append(f.events, e); f.mu.Unlock() }
+func (f *fakeOutput) Progress(Progress) { f.mu.Lock(); f.progress++; f.mu.Unlock() }
+func (f *fakeOutput) Stop(fin Final)    { f.mu.Lock(); f.final = append(f.final, fin); f.mu.Unlock() }
+func (f *fakeOutput) kinds() []EventKind {
+	var ks []EventKind
+	for _, e := range f.events {
+		if e.Kind != EventStage && e.Kind != EventWarning {
+			ks = append(ks, e.Kind)
+		}
+	}
+	return ks
+}
+
+// checkPoint holds a point's intervals to its report: one per series
+// bucket, in order, adding up to the point's answers, errors and latency
+// histogram.
+func checkPoint(t *testing.T, p *bench.Point, ivs []Interval) {
+	t.Helper()
+	if len(ivs) != p.Series.Len() || len(ivs) == 0 {
+		t.Fatalf("%d intervals for %d series buckets", len(ivs), p.Series.Len())
+	}
+	var requests, ok, errs int64
+	h := bench.NewHistogram()
+	for i, iv := range ivs {
+		if iv.Index != i || iv.Requests != p.Series.Requests(i) || iv.Sent != p.Series.Sent[i] {
+			t.Errorf("interval %d: index %d, %d answers, %d sent; series %d, %d", i, iv.Index, iv.Requests, iv.Sent, p.Series.Requests(i), p.Series.Sent[i])
+		}
+		requests, ok, errs = requests+iv.Requests, ok+iv.Counts[bench.OK], errs+iv.Errors
+		if err := iv.MergeHistogram(h); err != nil {
+			t.Fatal(err)
+		}
+		if iv.Histogram() != p.Series.Histograms[i] {
+			t.Errorf("interval %d: its histogram is not the series'", i)
+		}
+	}
+	if requests != p.Requests || ok != p.OK || errs != p.Errors || h.TotalCount() != p.Requests {
+		t.Errorf("intervals add up to %d answers (%d ok, %d errors, %d in histograms); the point has %d (%d, %d)",
+			requests, ok, errs, h.TotalCount(), p.Requests, p.OK, p.Errors)
+	}
+}
+
+func TestOutputSeesEveryIntervalOfARun(t *testing.T) {
+	out := &fakeOutput{}
+	cfg := RunConfig{Setup: startTarget(t)}
+	cfg.Outputs = []Output{out}
+	cfg.Load = bench.Config{Concurrency: 2, Duration: time.Second, Interval: 250 * time.Millisecond, ProgressEvery: 100 * time.Millisecond}
+	r, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out.mu.Lock()
+	defer out.mu.Unlock()
+	if len(out.meta) != 1 || out.meta[0].Command != "run" || out.meta[0].Interval != 250*time.Millisecond {
+		t.Errorf("started with %+v", out.meta)
+	}
+	checkPoint(t, &r.Point, out.intervals)
+	want := []EventKind{EventWorkload, EventMeasureStart, EventLoadDone, EventMeasureEnd}
+	if got := out.kinds(); !slices.Equal(got, want) {
+		t.Errorf("events %v, want %v", got, want)
+	}
+	if e := out.events[0]; e.Kind != EventStage || e.Stage != StageConnecting {
+		t.Errorf("first event %+v, want the connecting stage", e)
+	}
+	if out.progress == 0 {
+		t.Error("a Progresser got no progress")
+	}
+	if len(out.final) != 1 || out.final[0].Run != r || out.final[0].Err != nil {
+		t.Errorf("stopped with %+v", out.final)
+	}
+}
+
+func TestOutputSeesEveryIntervalOfASweep(t *testing.T) {
+	out := &fakeOutput{}
+	cfg := SweepConfig{Setup: startTarget(t), Plan: sweep.Plan{Concurrency: []int{1, 2}}}
+	cfg.Outputs = []Output{out}
+	cfg.Point = bench.Config{Duration: 600 * time.Millisecond, Interval: 200 * time.Millisecond}
+	r, err := Sweep(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out.mu.Lock()
+	defer out.mu.Unlock()
+	if len(out.meta) != 1 || out.meta[0].Command != "sweep" || len(out.meta[0].Levels) != 2 {
+		t.Errorf("started with %+v", out.meta)
+	}
+	if len(r.Points) != 2 {
+		t.Fatalf("%d points", len(r.Points))
+	}
+	for i := range r.Points {
+		p := &r.Points[i]
+		var ivs []Interval
+		for _, iv := range out.intervals {
+			if iv.Step.Level.Concurrency == p.Concurrency {
+				ivs = append(ivs, iv)
+			}
+		}
+		checkPoint(t, p, ivs)
+	}
+	level := []EventKind{EventLevelStart, EventMeasureStart, EventLoadDone, EventMeasureEnd, EventLevelEnd}
+	want := append(append([]EventKind{EventWorkload}, level...), level...)
+	if got := out.kinds(); !slices.Equal(got, want) {
+		t.Errorf("events %v, want %v", got, want)
+	}
+	for _, e := range out.events {
+		if e.Kind == EventLevelEnd && (e.Point == nil || e.Point.Concurrency != e.Step.Level.Concurrency) {
+			t.Errorf("level %d ended without its point", e.Step.N)
+		}
+	}
+	if len(out.final) != 1 || out.final[0].Sweep != r || out.final[0].Err != nil {
+		t.Errorf("stopped with %+v", out.final)
+	}
+}
