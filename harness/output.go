@@ -53,7 +53,9 @@ type Meta struct {
 	// Levels are the levels it measures, in order (a refined sweep adds
 	// more as it goes).
 	Levels []sweep.Level
-	// Interval is the length of the series' buckets.
+	// Interval is the length of the series' buckets as configured; 0
+	// for the generator's default, a second (each Interval has its
+	// Length).
 	Interval time.Duration
 	Shard    *results.Shard // nil when not sharded
 }

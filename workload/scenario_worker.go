@@ -43,7 +43,7 @@ var scenarioKinds = append(slices.Clip(kindNames), "expect_failed")
 var ErrSessionMode = errors.New("scenarios open a session each: use the per-worker session mode")
 
 // ScenarioWorkload runs the sessions of a scenario file; it is the
-// engine's bench.SessionWorkload.
+// generator's bench.SessionLoad.
 type ScenarioWorkload struct {
 	Client    *mcp.Client
 	ops       []bench.Operation
@@ -54,7 +54,7 @@ type ScenarioWorkload struct {
 	tools     []ToolInfo // what the scenarios call, for the report
 }
 
-var _ bench.SessionWorkload = (*ScenarioWorkload)(nil)
+var _ bench.SessionLoad = (*ScenarioWorkload)(nil)
 
 // BuildScenarios makes the session workload spec describes on client. It
 // lists the server's tools (on a session of its own) when a step calls
