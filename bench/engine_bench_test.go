@@ -56,3 +56,9 @@ func BenchmarkOpenLoop(b *testing.B) {
 func BenchmarkOpenLoopPaced(b *testing.B) {
 	benchmarkRun(b, Config{Rate: 100_000, MaxInFlight: 1}, nopWorkload{})
 }
+
+// BenchmarkClosedLoopMixObserved is the mix with an Observer, as harness
+// always sets one: each bucket then counts answers per operation too.
+func BenchmarkClosedLoopMixObserved(b *testing.B) {
+	benchmarkRun(b, Config{Concurrency: 1, Observer: NopObserver{}}, nopWorkload{ops: []Operation{{Method: "a"}, {Method: "b"}, {Method: "c"}}})
+}
