@@ -56,8 +56,10 @@ type Interval struct {
 	Start  time.Time
 	End    time.Duration
 	Length time.Duration
-	// Requests are the answers in the bucket; Errors those not OK; Sent
-	// the measured requests sent in it.
+	// Requests are the answers in the bucket; Errors those not OK. Sent
+	// counts the measured requests sent in it whose answers are filed:
+	// one still unanswered (or answered in the bucket after, by a worker
+	// that has not flushed it yet) counts in the report's column only.
 	Requests, Errors, Sent int64
 	RPS                    float64
 	P50MS, P95MS, P99MS    float64

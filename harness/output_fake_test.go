@@ -56,7 +56,9 @@ func checkPoint(t *testing.T, p *bench.Point, ivs []Interval) {
 	var requests, ok, errs int64
 	h := bench.NewHistogram()
 	for i, iv := range ivs {
-		if iv.Index != i || iv.Requests != p.Series.Requests(i) || iv.Sent != p.Series.Sent[i] {
+		// Sent may still grow once handed over: a request sent near the
+		// bucket's end is filed with its answer.
+		if iv.Index != i || iv.Requests != p.Series.Requests(i) || iv.Sent > p.Series.Sent[i] {
 			t.Errorf("interval %d: index %d, %d answers, %d sent; series %d, %d", i, iv.Index, iv.Requests, iv.Sent, p.Series.Requests(i), p.Series.Sent[i])
 		}
 		requests, ok, errs = requests+iv.Requests, ok+iv.Counts[bench.OK], errs+iv.Errors
