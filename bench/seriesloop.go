@@ -187,7 +187,7 @@ func (r *runner) readGauges(ctx context.Context, deadline time.Time) []float64 {
 
 // finishSeries files the end of the point: the CPU time of the last
 // bucket, a last reading of the gauges if it has none, every worker's
-// buffer, and the live lines not yet handed over.
+// buffer, and the intervals not yet handed over.
 func (r *runner) finishSeries(end time.Time) {
 	sr := r.series
 	last := sr.index(end)
