@@ -152,6 +152,19 @@ func newStream(outs []Output) *stream {
 	return s
 }
 
+// observed runs body between the outputs' Start and Stop, and tells Stop
+// what body returned (final makes the Final of it).
+func observed[R any](ctx context.Context, outs []Output, m Meta, body func(*stream) (R, error), final func(R, error) Final) (R, error) {
+	out := newStream(outs)
+	if err := out.start(m); err != nil {
+		var none R
+		return none, err
+	}
+	r, err := body(out)
+	out.finish(ctx, final(r, err))
+	return r, err
+}
+
 // start starts every output; when one fails, those started are stopped
 // with its error.
 func (s *stream) start(m Meta) error {

@@ -24,15 +24,11 @@ type RunConfig struct {
 // errors are typed: *ConfigError, *UnreachableError, *WorkloadError, and
 // *InterruptedError when ctx ended before anything was measured.
 func Run(ctx context.Context, cfg RunConfig) (*results.RunReport, error) {
-	out := newStream(cfg.Outputs)
 	meta := Meta{Command: "run", Version: cfg.Version, Shard: cfg.Shard, Interval: cfg.Load.Interval,
 		Levels: []sweep.Level{{Concurrency: cfg.Load.Concurrency, Rate: cfg.Load.Rate}}}
-	if err := out.start(meta); err != nil {
-		return nil, err
-	}
-	r, err := run(ctx, &cfg, out)
-	out.finish(ctx, Final{Run: r, Err: err})
-	return r, err
+	return observed(ctx, cfg.Outputs, meta,
+		func(out *stream) (*results.RunReport, error) { return run(ctx, &cfg, out) },
+		func(r *results.RunReport, err error) Final { return Final{Run: r, Err: err} })
 }
 
 func run(ctx context.Context, cfg *RunConfig, out *stream) (*results.RunReport, error) {

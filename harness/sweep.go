@@ -27,7 +27,6 @@ type SweepConfig struct {
 // typed as Run's. The outputs see each point between EventLevelStart and
 // EventLevelEnd.
 func Sweep(ctx context.Context, cfg SweepConfig) (*results.SweepReport, error) {
-	out := newStream(cfg.Outputs)
 	meta := Meta{Command: "sweep", Version: cfg.Version, Shard: cfg.Shard, Interval: cfg.Point.Interval}
 	for _, c := range cfg.Plan.Concurrency {
 		meta.Levels = append(meta.Levels, sweep.Level{Concurrency: c})
@@ -35,12 +34,9 @@ func Sweep(ctx context.Context, cfg SweepConfig) (*results.SweepReport, error) {
 	for _, r := range cfg.Plan.Rates {
 		meta.Levels = append(meta.Levels, sweep.Level{Rate: r})
 	}
-	if err := out.start(meta); err != nil {
-		return nil, err
-	}
-	r, err := sweepPoints(ctx, &cfg, out)
-	out.finish(ctx, Final{Sweep: r, Err: err})
-	return r, err
+	return observed(ctx, cfg.Outputs, meta,
+		func(out *stream) (*results.SweepReport, error) { return sweepPoints(ctx, &cfg, out) },
+		func(r *results.SweepReport, err error) Final { return Final{Sweep: r, Err: err} })
 }
 
 func sweepPoints(ctx context.Context, cfg *SweepConfig, out *stream) (*results.SweepReport, error) {
