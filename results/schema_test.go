@@ -46,7 +46,7 @@ func fullMeasurement() bench.Point {
 			P50MS: []float64{1, 1}, P95MS: []float64{2, 2}, P99MS: []float64{3, 3}, MaxMS: []float64{4, 4},
 			InFlight: []int64{0, 0}, CPUS: []float64{0.1, 0.2}, Histograms: []string{"a", "b"},
 			Server: []bench.ServerSeries{{Name: "rss_bytes", Unit: "bytes", Kind: bench.GaugeLevel, Source: "pid 1",
-				Values: bench.Column{1, math.NaN()}}}},
+				Values: []float64{1, math.NaN()}}}},
 	}
 }
 
@@ -57,9 +57,9 @@ func fullMeasurement() bench.Point {
 func TestReportSchemaIsStable(t *testing.T) {
 	h := Header{Schema: SchemaRun, MCPBenchVersion: "v", StartedAt: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}
 	p := fullMeasurement()
-	run := &RunReport{Header: h, Point: p}
-	sw := NewSweepReport(h, []bench.Point{p}, sweep.SLO{P95MS: 10})
-	pr := &ProbeReport{Header: h, Report: probe.Report{Benchmarks: probe.Benchmarks{Small: &p}}}
+	run := &RunReport{Header: h, Point: PointOf(p)}
+	sw := NewSweepReport(h, PointsOf([]bench.Point{p}), sweep.SLO{P95MS: 10})
+	pr := &ProbeReport{Header: h, ProbeFindings: ProbeFindingsOf(probe.Report{Benchmarks: probe.Benchmarks{Small: &p}})}
 	var got bytes.Buffer
 	for _, v := range []any{run, sw, pr} {
 		b, err := json.MarshalIndent(v, "", " ")

@@ -197,6 +197,6 @@ func (f *probeFlags) report(res *probe.Report, cfg probe.Config, started time.Ti
 			LogFile:           f.target.logFile,
 			MaxErrorRate:      f.maxErrorRate,
 		},
-		Report: *res,
+		ProbeFindings: results.ProbeFindingsOf(*res),
 	}
 }

@@ -29,6 +29,7 @@ var layers = map[string]int{
 	"logscan":          1,
 	"target":           1,
 	"internal/textfmt": 1,
+	"internal/hist":    1,
 	"hostile":          1,
 	"sampler":          1,
 	"bench":            2,
