@@ -63,7 +63,7 @@ func mirror(dst, src reflect.Value) {
 	switch {
 	case dt == st:
 		dst.Set(src)
-	case st.Kind() != reflect.Pointer && st.ConvertibleTo(dt):
+	case st.Kind() == dt.Kind() && st.Kind() != reflect.Pointer && st.ConvertibleTo(dt):
 		dst.Set(src.Convert(dt))
 	case st.Kind() == reflect.Pointer && dt.Kind() == reflect.Pointer:
 		if !src.IsNil() {

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"math"
 	"os"
+	"reflect"
 	"testing"
 	"time"
 
@@ -81,5 +82,36 @@ func TestReportSchemaIsStable(t *testing.T) {
 	}
 	if !bytes.Equal(got.Bytes(), want) {
 		t.Errorf("report JSON differs from %s:\n%s", golden, got.String())
+	}
+}
+
+// TestMirrorRefusesAnotherShape: a field on one side only, fields in
+// another order, or a number of another kind is a mistake in the schema's
+// types, never something to copy around.
+func TestMirrorRefusesAnotherShape(t *testing.T) {
+	type ab struct{ A, B int }
+	type abc struct{ A, B, C int }
+	type ba struct{ B, A int }
+	type aFloat struct {
+		A float64
+		B int
+	}
+	for name, dst := range map[string]any{"extra field": &abc{}, "order": &ba{}, "kind": &aFloat{}} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("%s: mirror copied %T into %T", name, ab{}, dst)
+				}
+			}()
+			mirror(reflect.ValueOf(dst).Elem(), reflect.ValueOf(ab{1, 2}))
+		}()
+	}
+	var same struct {
+		A int `json:"a"`
+		B int `json:"b"`
+	}
+	mirror(reflect.ValueOf(&same).Elem(), reflect.ValueOf(ab{1, 2}))
+	if same.A != 1 || same.B != 2 {
+		t.Errorf("tags aside, the same shape copies: got %+v", same)
 	}
 }
