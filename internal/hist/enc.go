@@ -69,7 +69,7 @@ func flatIndex(v int64) int64 {
 var encoders = sync.Pool{New: func() any { return NewEncoder() }}
 
 // bucketGeometry says whether h has New's geometry, the one the
-// encoder and the decoder (histdec.go) handle themselves.
+// encoder and the decoder (dec.go) handle themselves.
 func bucketGeometry(h *hdrhistogram.Histogram) bool {
 	return h.LowestTrackableValue() == minMicros && h.SignificantFigures() == digits && h.HighestTrackableValue() == maxMicros
 }
