@@ -4,6 +4,8 @@ import (
 	"time"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/mcpbench/mcpbench/internal/hist"
 )
 
 // The generator reports what a level does as it runs through one
@@ -85,22 +87,21 @@ type Interval struct {
 	packed []byte
 }
 
-// Histogram is the bucket's latency histogram in EncodeHistogram's form
-// ("" when no request was answered in it).
+// Histogram is the bucket's latency histogram in hist.Encode's form, as
+// the report's series has it ("" when no request was answered in it).
 func (iv *Interval) Histogram() string {
 	if iv.packed == nil {
 		return ""
 	}
-	e := histEncoders.Get().(*histEncoder)
-	defer histEncoders.Put(e)
-	return e.text(iv.packed)
+	var e hist.Encoder // Text needs only the buffers it grows
+	return e.Text(iv.packed)
 }
 
 // MergeHistogram adds the bucket's latencies to dst, which should be of
-// NewHistogram's geometry.
+// hist.New's geometry.
 func (iv *Interval) MergeHistogram(dst *hdrhistogram.Histogram) error {
 	if iv.packed == nil {
 		return nil
 	}
-	return mergePacked(dst, iv.packed)
+	return hist.MergePacked(dst, iv.packed)
 }

@@ -19,11 +19,11 @@ type LoadKind interface {
 	// Build makes the load on the connected client (listing its tools
 	// where needed). Its error is the workload's own; harness wraps it
 	// in a *WorkloadError.
-	Build(ctx context.Context, c *mcp.Client) (Load, error)
+	Build(ctx context.Context, c *mcp.Client) (BuiltLoad, error)
 }
 
-// Load is a kind of load built on the target.
-type Load interface {
+// BuiltLoad is a kind of load built on the target.
+type BuiltLoad interface {
 	// Operations, Plan and Warnings say what it sends, for the dry run;
 	// the warnings are printed before the load too.
 	results.Plannable
@@ -47,7 +47,7 @@ func Scenarios(spec workload.ScenarioSpec, mode mcp.SessionMode) LoadKind {
 
 type requests struct{ spec workload.Spec }
 
-func (k requests) Build(ctx context.Context, c *mcp.Client) (Load, error) {
+func (k requests) Build(ctx context.Context, c *mcp.Client) (BuiltLoad, error) {
 	wl, err := workload.Build(ctx, c, k.spec)
 	if err != nil {
 		return nil, err
@@ -69,7 +69,7 @@ type scenarios struct {
 	mode mcp.SessionMode
 }
 
-func (k scenarios) Build(ctx context.Context, c *mcp.Client) (Load, error) {
+func (k scenarios) Build(ctx context.Context, c *mcp.Client) (BuiltLoad, error) {
 	wl, err := workload.BuildScenarios(ctx, c, k.mode, k.spec)
 	if err != nil {
 		return nil, err

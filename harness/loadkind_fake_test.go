@@ -19,7 +19,7 @@ type fakeKind struct {
 	sent  atomic.Int64
 }
 
-func (k *fakeKind) Build(context.Context, *mcp.Client) (Load, error) {
+func (k *fakeKind) Build(context.Context, *mcp.Client) (BuiltLoad, error) {
 	k.built.Add(1)
 	return fakeLoad{k}, nil
 }
@@ -69,14 +69,14 @@ func TestAFakeLoadKindRunsThroughHarness(t *testing.T) {
 	if p.Requests != 300 || p.ErrorsByKind["odd"] == 0 || p.OK+p.ErrorsByKind["odd"] != 300 {
 		t.Errorf("point: %d requests, %d ok, errors %v", p.Requests, p.OK, p.ErrorsByKind)
 	}
-	if len(p.ByOperation) != 2 || !slices.Equal(r.Workload.Operations, fakeOps) || r.Workload.Scenario != "fake" {
+	if len(p.ByOperation) != 2 || !slices.Equal(r.Workload.Operations, results.OperationsOf(fakeOps)) || r.Workload.Scenario != "fake" {
 		t.Errorf("report: %d operations' figures, workload %+v", len(p.ByOperation), r.Workload)
 	}
 	plan, err := PlanRun(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if plan.Plan.Load.Unit != "fakes" || !slices.Equal(plan.Plan.Operations, fakeOps) || !slices.Equal(plan.Plan.Warnings, []string{"fake"}) {
+	if plan.Plan.Load.Unit != "fakes" || !slices.Equal(plan.Plan.Operations, results.OperationsOf(fakeOps)) || !slices.Equal(plan.Plan.Warnings, []string{"fake"}) {
 		t.Errorf("plan: %+v", plan.Plan)
 	}
 }

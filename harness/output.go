@@ -30,7 +30,7 @@ type Output interface {
 	// command before anything is sent (a *ConfigError for SettingOutput).
 	Start(Meta) error
 	// Interval receives each settled bucket of each measured point.
-	Interval(Interval)
+	Interval(PointInterval)
 	// Event receives the recipe's moments (EventKind).
 	Event(Event)
 	// Stop receives the final report, gates not yet applied, or the error
@@ -43,7 +43,7 @@ type Output interface {
 // goroutine of the generator's own. Only then are snapshots taken.
 type Progresser interface {
 	Output
-	Progress(Progress)
+	Progress(PointProgress)
 }
 
 // Meta is what the command is about to do.
@@ -60,16 +60,16 @@ type Meta struct {
 	Shard    *results.Shard // nil when not sharded
 }
 
-// Interval is one settled bucket of a measured point.
-type Interval struct {
-	bench.Interval
+// PointInterval is one settled bucket of a measured point.
+type PointInterval struct {
+	Interval
 	// Step is the sweep point it belongs to; zero in a run.
 	Step sweep.Step
 }
 
-// Progress is a running point's snapshot.
-type Progress struct {
-	bench.Progress
+// PointProgress is a running point's snapshot.
+type PointProgress struct {
+	Progress
 	// Step is the sweep point being measured; zero in a run.
 	Step sweep.Step
 }
@@ -129,7 +129,7 @@ type Event struct {
 	// Setting and Err: EventWarning.
 	Setting Setting
 	Err     error
-	Point   *bench.Point // EventLevelEnd
+	Point   *results.Point // EventLevelEnd, in the report's form
 }
 
 // SettingOutput is an output that could not start.
@@ -222,7 +222,7 @@ func (l levelStream) LoadDone()  { l.s.event(Event{Kind: EventLoadDone, Step: l.
 
 func (l levelStream) Interval(iv bench.Interval) {
 	for _, o := range l.s.outs {
-		o.Interval(Interval{Interval: iv, Step: l.step})
+		o.Interval(PointInterval{Interval: iv, Step: l.step})
 	}
 }
 
@@ -231,14 +231,14 @@ type progressStream struct{ levelStream }
 
 func (p progressStream) Progress(pr bench.Progress) {
 	for _, o := range p.s.progresses {
-		o.Progress(Progress{Progress: pr, Step: p.step})
+		o.Progress(PointProgress{Progress: pr, Step: p.step})
 	}
 }
 
 // NopOutput does nothing; embed it to implement only part of Output.
 type NopOutput struct{}
 
-func (NopOutput) Start(Meta) error  { return nil }
-func (NopOutput) Interval(Interval) {}
-func (NopOutput) Event(Event)       {}
-func (NopOutput) Stop(Final)        {}
+func (NopOutput) Start(Meta) error       { return nil }
+func (NopOutput) Interval(PointInterval) {}
+func (NopOutput) Event(Event)            {}
+func (NopOutput) Stop(Final)             {}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/mcpbench/mcpbench/bench"
+	"github.com/mcpbench/mcpbench/results"
 	"github.com/mcpbench/mcpbench/sweep"
 )
 
@@ -15,7 +16,7 @@ import (
 type fakeOutput struct {
 	mu        sync.Mutex
 	meta      []Meta
-	intervals []Interval
+	intervals []PointInterval
 	events    []Event
 	progress  int
 	final     []Final
@@ -27,14 +28,14 @@ func (f *fakeOutput) Start(m Meta) error {
 	f.mu.Unlock()
 	return nil
 }
-func (f *fakeOutput) Interval(iv Interval) {
+func (f *fakeOutput) Interval(iv PointInterval) {
 	f.mu.Lock()
 	f.intervals = append(f.intervals, iv)
 	f.mu.Unlock()
 }
-func (f *fakeOutput) Event(e Event)     { f.mu.Lock(); f.events = append(f.events, e); f.mu.Unlock() }
-func (f *fakeOutput) Progress(Progress) { f.mu.Lock(); f.progress++; f.mu.Unlock() }
-func (f *fakeOutput) Stop(fin Final)    { f.mu.Lock(); f.final = append(f.final, fin); f.mu.Unlock() }
+func (f *fakeOutput) Event(e Event)          { f.mu.Lock(); f.events = append(f.events, e); f.mu.Unlock() }
+func (f *fakeOutput) Progress(PointProgress) { f.mu.Lock(); f.progress++; f.mu.Unlock() }
+func (f *fakeOutput) Stop(fin Final)         { f.mu.Lock(); f.final = append(f.final, fin); f.mu.Unlock() }
 func (f *fakeOutput) kinds() []EventKind {
 	var ks []EventKind
 	for _, e := range f.events {
@@ -48,7 +49,7 @@ func (f *fakeOutput) kinds() []EventKind {
 // checkPoint holds a point's intervals to its report: one per series
 // bucket, in order, adding up to the point's answers, errors and latency
 // histogram.
-func checkPoint(t *testing.T, p *bench.Point, ivs []Interval) {
+func checkPoint(t *testing.T, p *results.Point, ivs []PointInterval) {
 	t.Helper()
 	if len(ivs) != p.Series.Len() || len(ivs) == 0 {
 		t.Fatalf("%d intervals for %d series buckets", len(ivs), p.Series.Len())
@@ -124,7 +125,7 @@ func TestOutputSeesEveryIntervalOfASweep(t *testing.T) {
 	}
 	for i := range r.Points {
 		p := &r.Points[i]
-		var ivs []Interval
+		var ivs []PointInterval
 		for _, iv := range out.intervals {
 			if iv.Step.Level.Concurrency == p.Concurrency {
 				ivs = append(ivs, iv)

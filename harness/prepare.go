@@ -74,7 +74,7 @@ type prepared struct {
 	client  *mcp.Client
 	started time.Time
 	watch   *logscan.Watch // follows the log from its mark
-	load    Load
+	load    BuiltLoad
 	health  *probe.HealthWatch
 	gauges  bench.GaugeSource // nil without sampling
 }
@@ -220,7 +220,7 @@ func (ss *prepared) measure(ctx context.Context, cfg bench.Config, st sweep.Step
 // scenario's steps) and the load's shape.
 func (ss *prepared) workload(mode string, cfg bench.Config) *results.Workload {
 	w := &results.Workload{Mode: mode, Warmup: cfg.Warmup, DurationS: cfg.Duration.Seconds()}
-	w.Operations = ss.load.Operations()
+	w.Operations = results.OperationsOf(ss.load.Operations())
 	ss.load.Describe(w, &results.Load{})
 	w.Tools = ss.load.Tools()
 	return w

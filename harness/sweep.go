@@ -52,7 +52,8 @@ func sweepPoints(ctx context.Context, cfg *SweepConfig, out *stream) (*results.S
 		p, err := ss.measure(ctx, point, st)
 		end := Event{Kind: EventLevelEnd, Step: st}
 		if err == nil {
-			end.Point = &p
+			rp := results.PointOf(p)
+			end.Point = &rp
 		}
 		out.event(end)
 		return p, err
@@ -64,7 +65,7 @@ func sweepPoints(ctx context.Context, cfg *SweepConfig, out *stream) (*results.S
 		}
 		return nil, unreachable(cfg.Options, runErr)
 	}
-	r := results.NewSweepReport(ss.header(results.SchemaSweep), points, cfg.Plan.SLO)
+	r := results.NewSweepReport(ss.header(results.SchemaSweep), results.PointsOf(points), cfg.Plan.SLO)
 	r.Interrupted = ctx.Err() != nil
 	mode := "closed"
 	if len(cfg.Plan.Rates) > 0 {

@@ -21,7 +21,7 @@ type liveLines struct {
 	cmd string
 }
 
-func (l liveLines) Interval(iv harness.Interval) {
+func (l liveLines) Interval(iv harness.PointInterval) {
 	var b strings.Builder
 	enc := logfmt.NewEncoder(&b)
 	kv := []any{

@@ -6,9 +6,7 @@ import (
 	"os"
 	"time"
 
-	"github.com/mcpbench/mcpbench/bench"
 	"github.com/mcpbench/mcpbench/harness"
-	"github.com/mcpbench/mcpbench/workload"
 )
 
 // isTerminal reports whether w is a character device (a terminal).
@@ -22,11 +20,11 @@ func isTerminal(w io.Writer) bool {
 }
 
 // progressPrinter draws the progress line on stderr when it is a terminal.
-func progressPrinter(e env, off bool) func(bench.Progress) {
+func progressPrinter(e env, off bool) func(harness.Progress) {
 	if off || !isTerminal(e.stderr) {
 		return nil
 	}
-	return func(p bench.Progress) {
+	return func(p harness.Progress) {
 		done := fmt.Sprintf("%d", p.Done)
 		switch {
 		case p.Sessions > 0 && p.Total > 0:
@@ -44,7 +42,7 @@ func progressPrinter(e env, off bool) func(bench.Progress) {
 	}
 }
 
-func clearProgress(e env, pr func(bench.Progress)) {
+func clearProgress(e env, pr func(harness.Progress)) {
 	if pr != nil {
 		fmt.Fprint(e.stderr, "\r\033[K")
 	}
@@ -57,10 +55,10 @@ type terminal struct {
 	harness.NopOutput
 	e        env
 	cmd      string
-	draw     func(bench.Progress) // the progress line; nil when off
+	draw     func(harness.Progress) // the progress line; nil when off
 	stages   *stageWatch
 	warn     func(harness.Setting, error)
-	announce func([]workload.ToolInfo, []string)
+	announce func([]harness.ToolInfo, []string)
 }
 
 func (t *terminal) Event(ev harness.Event) {
@@ -80,7 +78,7 @@ func (t *terminal) Event(ev harness.Event) {
 // line names the point.
 type terminalLine struct{ *terminal }
 
-func (t terminalLine) Progress(p harness.Progress) {
+func (t terminalLine) Progress(p harness.PointProgress) {
 	if p.Step.N > 0 {
 		fmt.Fprintf(t.e.stderr, "\r\033[Kpoint %d/%d (%s): ", p.Step.N, p.Step.Total, levelLabel(p.Step.Level))
 	}

@@ -9,12 +9,10 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/mcpbench/mcpbench/bench"
 	"github.com/mcpbench/mcpbench/harness"
 	"github.com/mcpbench/mcpbench/report"
 	"github.com/mcpbench/mcpbench/results"
 	"github.com/mcpbench/mcpbench/sweep"
-	"github.com/mcpbench/mcpbench/workload"
 )
 
 const sweepUsage = `Usage: mcpbench sweep --url URL (--concurrency-values LIST | --concurrency-range R |
@@ -233,7 +231,7 @@ func (f *sweepFlags) config(fs *pflag.FlagSet, e *env) (harness.SweepConfig, err
 	return harness.SweepConfig{
 		Setup: setup,
 		Plan:  sweep.Plan{Concurrency: cs, Rates: rs, SLO: f.gate.gates().SLO, Refine: f.refine, Cooldown: f.cooldown},
-		Point: bench.Config{MaxInFlight: w.maxInFlight, Total: w.total, Duration: w.duration, Warmup: w.warmup, RampUp: w.rampUp, Loops: loops},
+		Point: harness.Load{MaxInFlight: w.maxInFlight, Total: w.total, Duration: w.duration, Warmup: w.warmup, RampUp: w.rampUp, Loops: loops},
 	}, nil
 }
 
@@ -250,7 +248,7 @@ func (f *sweepFlags) setup(e *env, cs []int, rs []float64) (harness.Setup, error
 		if err != nil {
 			return harness.Setup{}, err
 		}
-		setup := f.target.setup(opts, workload.Spec{}, &f.shard)
+		setup := f.target.setup(opts, harness.Spec{}, &f.shard)
 		setup.Scenario = spec
 		return setup, nil
 	}
@@ -302,7 +300,7 @@ func sweepPool(cs []int, rs []float64, maxInFlight int) int {
 		pool = max(pool, c)
 	}
 	for _, r := range rs {
-		pool = max(pool, bench.Config{Rate: r, MaxInFlight: maxInFlight}.Workers())
+		pool = max(pool, harness.Load{Rate: r, MaxInFlight: maxInFlight}.Workers())
 	}
 	return pool
 }
