@@ -143,14 +143,7 @@ func TestActionSteps(t *testing.T) {
 // checkOutputs compares the action's figures with the report's own.
 func checkOutputs(t *testing.T, a actionFile, r *runner, report string) {
 	t.Helper()
-	b, err := os.ReadFile(report)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var rep map[string]any
-	if err := json.Unmarshal(b, &rep); err != nil {
-		t.Fatal(err)
-	}
+	rep := readJSON(t, report)
 	for _, k := range []string{"p95_ms", "p99_ms", "rps", "error_rate"} {
 		got, err := strconv.ParseFloat(r.output(a, k), 64)
 		if err != nil || got != rep[k].(float64) {
@@ -180,19 +173,12 @@ func checkStopped(t *testing.T, r *runner) {
 // double the throughput.
 func plant(t *testing.T, src, dst string) {
 	t.Helper()
-	b, err := os.ReadFile(src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var m map[string]any
-	if err := json.Unmarshal(b, &m); err != nil {
-		t.Fatal(err)
-	}
+	m := readJSON(t, src)
 	for _, k := range []string{"p50_ms", "p90_ms", "p95_ms", "p99_ms"} {
 		m[k] = m[k].(float64) / 2
 	}
 	m["rps"] = m["rps"].(float64) * 2
-	b, _ = json.Marshal(m)
+	b, _ := json.Marshal(m)
 	if err := os.WriteFile(dst, b, 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -240,4 +226,17 @@ func copyFile(t *testing.T, src, dst string) {
 	if err := os.WriteFile(dst, b, 0o644); err != nil {
 		t.Fatal(err)
 	}
+}
+
+func readJSON(t *testing.T, file string) map[string]any {
+	t.Helper()
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatalf("%s: %v", file, err)
+	}
+	return m
 }

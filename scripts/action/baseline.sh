@@ -5,6 +5,7 @@
 # report.json. No such run or artifact is not a failure: the gate then has
 # nothing to compare with, and says so.
 set -euo pipefail
+# shellcheck source=scripts/action/common.sh
 . "$(dirname "$0")/common.sh"
 artifact=${INPUT_BASELINE_ARTIFACT:?}
 branch=${INPUT_BASELINE_BRANCH:-}

@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Sourced by the action's steps: where the reports go, and how a step
 # sets an output. RUNNER_TEMP and GITHUB_OUTPUT come from the runner (or
 # the test that stands in for it).

@@ -5,6 +5,7 @@
 # fail, or error) and fails the step on fail unless INPUT_FAIL_ON_GATE is
 # false.
 set -euo pipefail
+# shellcheck source=scripts/action/common.sh
 . "$(dirname "$0")/common.sh"
 verdict=pass
 if [ "${LOAD_EXIT:-0}" = 1 ]; then

@@ -81,7 +81,6 @@ func TestActionlint(t *testing.T) {
 	lint := func(dir string, args ...string) {
 		cmd := exec.Command("go", append([]string{"run", "github.com/rhysd/actionlint/cmd/actionlint@" + actionlintVersion, "-no-color"}, args...)...)
 		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod")
 		if b, err := cmd.CombinedOutput(); err != nil {
 			t.Errorf("actionlint in %s: %v\n%s", dir, err, b)
 		}

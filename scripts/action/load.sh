@@ -5,6 +5,7 @@
 # outputs. A gate of the run's own (its SLO, its error rate) is exit 1,
 # kept for the gate step; a usage or connection error (2, 3) fails here.
 set -euo pipefail
+# shellcheck source=scripts/action/common.sh
 . "$(dirname "$0")/common.sh"
 mode=${INPUT_MODE:-run}
 case "$mode" in

@@ -4,6 +4,7 @@
 # INPUT_HEALTH_URL answers 2xx, or INPUT_URL answers at all when no health
 # URL is given, for up to INPUT_HEALTH_TIMEOUT seconds.
 set -euo pipefail
+# shellcheck source=scripts/action/common.sh
 . "$(dirname "$0")/common.sh"
 : "${INPUT_SERVER_COMMAND:?server-command is empty}"
 # Job control gives the command a process group of its own, so stop.sh

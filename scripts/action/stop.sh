@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Stops the server server.sh started, if it is still running.
 set -uo pipefail
+# shellcheck source=scripts/action/common.sh
 . "$(dirname "$0")/common.sh"
 [ -f "$out/server.pid" ] || exit 0
 pid=$(cat "$out/server.pid")

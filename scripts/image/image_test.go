@@ -108,19 +108,7 @@ func layerFiles(t *testing.T, img v1.Image, tmp string) map[string]string {
 	}
 	defer rc.Close()
 	files := map[string]string{}
-	tr := tar.NewReader(rc)
-	for {
-		h, err := tr.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		b, err := io.ReadAll(tr)
-		if err != nil {
-			t.Fatal(err)
-		}
+	eachEntry(t, rc, func(h *tar.Header, b []byte) {
 		files[strings.TrimSuffix(h.Name, "/")] = string(b)
 		if h.Name == "mcpbench" {
 			if h.Mode&0o111 == 0 {
@@ -131,8 +119,28 @@ func layerFiles(t *testing.T, img v1.Image, tmp string) map[string]string {
 				t.Fatal(err)
 			}
 		}
-	}
+	})
 	return files
+}
+
+// eachEntry calls fn with every entry of the tar stream r and its content.
+func eachEntry(t *testing.T, r io.Reader, fn func(*tar.Header, []byte)) {
+	t.Helper()
+	tr := tar.NewReader(r)
+	for {
+		h, err := tr.Next()
+		if err == io.EOF {
+			return
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := io.ReadAll(tr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fn(h, b)
+	}
 }
 
 func untar(t *testing.T, src, dst string) {
@@ -142,29 +150,17 @@ func untar(t *testing.T, src, dst string) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	tr := tar.NewReader(f)
-	for {
-		h, err := tr.Next()
-		if err == io.EOF {
-			return
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
+	eachEntry(t, f, func(h *tar.Header, b []byte) {
 		p := filepath.Join(dst, filepath.FromSlash(h.Name))
 		if h.Typeflag == tar.TypeDir {
 			os.MkdirAll(p, 0o755)
-			continue
-		}
-		b, err := io.ReadAll(tr)
-		if err != nil {
-			t.Fatal(err)
+			return
 		}
 		os.MkdirAll(filepath.Dir(p), 0o755)
 		if err := os.WriteFile(p, b, 0o644); err != nil {
 			t.Fatal(err)
 		}
-	}
+	})
 }
 
 // runBinary runs the image's binary: version, then serve on a free
