@@ -198,6 +198,13 @@ func (r *runner) step(s step) {
 	for k, v := range s.Env {
 		env = append(env, k+"="+r.eval(v))
 	}
+	// The cache step (skipped: it is GitHub's) restores Go's caches into
+	// the directories install.sh builds with; this machine's own caches
+	// stand in for a restored one, so the test neither builds from cold
+	// nor downloads modules. TestActionStructure checks the paths agree.
+	if s.Env["GOCACHE"] != "" {
+		env = append(env, "GOCACHE="+goEnv(t, "GOCACHE"), "GOMODCACHE="+goEnv(t, "GOMODCACHE"))
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	// GitHub runs shell: bash as bash --noprofile --norc -eo pipefail {0}.
@@ -205,7 +212,9 @@ func (r *runner) step(s step) {
 	cmd.Dir, cmd.Env = r.root, env
 	var o bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &o, &o
+	start := time.Now()
 	err := cmd.Run()
+	t.Logf("step %q: %v in %s", s.Name, err, time.Since(start).Round(time.Millisecond))
 	r.logs[s.Name] = o.String()
 	if ctx.Err() != nil {
 		t.Fatalf("step %q timed out:\n%s", s.Name, o.String())
@@ -267,4 +276,13 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+func goEnv(t *testing.T, name string) string {
+	t.Helper()
+	b, err := exec.Command("go", "env", name).Output()
+	if err != nil {
+		t.Fatalf("go env %s: %v", name, err)
+	}
+	return strings.TrimSpace(string(b))
 }

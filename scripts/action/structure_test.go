@@ -67,6 +67,20 @@ func TestActionStructure(t *testing.T) {
 			check("step "+s.Name+" with "+k, v)
 		}
 	}
+	// What the cache step keeps is where install.sh's Go builds.
+	var cached string
+	for _, s := range a.Runs.Steps {
+		if strings.HasPrefix(s.Uses, "actions/cache@") {
+			cached = s.With["path"]
+		}
+	}
+	for _, s := range a.Runs.Steps {
+		for _, k := range []string{"GOCACHE", "GOMODCACHE"} {
+			if v, ok := s.Env[k]; ok && (cached == "" || !strings.HasPrefix(v, cached+"/")) {
+				t.Errorf("step %q: %s=%s is not under the cached %q", s.Name, k, v, cached)
+			}
+		}
+	}
 	want := []string{"error_rate", "p95_ms", "p99_ms", "report", "rps", "verdict"}
 	var got []string
 	for name, o := range a.Outputs {
