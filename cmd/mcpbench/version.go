@@ -6,7 +6,7 @@ import (
 	"runtime"
 	"runtime/debug"
 
-	"github.com/mcpbench/mcpbench/internal/evloop"
+	"github.com/mcpbench/mcpbench/harness"
 )
 
 // version and commit are stamped by `make build` and `make install` with
@@ -89,7 +89,7 @@ func versionMain(_ context.Context, args []string, e env) int {
 // driversLine says which drivers a build for goos has: --driver auto and
 // loops fall back to goroutines where event loops are not built.
 func driversLine(goos string) string {
-	if evloop.SupportedOn(goos) {
+	if harness.EventLoopsOn(goos) {
 		return "drivers: event-loops (--driver auto, loops), goroutines"
 	}
 	return "drivers: goroutines (event loops need Linux; --driver auto and loops run goroutines on " + goos + ")"
