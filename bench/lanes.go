@@ -2,6 +2,7 @@ package bench
 
 import (
 	"context"
+	"runtime"
 	"sync"
 	"time"
 
@@ -37,12 +38,10 @@ type lane struct {
 // sleeper returns a sleeper for the lane: on a loop it suspends the task.
 func (ln lane) sleeper() sleeper { return sleeper{loop: ln.loop} }
 
-// startLoops makes the level's event loops when the config asks for them
-// and the workload can run on them: open or closed loop without a rate
-// cap (the token bucket waits on a timer of its own).
+// startLoops makes the level's event loops when loopsFit says they fit.
 func (r *runner) startLoops(wl Workload) {
 	lr, ok := wl.(LoopReady)
-	if r.cfg.Loops <= 0 || !evloop.Available || r.cfg.MaxRate > 0 || !ok || !lr.OnLoops() {
+	if !loopsFit(runtime.GOOS, r.cfg.Loops, r.cfg.MaxRate, ok && lr.OnLoops()) {
 		return
 	}
 	g, err := evloop.NewGroup(min(r.cfg.Loops, len(r.workers)), r.ctx.Done())
