@@ -4,7 +4,7 @@ VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 COMMIT  ?= $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
 LDFLAGS := -X main.version=$(VERSION) -X main.commit=$(COMMIT)
 
-.PHONY: build install release image demo test test-race vet bench bench-scale fuzz clean peers browser interop-doc faults-doc hostile-doc
+.PHONY: build install release image demo test test-race vet bench bench-scale fuzz clean peers browser prometheus interop-doc faults-doc hostile-doc
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o mcpbench ./cmd/mcpbench
@@ -32,8 +32,8 @@ demo: build
 # The whole test suite; CI runs exactly this. The interop matrix needs the
 # TypeScript reference server from npm, and the HTML report tests headless
 # Chromium, so both are installed first and required.
-test: vet peers browser
-	MCPBENCH_REQUIRE_PEERS=1 MCPBENCH_REQUIRE_BROWSER=1 $(GO) test -p 1 -count=1 -timeout 30m ./...
+test: vet peers browser prometheus
+	MCPBENCH_REQUIRE_PEERS=1 MCPBENCH_REQUIRE_BROWSER=1 MCPBENCH_REQUIRE_PROMETHEUS=1 $(GO) test -p 1 -count=1 -timeout 30m ./...
 
 # Third-party MCP servers for the interop matrix, pinned, into .run/peers.
 peers:
@@ -42,6 +42,10 @@ peers:
 # Headless Chromium from the distribution, for the HTML report tests.
 browser:
 	./scripts/install-chromium.sh
+
+# Prometheus from the distribution, for the remote-write output's test.
+prometheus:
+	./scripts/install-prometheus.sh
 
 # Regenerates docs/interop.md from a run of the interop matrix and of the
 # conformance harness's client scenarios (a section after the matrix).

@@ -126,6 +126,10 @@ type Event struct {
 	// Tools and Warnings: EventWorkload.
 	Tools    []workload.ToolInfo
 	Warnings []string
+	// Header is the report's header as it will be (EventWorkload; its
+	// Schema empty): an output that keeps a file of the run names the
+	// target with it.
+	Header results.Header
 	// Setting and Err: EventWarning.
 	Setting Setting
 	Err     error

@@ -148,7 +148,7 @@ func (ss *prepared) ready(ctx context.Context) error {
 	if ss.load, err = s.kind().Build(ctx, ss.client); err != nil {
 		return &WorkloadError{err}
 	}
-	ss.out.event(Event{Kind: EventWorkload, Tools: ss.load.Tools(), Warnings: ss.load.Warnings()})
+	ss.out.event(Event{Kind: EventWorkload, Tools: ss.load.Tools(), Warnings: ss.load.Warnings(), Header: ss.header("")})
 	if s.HealthURL != "" {
 		if ss.health, err = probe.WatchHealth(ctx, s.Options, s.HealthURL); err != nil {
 			return &ConfigError{Setting: SettingHealthURL, Err: err}

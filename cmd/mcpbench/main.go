@@ -114,6 +114,7 @@ func commands() []command {
 		{"logscan", "scan a server log for tools/list stats lines", logscanMain, func() *pflag.FlagSet { return new(logscanFlags).flagSet() }, true},
 		{"compare", "regression gate between two reports", compareMain, func() *pflag.FlagSet { return new(compareFlags).flagSet() }, true},
 		{"merge", "combine shard reports into one", mergeMain, func() *pflag.FlagSet { return new(mergeFlags).flagSet() }, true},
+		{"report", "a report from the JSON Lines file of --out json", reportMain, func() *pflag.FlagSet { return new(reportFlags).flagSet() }, true},
 		{"serve", "the bundled reference MCP server", serveMain, func() *pflag.FlagSet { return new(serveFlags).flagSet() }, false},
 		{"version", "version, commit, Go version", versionMain, nil, false},
 		{"completion", "shell completion script for bash, zsh or fish", completionMain, nil, false},

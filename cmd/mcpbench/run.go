@@ -54,6 +54,7 @@ type runFlags struct {
 	gate     gateFlags
 	shard    shardFlags
 	series   seriesFlags
+	stream   telemetryFlags
 	scenario scenarioFlags
 }
 
@@ -72,6 +73,7 @@ func (f *runFlags) register(fs *pflag.FlagSet) {
 	f.calls.register(fs)
 	f.gate.register(fs, false)
 	f.series.register(fs, true)
+	f.stream.register(fs)
 	f.output.register(fs, "write the reports to `DIR` as mcpbench-<host>_<port>-run.json, .md and .html (when given; an interrupted run without --json-out keeps its JSON there)")
 	f.shard.register(fs)
 }
@@ -96,6 +98,9 @@ func runMain(ctx context.Context, args []string, e env) int {
 	}
 	watch(&cfg.Setup, e, "run", f.output.noProgress || f.series.live)
 	f.series.apply(&cfg.Load, &cfg.Setup, e, "run")
+	if err := f.stream.apply(&cfg.Setup, e, "run"); err != nil {
+		return exitFor(e, "run", err)
+	}
 	stop, err := f.output.ready(outs, e, "run", &cfg.Setup)
 	if err != nil {
 		return exitFor(e, "run", err)

@@ -59,6 +59,7 @@ type sweepFlags struct {
 	svgOut             string
 	shard              shardFlags
 	series             seriesFlags
+	telemetry          telemetryFlags
 	scenario           scenarioFlags
 }
 
@@ -76,6 +77,7 @@ func (f *sweepFlags) register(fs *pflag.FlagSet) {
 	fs.IntVar(&f.requireConcurrency, "require-concurrency", 0, "exit 1 when the maximum feasible concurrency is below N")
 	f.gate.register(fs, true)
 	f.series.register(fs, false)
+	f.telemetry.register(fs)
 	f.output.register(fs, "write the reports to `DIR` as mcpbench-<host>_<port>-sweep.json, .md, .svg and .html when no --json-out, --md-out, --svg-out or --html-out is given")
 	fs.StringVar(&f.svgOut, "svg-out", "", "write the chart to `FILE`")
 	f.shard.register(fs)
@@ -150,6 +152,9 @@ func sweepMain(ctx context.Context, args []string, e env) int {
 	}
 	outs := f.outputs(e)
 	f.series.apply(&cfg.Point, &cfg.Setup, e, "sweep")
+	if err := f.telemetry.apply(&cfg.Setup, e, "sweep"); err != nil {
+		return exitFor(e, "sweep", err)
+	}
 	stop, err := f.output.ready(outs, e, "sweep", &cfg.Setup)
 	if err != nil {
 		return exitFor(e, "sweep", err)

@@ -1,0 +1,144 @@
+package main
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"github.com/mcpbench/mcpbench/harness"
+	"github.com/mcpbench/mcpbench/telemetry"
+)
+
+// telemetryFlags stream a run or sweep while it runs (--out), k6's way:
+// a JSON Lines file, Prometheus remote write, OTLP.
+type telemetryFlags struct {
+	outs   []string
+	labels []string
+}
+
+func (f *telemetryFlags) register(fs *pflag.FlagSet) {
+	fs.StringArrayVar(&f.outs, "out", nil, "stream every interval to `NAME=TARGET` while the load runs: json=FILE (JSON Lines, rebuilt into a report by 'mcpbench report FILE'), prometheus-rw=URL (Prometheus remote write); repeatable")
+	fs.StringArrayVar(&f.labels, "out-label", nil, "add label `K=V` to every series --out exports; repeatable")
+}
+
+// labelName is what Prometheus accepts as a label name (and OTLP as an
+// attribute key); names starting with __ are Prometheus's own.
+var labelName = regexp.MustCompile(`^[a-zA-Z_][a-zA-Z0-9_]*$`)
+
+// parseLabels reads --out-label.
+func (f *telemetryFlags) parseLabels(e env) (map[string]string, error) {
+	m := map[string]string{}
+	for _, kv := range f.labels {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || !labelName.MatchString(k) || strings.HasPrefix(k, "__") {
+			return nil, usagef("--out-label %q: want NAME=VALUE, NAME of letters, digits and _ (not starting with __)", kv)
+		}
+		if telemetry.Reserved(k) {
+			return nil, usagef("--out-label %q: %s is a label mcpbench sets itself", kv, k)
+		}
+		if e.secrets.holds(v) {
+			return nil, usagef("--out-label %s: its value is a credential, which never goes into a label", k)
+		}
+		m[k] = v
+	}
+	return m, nil
+}
+
+// holds says whether v is one of the secrets (or holds one).
+func (s *secretSet) holds(v string) bool {
+	if s == nil {
+		return false
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	for _, sec := range s.vals {
+		if strings.Contains(v, sec) {
+			return true
+		}
+	}
+	return false
+}
+
+// newRunID names one command's series, so that two runs never mix.
+func newRunID() string {
+	var b [6]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// apply adds the outputs --out asks for to s; each is wrapped so that
+// what it could not deliver is said on stderr when the command ends.
+func (f *telemetryFlags) apply(s *harness.Setup, e env, cmd string) error {
+	if len(f.outs) == 0 {
+		if len(f.labels) > 0 {
+			return usagef("--out-label goes with --out")
+		}
+		return nil
+	}
+	labels, err := f.parseLabels(e)
+	if err != nil {
+		return err
+	}
+	runID := newRunID()
+	seen := map[string]bool{}
+	for _, spec := range f.outs {
+		name, tgt, ok := strings.Cut(spec, "=")
+		if !ok || tgt == "" {
+			return usagef("--out %q: want NAME=TARGET, e.g. json=run.jsonl or prometheus-rw=http://127.0.0.1:9090/api/v1/write", spec)
+		}
+		if seen[spec] {
+			return usagef("--out %s is given twice", name)
+		}
+		seen[spec] = true
+		o, err := newTelemetryOutput(name, tgt, labels, runID, s, e)
+		if err != nil {
+			return err
+		}
+		s.Outputs = append(s.Outputs, telemetryOutput{Output: o, e: e, cmd: cmd, name: name})
+	}
+	return nil
+}
+
+// newTelemetryOutput is the output NAME=TARGET names.
+func newTelemetryOutput(name, tgt string, labels map[string]string, runID string, s *harness.Setup, e env) (harness.Output, error) {
+	switch name {
+	case "json":
+		if err := harness.CheckWritable(tgt); err != nil {
+			return nil, usagef("--out json=%s: %v", tgt, err)
+		}
+		return &telemetry.JSONL{Path: tgt, Labels: labels, RunID: runID, Wrap: e.scrubbed}, nil
+	case "prometheus-rw":
+		u, err := telemetry.CheckEndpoint(tgt)
+		if err != nil {
+			return nil, usagef("--out prometheus-rw=%s: %v", harness.Redact(tgt), err)
+		}
+		return telemetry.NewRemoteWrite(u, labels, s.Shard, runID), nil
+	}
+	return nil, usagef("--out %s: unknown output (json, prometheus-rw)", name)
+}
+
+// telemetryOutput says on stderr, as the command ends, what an output
+// could not deliver: dropped batches, a dead endpoint, a file it could
+// not write. The run's exit code stays what the measurement made it.
+type telemetryOutput struct {
+	harness.Output
+	e    env
+	cmd  string
+	name string
+}
+
+// problem is what an output may report once stopped.
+type problem interface{ Problem() string }
+
+func (t telemetryOutput) Stop(f harness.Final) {
+	t.Output.Stop(f)
+	if p, ok := t.Output.(problem); ok {
+		if msg := p.Problem(); msg != "" {
+			fmt.Fprintf(t.e.stderr, "mcpbench %s: warning: --out %s: %s\n", t.cmd, t.name, msg)
+		}
+	}
+}

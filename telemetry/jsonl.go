@@ -1,0 +1,281 @@
+// Package telemetry holds the outputs that stream a run or sweep while it
+// runs: a JSON Lines file that survives the process being killed, and the
+// exporters to Prometheus remote write and OpenTelemetry. Each is a
+// harness.Output; none blocks the series loop for longer than a write to a
+// local file.
+package telemetry
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/mcpbench/mcpbench/harness"
+	"github.com/mcpbench/mcpbench/results"
+	"github.com/mcpbench/mcpbench/sweep"
+)
+
+// SchemaJSONL names the JSON Lines file's format in its header line.
+const SchemaJSONL = "mcpbench.jsonl/v1"
+
+// The line types of the file, in the order they come: one header, the
+// workload once the target is known, then intervals and events as they
+// happen, and a summary when the command ended in an orderly way.
+const (
+	lineHeader   = "header"
+	lineWorkload = "workload"
+	lineInterval = "interval"
+	lineEvent    = "event"
+	lineSummary  = "summary"
+)
+
+// headerLine is the run's metadata, written at Start.
+type headerLine struct {
+	Type      string            `json:"type"`
+	Schema    string            `json:"schema"`
+	Command   string            `json:"command"`
+	Version   string            `json:"mcpbench_version"`
+	RunID     string            `json:"run_id,omitempty"`
+	IntervalS float64           `json:"interval_s"`
+	Levels    []level           `json:"levels"`
+	Shard     *results.Shard    `json:"shard,omitempty"`
+	Labels    map[string]string `json:"labels,omitempty"`
+}
+
+// workloadLine is the report's header and the tools called, once the
+// target has answered.
+type workloadLine struct {
+	Type   string             `json:"type"`
+	Header results.Header     `json:"header"`
+	Tools  []harness.ToolInfo `json:"tools,omitempty"`
+}
+
+// intervalLine is one settled bucket: answers by operation and outcome,
+// and the bucket's histogram, so that a reader rebuilds the point's
+// figures exactly.
+type intervalLine struct {
+	Type    string    `json:"type"`
+	Step    int       `json:"step"` // the sweep point (from 1); 0 in a run
+	Index   int       `json:"index"`
+	Start   time.Time `json:"start"`
+	EndS    float64   `json:"end_s"`
+	LengthS float64   `json:"length_s"`
+	Sent    int64     `json:"sent"`
+	outcomes
+	P50MS      float64           `json:"p50_ms"`
+	P95MS      float64           `json:"p95_ms"`
+	P99MS      float64           `json:"p99_ms"`
+	MaxMS      float64           `json:"max_ms"`
+	Operations []operationCounts `json:"operations,omitempty"`
+	CPUS       float64           `json:"cpu_s"`
+	Histogram  string            `json:"histogram,omitempty"`
+	Server     []serverValue     `json:"server,omitempty"`
+}
+
+// outcomes are answers by outcome: the successes, and the others by
+// their error kind.
+type outcomes struct {
+	OK     int64            `json:"ok"`
+	Errors map[string]int64 `json:"errors,omitempty"`
+}
+
+// operationCounts are one operation's answers in a bucket.
+type operationCounts struct {
+	results.Operation
+	outcomes
+}
+
+// serverValue is one server gauge read at the bucket's end; nil when the
+// reading is missing.
+type serverValue struct {
+	Name   string   `json:"name"`
+	Unit   string   `json:"unit,omitempty"`
+	Kind   string   `json:"kind"`
+	Source string   `json:"source"`
+	Value  *float64 `json:"value"`
+}
+
+// eventLine is one of the recipe's moments.
+type eventLine struct {
+	Type    string         `json:"type"`
+	Event   string         `json:"event"`
+	Step    int            `json:"step,omitempty"`
+	Setting string         `json:"setting,omitempty"`
+	Point   *results.Point `json:"point,omitempty"`
+}
+
+// summaryLine closes the file with the final report, as the command
+// writes it before its gates (or the error that left none).
+type summaryLine struct {
+	Type  string               `json:"type"`
+	Run   *results.RunReport   `json:"run,omitempty"`
+	Sweep *results.SweepReport `json:"sweep,omitempty"`
+	Error string               `json:"error,omitempty"`
+}
+
+// JSONL is the output of --out json=FILE. Each line goes straight to the
+// file with one write, so a process killed at any moment leaves every
+// line written before, and at most the interval in progress is lost.
+type JSONL struct {
+	Path   string
+	Labels map[string]string
+	RunID  string
+	// Wrap, when set, wraps the file (e.g. to scrub secrets); each line
+	// reaches it in one Write.
+	Wrap func(io.Writer) io.Writer
+
+	mu     sync.Mutex
+	f      *os.File
+	w      io.Writer
+	buf    []byte
+	err    error
+	meta   harness.Meta
+	failed bool
+}
+
+// Start creates the file and writes the header.
+func (j *JSONL) Start(m harness.Meta) error {
+	f, err := os.Create(j.Path)
+	if err != nil {
+		return err
+	}
+	j.f, j.w, j.meta = f, f, m
+	if j.Wrap != nil {
+		j.w = j.Wrap(f)
+	}
+	j.write(headerLine{Type: lineHeader, Schema: SchemaJSONL, Command: m.Command, Version: m.Version, RunID: j.RunID,
+		IntervalS: intervalOf(m).Seconds(), Levels: levelsOf(m.Levels), Shard: m.Shard, Labels: j.Labels})
+	return j.err
+}
+
+// level is a load level as the file names it.
+type level struct {
+	Concurrency int     `json:"concurrency"`
+	Rate        float64 `json:"rate,omitempty"`
+}
+
+func levelsOf(ls []sweep.Level) []level {
+	out := make([]level, len(ls))
+	for i, l := range ls {
+		out[i] = level(l)
+	}
+	return out
+}
+
+// intervalOf is the series' bucket length the command asked for.
+func intervalOf(m harness.Meta) time.Duration {
+	if m.Interval > 0 {
+		return m.Interval
+	}
+	return time.Second
+}
+
+// Interval writes a settled bucket.
+func (j *JSONL) Interval(iv harness.PointInterval) {
+	j.write(intervalLineOf(iv))
+}
+
+// intervalLineOf is iv as the file has it.
+func intervalLineOf(iv harness.PointInterval) intervalLine {
+	l := intervalLine{Type: lineInterval, Step: iv.Step.N, Index: iv.Index, Start: iv.Start.UTC(),
+		EndS: iv.End.Seconds(), LengthS: iv.Length.Seconds(), Sent: iv.Sent, CPUS: iv.CPU.Seconds(),
+		outcomes: outcomesOf(iv.Kinds, iv.Counts[:]), Histogram: iv.Histogram(),
+		P50MS: iv.P50MS, P95MS: iv.P95MS, P99MS: iv.P99MS, MaxMS: iv.MaxMS}
+	for i, op := range iv.Operations {
+		counts := iv.Counts[:] // one operation: the bucket's counts are its
+		if iv.ByOperation != nil {
+			counts = iv.ByOperation[i][:]
+		}
+		l.Operations = append(l.Operations, operationCounts{Operation: results.Operation(op), outcomes: outcomesOf(iv.Kinds, counts)})
+	}
+	for i, g := range iv.Gauges {
+		v := serverValue{Name: g.Name, Unit: g.Unit, Kind: g.Kind, Source: g.Source}
+		if i < len(iv.Server) && iv.Server[i] == iv.Server[i] { // NaN is a missing reading
+			x := iv.Server[i]
+			v.Value = &x
+		}
+		l.Server = append(l.Server, v)
+	}
+	return l
+}
+
+// outcomesOf names the counts by outcome kind; kinds[0] is success.
+func outcomesOf(kinds []string, counts []int64) outcomes {
+	o := outcomes{OK: counts[0]}
+	for k, n := range counts[1:] {
+		if n != 0 && k+1 < len(kinds) {
+			if o.Errors == nil {
+				o.Errors = map[string]int64{}
+			}
+			o.Errors[kinds[k+1]] += n
+		}
+	}
+	return o
+}
+
+// eventNames are the events the file keeps, by their names in it.
+var eventNames = map[harness.EventKind]string{
+	harness.EventLevelStart: "level_start", harness.EventMeasureStart: "measure_start",
+	harness.EventLoadDone: "load_done", harness.EventMeasureEnd: "measure_end",
+	harness.EventLevelEnd: "level_end", harness.EventInterrupted: "interrupted",
+	harness.EventWarning: "warning",
+}
+
+// Event writes the workload line and the moments a reader wants; a
+// warning keeps only the setting it concerns (its error may quote what
+// the user typed).
+func (j *JSONL) Event(e harness.Event) {
+	if e.Kind == harness.EventWorkload {
+		j.write(workloadLine{Type: lineWorkload, Header: e.Header, Tools: e.Tools})
+		return
+	}
+	name, ok := eventNames[e.Kind]
+	if !ok {
+		return
+	}
+	j.write(eventLine{Type: lineEvent, Event: name, Step: e.Step.N, Setting: string(e.Setting), Point: e.Point})
+}
+
+// Stop writes the summary and closes the file.
+func (j *JSONL) Stop(f harness.Final) {
+	s := summaryLine{Type: lineSummary, Run: f.Run, Sweep: f.Sweep}
+	if f.Err != nil {
+		s.Error = f.Err.Error()
+	}
+	j.write(s)
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.f != nil {
+		j.f.Close()
+		j.f = nil
+	}
+}
+
+// write puts one line in the file with a single write; the first error
+// is kept (Err) and later lines are dropped.
+func (j *JSONL) write(v any) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.f == nil || j.err != nil {
+		return
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		j.err = fmt.Errorf("%s: %w", j.Path, err)
+		return
+	}
+	j.buf = append(append(j.buf[:0], b...), '\n')
+	if _, err := j.w.Write(j.buf); err != nil {
+		j.err = err
+	}
+}
+
+// Err is the first error writing the file met, if any.
+func (j *JSONL) Err() error {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.err
+}
