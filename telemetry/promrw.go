@@ -33,6 +33,7 @@ type RemoteWrite struct {
 	scratch *hdrhistogram.Histogram
 	hists   map[string]*cumulative
 	counts  map[string]*cumulative
+	last    time.Time // the latest sample's time
 }
 
 // cumulative is one series' running total(s).
@@ -73,8 +74,12 @@ func (rw *RemoteWrite) Start(harness.Meta) error { return nil }
 // Event does nothing: the series carry what a dashboard plots.
 func (rw *RemoteWrite) Event(harness.Event) {}
 
-// Stop lets the queue empty within FlushBudget.
-func (rw *RemoteWrite) Stop(harness.Final) { rw.out.close() }
+// Stop sends the report's exact totals and lets the queue empty within
+// FlushBudget.
+func (rw *RemoteWrite) Stop(f harness.Final) {
+	rw.reconcile(f)
+	rw.out.close()
+}
 
 // Problem says what did not reach the endpoint.
 func (rw *RemoteWrite) Problem() string { return rw.out.problem("remote-write requests") }
@@ -105,12 +110,18 @@ func (rw *RemoteWrite) Interval(iv harness.PointInterval) {
 			rw.cumulativeOf(rw.counts, ls).count += n
 		}
 	}
+	// The last bucket may end early (Length is the nominal interval);
+	// a sample stamped in the future is not seen by a query until then.
 	end := iv.Start.Add(iv.Length)
+	if now := time.Now(); end.After(now) {
+		end = now
+	}
 	req := &prompb.WriteRequest{}
 	if first { // the totals start from zero where the window opens
 		rw.appendSamples(req, iv.Start, true)
 	}
 	rw.appendSamples(req, end, false)
+	rw.last = end
 	rw.out.offer(req)
 }
 

@@ -1,0 +1,201 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcpbench/mcpbench/results"
+	"github.com/mcpbench/mcpbench/target"
+	"github.com/mcpbench/mcpbench/telemetry"
+)
+
+// startPrometheus starts Debian's prometheus on a free loopback port with
+// its remote-write receiver on and nothing to scrape, and returns its
+// base URL. Without prometheus on PATH the test is skipped, unless
+// MCPBENCH_REQUIRE_PROMETHEUS is set (make test installs it).
+func startPrometheus(t *testing.T) string {
+	t.Helper()
+	bin, err := exec.LookPath("prometheus")
+	if err != nil {
+		if os.Getenv("MCPBENCH_REQUIRE_PROMETHEUS") != "" {
+			t.Fatal("prometheus is not installed (scripts/install-prometheus.sh)")
+		}
+		t.Skip("prometheus is not installed (scripts/install-prometheus.sh)")
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "prometheus.yml")
+	if err := os.WriteFile(cfg, []byte("global:\n  scrape_interval: 1m\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cmd := exec.CommandContext(ctx, bin, "--config.file="+cfg, "--storage.tsdb.path="+filepath.Join(dir, "data"),
+		"--web.listen-address="+addr, "--web.enable-remote-write-receiver", "--log.level=warn")
+	var logs strings.Builder
+	cmd.Stderr = &logs
+	if err := cmd.Start(); err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cancel(); _ = cmd.Wait() })
+	base := "http://" + addr
+	for end := time.Now().Add(20 * time.Second); time.Now().Before(end); time.Sleep(100 * time.Millisecond) {
+		if resp, err := http.Get(base + "/-/ready"); err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return base
+			}
+		}
+	}
+	t.Fatalf("prometheus did not become ready: %s", logs.String())
+	return ""
+}
+
+// promQuery is the single value of an instant PromQL query.
+func promQuery(t *testing.T, base, q string) float64 {
+	t.Helper()
+	resp, err := http.Get(base + "/api/v1/query?query=" + url.QueryEscape(q))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var body struct {
+		Status string `json:"status"`
+		Data   struct {
+			Result []struct {
+				Value [2]any `json:"value"`
+			} `json:"result"`
+		} `json:"data"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&body); err != nil {
+		t.Fatal(err)
+	}
+	if body.Status != "success" || len(body.Data.Result) != 1 {
+		t.Fatalf("%s: status %s, %d series", q, body.Status, len(body.Data.Result))
+	}
+	v, err := strconv.ParseFloat(fmt.Sprint(body.Data.Result[0].Value[1]), 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+// bucketOf is the index of the duration bucket that holds s seconds.
+func bucketOf(s float64) int {
+	for i, b := range telemetry.DurationBuckets {
+		if s <= b {
+			return i
+		}
+	}
+	return len(telemetry.DurationBuckets)
+}
+
+// TestOutPrometheusRemoteWrite: a 15 s run streamed to a real Prometheus;
+// PromQL over the duration histogram's count gives exactly the report's
+// request count of the operation, the counter by operation and outcome
+// too, and the histogram's p99 lies within one bucket of the report's.
+func TestOutPrometheusRemoteWrite(t *testing.T) {
+	prom := startPrometheus(t)
+	srv := startTarget(t, target.Config{ServiceTime: 2 * time.Millisecond, ServiceDist: "exp"})
+	dir := t.TempDir()
+	out := filepath.Join(dir, "run.json")
+	r := runCLI(t, nil, append([]string{"run", "--url", srv.MCPURL(), "-c", "4", "-d", "15s", "-q", "--json-out", out,
+		"--out", "prometheus-rw=" + prom + "/api/v1/write", "--out-label", "testcase=promrw"}, echoCalls...)...)
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	if strings.Contains(r.stderr, "--out") {
+		t.Fatalf("the exporter reported a problem: %s", r.stderr)
+	}
+	f, err := os.Open(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := results.ReadRunReport(f)
+	f.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sel := `{testcase="promrw",mcp_method_name="tools/call",gen_ai_tool_name="echo"}`
+	count := promQuery(t, prom, telemetry.PromDuration+"_count"+sel)
+	ok := promQuery(t, prom, telemetry.PromRequests+sel)
+	p99 := promQuery(t, prom, "histogram_quantile(0.99, "+telemetry.PromDuration+"_bucket"+sel+")")
+	t.Logf("report: %d requests, p99 %.3f ms; PromQL: count %.0f, requests_total %.0f, p99 %.3f ms", rep.Requests, rep.P99MS, count, ok, p99*1000)
+	if int64(count) != rep.Requests || int64(ok) != rep.OK || rep.Requests < 1000 {
+		t.Fatalf("PromQL count %v, requests_total %v; the report %d requests, %d ok", count, ok, rep.Requests, rep.OK)
+	}
+	if d := bucketOf(p99) - bucketOf(rep.P99MS/1000); math.Abs(float64(d)) > 1 {
+		t.Fatalf("PromQL p99 %.4f s is %d buckets from the report's %.4f s", p99, d, rep.P99MS/1000)
+	}
+}
+
+// TestOutDeadOrSlowEndpoint: an endpoint that refuses connections, or one
+// that answers too slowly, costs the run nothing: it ends on time, its
+// report is whole, the undelivered requests are said once on stderr, and
+// the exit code is the measurement's.
+func TestOutDeadOrSlowEndpoint(t *testing.T) {
+	srv := startTarget(t, target.Config{ServiceTime: 2 * time.Millisecond})
+	slow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body) // so that the server sees the client leave
+		select {
+		case <-time.After(30 * time.Second):
+		case <-r.Context().Done():
+		}
+	}))
+	t.Cleanup(slow.Close)
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dead := "http://" + l.Addr().String() + "/api/v1/write"
+	l.Close()
+	for name, endpoint := range map[string]string{"dead": dead, "slow": slow.URL + "/api/v1/write"} {
+		t.Run(name, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "run.json")
+			began := time.Now()
+			r := runCLI(t, nil, append([]string{"run", "--url", srv.MCPURL(), "-c", "2", "-d", "3s", "-q", "--json-out", out,
+				"--out", "prometheus-rw=" + endpoint}, echoCalls...)...)
+			took := time.Since(began)
+			if r.code != 0 {
+				t.Fatalf("exit %d: %s", r.code, r.stderr)
+			}
+			// 3 s of load, the exporter's flush budget, and a second for
+			// the rest of the command.
+			if limit := 3*time.Second + telemetry.FlushBudget + 1500*time.Millisecond; took > limit {
+				t.Fatalf("the run took %v, more than %v", took, limit)
+			}
+			if n := strings.Count(r.stderr, "--out prometheus-rw"); n != 1 || !strings.Contains(r.stderr, "not delivered") {
+				t.Fatalf("want one line on the undelivered requests, got %d: %s", n, r.stderr)
+			}
+			f, err := os.Open(out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rep, err := results.ReadRunReport(f)
+			f.Close()
+			if err != nil || rep.Interrupted || rep.Requests < 100 || rep.Series == nil {
+				t.Fatalf("report: %v, interrupted %v, %d requests", err, rep != nil && rep.Interrupted, rep.Requests)
+			}
+			t.Logf("%s endpoint: run took %v; %s", name, took.Round(time.Millisecond), strings.TrimSpace(r.stderr))
+		})
+	}
+}
