@@ -21,7 +21,7 @@ type telemetryFlags struct {
 }
 
 func (f *telemetryFlags) register(fs *pflag.FlagSet) {
-	fs.StringArrayVar(&f.outs, "out", nil, "stream every interval to `NAME=TARGET` while the load runs: json=FILE (JSON Lines, rebuilt into a report by 'mcpbench report FILE'), prometheus-rw=URL (Prometheus remote write); repeatable")
+	fs.StringArrayVar(&f.outs, "out", nil, "stream every interval to `NAME=TARGET` while the load runs: json=FILE (JSON Lines, rebuilt into a report by 'mcpbench report FILE'), prometheus-rw=URL (Prometheus remote write), otlp=URL (OTLP/HTTP metrics; the path defaults to /v1/metrics); repeatable")
 	fs.StringArrayVar(&f.labels, "out-label", nil, "add label `K=V` to every series --out exports; repeatable")
 }
 
@@ -117,8 +117,18 @@ func newTelemetryOutput(name, tgt string, labels map[string]string, runID string
 			return nil, usagef("--out prometheus-rw=%s: %v", harness.Redact(tgt), err)
 		}
 		return telemetry.NewRemoteWrite(u, labels, s.Shard, runID), nil
+	case "otlp":
+		u, err := telemetry.CheckEndpoint(tgt)
+		if err != nil {
+			return nil, usagef("--out otlp=%s: %v", harness.Redact(tgt), err)
+		}
+		o, err := telemetry.NewOTLP(u, labels, s.Shard, runID, s.Version)
+		if err != nil {
+			return nil, usagef("--out otlp=%s: %v", harness.Redact(tgt), err)
+		}
+		return o, nil
 	}
-	return nil, usagef("--out %s: unknown output (json, prometheus-rw)", name)
+	return nil, usagef("--out %s: unknown output (json, prometheus-rw, otlp)", name)
 }
 
 // telemetryOutput says on stderr, as the command ends, what an output

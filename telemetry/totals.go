@@ -1,0 +1,213 @@
+package telemetry
+
+import (
+	"slices"
+	"time"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/mcpbench/mcpbench/harness"
+	"github.com/mcpbench/mcpbench/internal/hist"
+	"github.com/mcpbench/mcpbench/results"
+)
+
+// totals are what a run's intervals add up to, series by series: the
+// running totals both exporters send (cumulative, so a lost request
+// costs only its own timestamp). Only the series loop touches them, and
+// then Stop.
+type totals struct {
+	base    []label
+	scratch *hdrhistogram.Histogram
+	hists   map[string]*cumulative
+	counts  map[string]*cumulative
+	start   time.Time // where the first interval began
+	last    time.Time // the latest sample's time
+}
+
+// cumulative is one series' running total(s).
+type cumulative struct {
+	labels  []label
+	buckets []int64 // the histogram's, cumulative, one per DurationBuckets bound
+	count   int64
+	sum     float64
+}
+
+func newTotals(base []label) *totals {
+	return &totals{base: base, scratch: hist.New(), hists: map[string]*cumulative{}, counts: map[string]*cumulative{}}
+}
+
+// add adds the bucket to the totals and returns the time their samples
+// take; first says it is the first (the totals were zero at t.start).
+func (t *totals) add(iv harness.PointInterval) (at time.Time, first, ok bool) {
+	first = t.start.IsZero()
+	if first {
+		t.start = iv.Start
+	}
+	level := levelLabel(iv)
+	t.scratch.Reset()
+	if err := iv.MergeHistogram(t.scratch); err != nil {
+		return at, first, false
+	}
+	addHistogram(t.cumulativeOf(t.hists, durationLabels(iv, level, t.base)), t.scratch)
+	for i, op := range iv.Operations {
+		counts := iv.Counts[:]
+		if iv.ByOperation != nil {
+			counts = iv.ByOperation[i][:]
+		}
+		for k, n := range counts {
+			if n == 0 || k >= len(iv.Kinds) {
+				continue
+			}
+			ls := append(withLevel(t.base, level), opLabels(results.Operation(op))...)
+			if k > 0 {
+				ls = append(ls, label{LabelOutcome, iv.Kinds[k]})
+			}
+			t.cumulativeOf(t.counts, ls).count += n
+		}
+	}
+	// The last bucket may end early (Length is the nominal interval);
+	// a sample stamped in the future is not seen by a query until then.
+	at = iv.Start.Add(iv.Length)
+	if now := time.Now(); at.After(now) {
+		at = now
+	}
+	t.last = at
+	return at, first, true
+}
+
+// durationLabels are the labels of the duration histogram: the
+// operation's when the level has one; a level that mixes several has one
+// histogram per bucket, labelled mcp_method_name="all" (the counts by
+// operation are exact in PromRequests).
+func durationLabels(iv harness.PointInterval, level string, base []label) []label {
+	ls := withLevel(base, level)
+	if len(iv.Operations) == 1 {
+		return append(ls, opLabels(results.Operation(iv.Operations[0]))...)
+	}
+	return append(ls, label{LabelMethod, "all"})
+}
+
+func withLevel(base []label, level string) []label {
+	ls := slices.Clone(base)
+	if level != "" {
+		ls = append(ls, label{LabelLevel, level})
+	}
+	return ls
+}
+
+// cumulativeOf is the running total of the series with labels ls.
+func (t *totals) cumulativeOf(m map[string]*cumulative, ls []label) *cumulative {
+	slices.SortFunc(ls, func(a, b label) int { return cmpString(a.name, b.name) })
+	key := ""
+	for _, l := range ls {
+		key += l.name + "\xff" + l.value + "\xff"
+	}
+	c, ok := m[key]
+	if !ok {
+		c = &cumulative{labels: ls, buckets: make([]int64, len(DurationBuckets))}
+		m[key] = c
+	}
+	return c
+}
+
+func cmpString(a, b string) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// addHistogram adds h's latencies (microseconds) to c's buckets, count
+// and sum (seconds).
+func addHistogram(c *cumulative, h *hdrhistogram.Histogram) {
+	for _, bar := range h.Distribution() {
+		if bar.Count == 0 {
+			continue
+		}
+		// A bar spans values the histogram cannot tell apart; its highest
+		// is the one the report's percentiles give.
+		v := float64(bar.To) / 1e6
+		c.count += bar.Count
+		c.sum += v * float64(bar.Count)
+		for i, b := range DurationBuckets {
+			if v <= b {
+				c.buckets[i] += bar.Count
+			}
+		}
+	}
+}
+
+// The intervals leave out an answer filed more than an interval late,
+// which only the report counts. So that a dashboard's totals are the
+// report's, exactly, the final report's figures go out last, at the end,
+// in place of the running totals.
+
+// reconcile sets the totals to the final report's and returns the time
+// their samples take; false when there is nothing to send.
+func (t *totals) reconcile(f harness.Final) (time.Time, bool) {
+	switch {
+	case f.Run != nil:
+		t.settle("", f.Run.Workload.Operations, &f.Run.Point)
+	case f.Sweep != nil:
+		var ops []results.Operation
+		if f.Sweep.Workload != nil {
+			ops = f.Sweep.Workload.Operations
+		}
+		for i := range f.Sweep.Points {
+			p := &f.Sweep.Points[i]
+			t.settle(pointLevel(p), ops, p)
+		}
+	default:
+		return time.Time{}, false
+	}
+	if len(t.hists) == 0 {
+		return time.Time{}, false
+	}
+	ts := time.Now()
+	if !ts.After(t.last) {
+		ts = t.last.Add(time.Millisecond)
+	}
+	t.last = ts
+	return ts, true
+}
+
+// pointLevel is a sweep point's level label, as levelLabel names it.
+func pointLevel(p *results.Point) string {
+	if p.Rate != nil && *p.Rate > 0 {
+		return "rate=" + ftoa(*p.Rate)
+	}
+	return "c=" + itoa(p.Concurrency)
+}
+
+// settle puts the point's exact figures in the totals of level.
+func (t *totals) settle(level string, ops []results.Operation, p *results.Point) {
+	var h *cumulative
+	if len(ops) == 1 {
+		h = t.cumulativeOf(t.hists, append(withLevel(t.base, level), opLabels(ops[0])...))
+	} else {
+		h = t.cumulativeOf(t.hists, append(withLevel(t.base, level), label{LabelMethod, "all"}))
+	}
+	if dec, err := hist.Decode(p.Histogram); err == nil && p.Histogram != "" {
+		*h = cumulative{labels: h.labels, buckets: make([]int64, len(DurationBuckets))}
+		addHistogram(h, dec)
+	}
+	set := func(op results.Operation, l *results.Latency) {
+		if l.OK > 0 {
+			t.cumulativeOf(t.counts, append(withLevel(t.base, level), opLabels(op)...)).count = l.OK
+		}
+		for kind, n := range l.ErrorsByKind {
+			t.cumulativeOf(t.counts, append(append(withLevel(t.base, level), opLabels(op)...), label{LabelOutcome, kind})).count = n
+		}
+	}
+	switch {
+	case len(p.ByOperation) > 0:
+		for i := range p.ByOperation {
+			set(p.ByOperation[i].Operation, &p.ByOperation[i].Latency)
+		}
+	case len(ops) == 1:
+		set(ops[0], &p.Latency)
+	}
+}
