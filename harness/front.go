@@ -39,9 +39,13 @@ type (
 	OAuth          = mcp.OAuth
 	ClientInfo     = mcp.ClientInfo
 	ClientRequests = mcp.ClientRequests
-	Transport      = mcp.Transport
-	SessionMode    = mcp.SessionMode
-	Engine         = mcp.Engine
+	// Trace asks for W3C trace context on a share of the requests; a
+	// Span is one such request, handed to Trace.OnSpan.
+	Trace       = mcp.Trace
+	Span        = mcp.Span
+	Transport   = mcp.Transport
+	SessionMode = mcp.SessionMode
+	Engine      = mcp.Engine
 	// AuthError is a server that refused the credentials or wanted some;
 	// an UnreachableError may wrap one.
 	AuthError = mcp.AuthError

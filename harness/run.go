@@ -2,6 +2,7 @@ package harness
 
 import (
 	"context"
+	"encoding/hex"
 
 	"github.com/mcpbench/mcpbench/bench"
 	"github.com/mcpbench/mcpbench/mcp"
@@ -50,6 +51,7 @@ func run(ctx context.Context, cfg *RunConfig, out *stream) (*results.RunReport, 
 	}
 	r := &results.RunReport{Header: ss.header(results.SchemaRun), Workload: *ss.workload(mode, cfg.Load), Point: results.PointOf(point), Shard: cfg.Shard}
 	r.Workload.Session = sessionLabel(ss.client, cfg.Options)
+	r.Exemplars = exemplarsOf(ss.client.Exemplars())
 	r.Soak = results.AnalyzeSoak(r.Series, cfg.Soak)
 	r.LogScan, r.Health = ss.observe(ctx)
 	return r, nil
@@ -62,4 +64,17 @@ func sessionLabel(c *mcp.Client, o mcp.Options) string {
 		return "stateless"
 	}
 	return string(o.SessionMode)
+}
+
+// exemplarsOf is the client's slowest traced requests in the report's
+// form.
+func exemplarsOf(spans []mcp.Span) []results.Exemplar {
+	var out []results.Exemplar
+	for i := range spans {
+		sp := &spans[i]
+		out = append(out, results.Exemplar{Method: sp.Method, Tool: sp.Tool,
+			TraceID: hex.EncodeToString(sp.TraceID[:]), SpanID: hex.EncodeToString(sp.SpanID[:]),
+			LatencyMS: float64(sp.End.Sub(sp.Start).Microseconds()) / 1000, Outcome: sp.Kind.String(), At: sp.Start.UTC()})
+	}
+	return out
 }

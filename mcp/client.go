@@ -51,6 +51,9 @@ type Options struct {
 	// error (a token sent in a header not in SensitiveHeaders, say); the
 	// sensitive headers' own values are hidden without being listed.
 	Secrets []string
+	// Trace, when set, sends W3C trace context on a share of the
+	// requests (trace.go).
+	Trace *Trace
 }
 
 // ServerInfo is what negotiation learned about the server.
@@ -80,6 +83,7 @@ type Client struct {
 	auth    *authState  // nil without OAuth
 	params  toolHeaders // the x-mcp-header marks of the tools listed
 	secrets []string    // hidden in the server's text (servertext.go)
+	tracer  *tracer     // nil without Options.Trace (trace.go)
 }
 
 // ParseURL checks an endpoint URL. A URL with an empty path or "/" means
@@ -158,7 +162,7 @@ func Dial(ctx context.Context, o Options) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Client{opts: o, url: u, maxBody: int(o.MaxResponseBytes),
+	c := &Client{opts: o, url: u, maxBody: int(o.MaxResponseBytes), tracer: newTracer(o.Trace),
 		secrets: append(SecretValues(o.Header), o.Secrets...)}
 	c.opts.DialCount = dials
 	if c.link, err = streamableLink(u, o, hc, dials); err != nil {

@@ -64,6 +64,8 @@ type Prepared struct {
 	hdrRev     string
 	hdrAuth    string
 	wire       *wireRequest // the direct engine's form
+	// traceparent is set on a sampled request's one-off copy (trace.go).
+	traceparent string
 }
 
 // Method returns the prepared request's method.

@@ -128,6 +128,13 @@ func (s *Session) exchange(ctx context.Context, p *Prepared, cursor string) (jso
 
 // Do sends one request and classifies its answer. It is the hot path.
 func (s *Session) Do(ctx context.Context, p *Prepared, cursor string) Result {
+	if s.c.tracer != nil {
+		return s.doTraced(ctx, p, cursor)
+	}
+	return s.doPlain(ctx, p, cursor)
+}
+
+func (s *Session) doPlain(ctx context.Context, p *Prepared, cursor string) Result {
 	if s.c.opts.SessionMode == SessionPerRequest && !IsModern(s.c.rev) && p.req.Method != "initialize" {
 		return s.doPerRequest(ctx, p, cursor)
 	}

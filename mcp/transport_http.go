@@ -223,6 +223,9 @@ func (t *httpTransport) buildHeader(p *Prepared) http.Header {
 	if s.id != "" {
 		h["Mcp-Session-Id"] = []string{s.id}
 	}
+	if p.traceparent != "" {
+		h["Traceparent"] = []string{p.traceparent}
+	}
 	return h
 }
 

@@ -2,6 +2,7 @@ package results
 
 import (
 	"io"
+	"time"
 
 	"github.com/mcpbench/mcpbench/internal/hist"
 	"github.com/mcpbench/mcpbench/logscan"
@@ -35,6 +36,21 @@ type RunReport struct {
 	// Shard is set on a shard's report (--shard); Merged on merge's output.
 	Shard  *Shard     `json:"shard,omitempty"`
 	Merged *MergeInfo `json:"merged,omitempty"`
+	// Exemplars are the slowest requests of each operation among those
+	// sent with trace context (--trace), to find in the server's traces.
+	Exemplars []Exemplar `json:"exemplars,omitempty"`
+}
+
+// Exemplar is one traced request: the trace and span ids it carried
+// (hex, as in traceparent), its operation, latency and outcome.
+type Exemplar struct {
+	Method    string    `json:"method"`
+	Tool      string    `json:"tool,omitempty"`
+	TraceID   string    `json:"trace_id"`
+	SpanID    string    `json:"span_id"`
+	LatencyMS float64   `json:"latency_ms"`
+	Outcome   string    `json:"outcome"`
+	At        time.Time `json:"at"`
 }
 
 // Workload says what was sent, so compare and merge can refuse reports of

@@ -36,6 +36,8 @@ type OTLP struct {
 	res   *resource.Resource
 	scope instrumentation.Scope
 	out   *sender[*metricdata.ResourceMetrics]
+	// URL is the collector's, as given (NewSpans sends spans beside).
+	URL *url.URL
 }
 
 // MetricsURL is u with OTLP's metrics path when it names none.
@@ -60,6 +62,7 @@ func NewOTLP(u *url.URL, labels map[string]string, shard *results.Shard, runID, 
 		res:   resource.NewSchemaless(attribute.String("service.name", "mcpbench"), attribute.String("service.version", version)),
 		scope: instrumentation.Scope{Name: "github.com/mcpbench/mcpbench", Version: version}}
 	o.out = newSender(func(ctx context.Context, rm *metricdata.ResourceMetrics) error { return exp.Export(ctx, rm) })
+	o.URL = u
 	return o, nil
 }
 

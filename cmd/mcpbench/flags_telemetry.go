@@ -18,11 +18,15 @@ import (
 type telemetryFlags struct {
 	outs   []string
 	labels []string
+	trace  float64
 }
 
 func (f *telemetryFlags) register(fs *pflag.FlagSet) {
 	fs.StringArrayVar(&f.outs, "out", nil, "stream every interval to `NAME=TARGET` while the load runs: json=FILE (JSON Lines, rebuilt into a report by 'mcpbench report FILE'), prometheus-rw=URL (Prometheus remote write), otlp=URL (OTLP/HTTP metrics; the path defaults to /v1/metrics); repeatable")
 	fs.StringArrayVar(&f.labels, "out-label", nil, "add label `K=V` to every series --out exports; repeatable")
+	fs.Float64Var(&f.trace, "trace", 0, "send W3C trace context (params._meta and the traceparent header) on a `FRACTION` of the requests (--trace alone: 0.01); the report keeps the slowest of each operation as exemplars, and --out otlp exports their client spans")
+	fs.Lookup("trace").NoOptDefVal = "0.01"
+	limitFlags(fs, limit{min: 0, max: 1}, "trace")
 }
 
 // labelName is what Prometheus accepts as a label name (and OTLP as an
@@ -70,20 +74,22 @@ func newRunID() string {
 	return hex.EncodeToString(b[:])
 }
 
-// apply adds the outputs --out asks for to s; each is wrapped so that
-// what it could not deliver is said on stderr when the command ends.
+// apply adds the outputs --out asks for to s, and --trace's sampling to
+// its client options; each output is wrapped so that what it could not
+// deliver is said on stderr when the command ends.
 func (f *telemetryFlags) apply(s *harness.Setup, e env, cmd string) error {
-	if len(f.outs) == 0 {
-		if len(f.labels) > 0 {
-			return usagef("--out-label goes with --out")
-		}
-		return nil
+	if f.trace < 0 || f.trace > 1 {
+		return usagef("--trace %v: a fraction of the requests, in (0, 1]", f.trace)
+	}
+	if len(f.outs) == 0 && len(f.labels) > 0 {
+		return usagef("--out-label goes with --out")
 	}
 	labels, err := f.parseLabels(e)
 	if err != nil {
 		return err
 	}
 	runID := newRunID()
+	var spans []*telemetry.Spans
 	seen := map[string]bool{}
 	for _, spec := range f.outs {
 		name, tgt, ok := strings.Cut(spec, "=")
@@ -99,8 +105,31 @@ func (f *telemetryFlags) apply(s *harness.Setup, e env, cmd string) error {
 			return err
 		}
 		s.Outputs = append(s.Outputs, telemetryOutput{Output: o, e: e, cmd: cmd, name: name})
+		if col, ok := o.(*telemetry.OTLP); ok && f.trace > 0 {
+			sp, err := telemetry.NewSpans(col.URL, labels, runID, s.Version)
+			if err != nil {
+				return usagef("--out %s: %v", harness.Redact(spec), err)
+			}
+			spans = append(spans, sp)
+			s.Outputs = append(s.Outputs, telemetryOutput{Output: sp, e: e, cmd: cmd, name: name + " (spans)"})
+		}
+	}
+	if f.trace > 0 {
+		s.Options.Trace = &harness.Trace{Fraction: f.trace, OnSpan: fanOut(spans)}
 	}
 	return nil
+}
+
+// fanOut hands a sampled request to every span exporter; nil for none.
+func fanOut(spans []*telemetry.Spans) func(harness.Span) {
+	if len(spans) == 0 {
+		return nil
+	}
+	return func(sp harness.Span) {
+		for _, s := range spans {
+			s.Span(sp)
+		}
+	}
 }
 
 // newTelemetryOutput is the output NAME=TARGET names.
