@@ -144,6 +144,9 @@ const SettingOutput Setting = "output"
 type stream struct {
 	outs       []Output
 	progresses []Progresser
+	// measuring, when set, runs as each measured window opens (the
+	// client forgets the traced requests of the set-up and warm-up).
+	measuring func()
 }
 
 func newStream(outs []Output) *stream {
@@ -221,7 +224,12 @@ type levelStream struct {
 	step sweep.Step
 }
 
-func (l levelStream) Measuring() { l.s.event(Event{Kind: EventMeasureStart, Step: l.step}) }
+func (l levelStream) Measuring() {
+	if l.s.measuring != nil {
+		l.s.measuring()
+	}
+	l.s.event(Event{Kind: EventMeasureStart, Step: l.step})
+}
 func (l levelStream) LoadDone()  { l.s.event(Event{Kind: EventLoadDone, Step: l.step}) }
 
 func (l levelStream) Interval(iv bench.Interval) {

@@ -205,6 +205,7 @@ func (ss *prepared) observe(ctx context.Context) (*logscan.WindowScan, *probe.He
 // run), with the client's pool figures added. The outputs observe it.
 func (ss *prepared) measure(ctx context.Context, cfg bench.Config, st sweep.Step) (bench.Point, error) {
 	cfg.Gauges = ss.gauges
+	ss.out.measuring = ss.client.ResetExemplars
 	cfg.Observer = ss.out.level(st)
 	p, err := bench.Run(ctx, cfg, ss.load.Generator())
 	ss.out.event(Event{Kind: EventMeasureEnd, Step: st})

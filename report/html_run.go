@@ -29,6 +29,9 @@ func runPage(r *results.RunReport) *htmlPage {
 	if p.Errors > 0 {
 		page.add(htmlSection{ID: "errors", Title: "Errors", Intro: []string{errorsLine(p)}, Tables: []htmlTable{errorsTable(p)}})
 	}
+	if s := exemplarsSection(r.Exemplars); s != nil {
+		page.add(*s)
+	}
 	if s := serverSection(r.Health, r.LogScan); s != nil {
 		page.add(*s)
 	}

@@ -177,6 +177,9 @@ func writeRunTail(w io.Writer, r *results.RunReport) error {
 			return err
 		}
 	}
+	if err := writeExemplarsMarkdown(w, r.Exemplars); err != nil {
+		return err
+	}
 	if err := writeGates(w, r.Gates); err != nil {
 		return err
 	}

@@ -24,7 +24,7 @@ type telemetryFlags struct {
 func (f *telemetryFlags) register(fs *pflag.FlagSet) {
 	fs.StringArrayVar(&f.outs, "out", nil, "stream every interval to `NAME=TARGET` while the load runs: json=FILE (JSON Lines, rebuilt into a report by 'mcpbench report FILE'), prometheus-rw=URL (Prometheus remote write), otlp=URL (OTLP/HTTP metrics; the path defaults to /v1/metrics); repeatable")
 	fs.StringArrayVar(&f.labels, "out-label", nil, "add label `K=V` to every series --out exports; repeatable")
-	fs.Float64Var(&f.trace, "trace", 0, "send W3C trace context (params._meta and the traceparent header) on a `FRACTION` of the requests (--trace alone: 0.01); the report keeps the slowest of each operation as exemplars, and --out otlp exports their client spans")
+	fs.Float64Var(&f.trace, "trace", 0, "send W3C trace context (params._meta and the traceparent header) on a `FRACTION` of the requests (--trace=0.1; --trace alone: 0.01); the report keeps the slowest of each operation as exemplars, and --out otlp exports their client spans")
 	fs.Lookup("trace").NoOptDefVal = "0.01"
 	limitFlags(fs, limit{min: 0, max: 1}, "trace")
 }
