@@ -230,7 +230,7 @@ func (l levelStream) Measuring() {
 	}
 	l.s.event(Event{Kind: EventMeasureStart, Step: l.step})
 }
-func (l levelStream) LoadDone()  { l.s.event(Event{Kind: EventLoadDone, Step: l.step}) }
+func (l levelStream) LoadDone() { l.s.event(Event{Kind: EventLoadDone, Step: l.step}) }
 
 func (l levelStream) Interval(iv bench.Interval) {
 	for _, o := range l.s.outs {
