@@ -88,3 +88,67 @@ func TestOutJSONSurvivesSIGKILL(t *testing.T) {
 		t.Fatalf("the server answered %d, the rebuilt report counts %d: want at most one interval (%d) apart", served, r.Requests, most)
 	}
 }
+
+// TestReportFromJSONL: a finished run's file holds its report whole, and
+// the report rebuilt from its intervals alone (the summary cut off) has
+// the same counts and histogram, but for answers filed more than an
+// interval late, which only the report counts. Input that is not such a
+// file is exit 2 in one line.
+func TestReportFromJSONL(t *testing.T) {
+	srv := startTarget(t, target.Config{ServiceTime: 2 * time.Millisecond})
+	dir := t.TempDir()
+	file, direct := filepath.Join(dir, "run.jsonl"), filepath.Join(dir, "run.json")
+	if r := runCLI(t, nil, append([]string{"run", "--url", srv.MCPURL(), "-c", "2", "-d", "2s", "-q",
+		"--json-out", direct, "--out", "json=" + file}, echoCalls...)...); r.code != 0 {
+		t.Fatalf("run: exit %d: %s", r.code, r.stderr)
+	}
+	read := func(path string) *results.RunReport {
+		t.Helper()
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := results.ReadRunReport(strings.NewReader(string(b)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	want := read(direct)
+	whole := filepath.Join(dir, "whole.json")
+	if r := runCLI(t, nil, "report", file, "--json-out", whole, "-q"); r.code != 0 || r.stderr != "" {
+		t.Fatalf("report: exit %d: %s", r.code, r.stderr)
+	}
+	if got := read(whole); got.Requests != want.Requests || got.Histogram != want.Histogram || got.P99MS != want.P99MS {
+		t.Fatalf("from the summary: %d requests, p99 %v; the run's report %d, %v", got.Requests, got.P99MS, want.Requests, want.P99MS)
+	}
+	b, _ := os.ReadFile(file)
+	lines := strings.SplitAfter(strings.TrimSuffix(string(b), "\n"), "\n")
+	cut := filepath.Join(dir, "cut.jsonl")
+	// The summary goes, and half of the line before it, as a kill leaves.
+	last := lines[len(lines)-2]
+	if err := os.WriteFile(cut, []byte(strings.Join(lines[:len(lines)-2], "")+last[:len(last)/2]), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rebuilt := filepath.Join(dir, "rebuilt.json")
+	r := runCLI(t, nil, "report", cut, "--json-out", rebuilt, "-q")
+	if r.code != 0 || !strings.Contains(r.stderr, "rebuilt from its") {
+		t.Fatalf("report of a cut file: exit %d: %s", r.code, r.stderr)
+	}
+	got := read(rebuilt)
+	late := want.Requests - got.Requests
+	t.Logf("the run's report %d requests, rebuilt %d (%d filed late); p99 %v and %v", want.Requests, got.Requests, late, want.P99MS, got.P99MS)
+	if !got.Interrupted || late < 0 || late*1000 > want.Requests || got.Series.Len() != want.Series.Len() {
+		t.Fatalf("rebuilt: interrupted %v, %d requests of %d, %d buckets of %d", got.Interrupted, got.Requests, want.Requests, got.Series.Len(), want.Series.Len())
+	}
+	if late == 0 && (got.Histogram != want.Histogram || got.P99MS != want.P99MS || got.OK != want.OK) {
+		t.Fatalf("same count but not the same histogram: p99 %v, want %v", got.P99MS, want.P99MS)
+	}
+	bad := filepath.Join(dir, "bad.jsonl")
+	_ = os.WriteFile(bad, []byte(`{"schema":"mcpbench.run/v1"}`+"\n"), 0o644)
+	r = runCLI(t, nil, "report", bad, "--json-out", filepath.Join(dir, "x.json"))
+	if r.code != 2 {
+		t.Fatalf("a file that is not JSON Lines: exit %d, want 2: %s", r.code, r.stderr)
+	}
+	oneCleanLine(t, r)
+}
