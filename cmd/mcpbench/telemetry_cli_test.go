@@ -152,3 +152,31 @@ func TestReportFromJSONL(t *testing.T) {
 	}
 	oneCleanLine(t, r)
 }
+
+// TestOutFlagsRefuseBadInput: a bad --out, --out-label or --trace is exit
+// 2 in one line before anything is sent; a label never carries a
+// credential.
+func TestOutFlagsRefuseBadInput(t *testing.T) {
+	dir := t.TempDir()
+	cases := []struct {
+		env  []string
+		args []string
+		want string
+	}{
+		{nil, []string{"--out", "bogus=x"}, "unknown output"},
+		{nil, []string{"--out", "json"}, "want NAME=TARGET"},
+		{nil, []string{"--out", "prometheus-rw=ftp://x"}, "http:// or https://"},
+		{nil, []string{"--out", "json=" + filepath.Join(dir, "a.jsonl"), "--out-label", "le=3"}, "sets itself"},
+		{nil, []string{"--out", "json=" + filepath.Join(dir, "a.jsonl"), "--out-label", "bad-name=3"}, "want NAME=VALUE"},
+		{nil, []string{"--out-label", "team=a"}, "goes with --out"},
+		{nil, []string{"--trace=2"}, "--trace"},
+		{[]string{"MCPBENCH_TOKEN=s3cr3t-token"}, []string{"--out", "json=" + filepath.Join(dir, "a.jsonl"), "--out-label", "k=s3cr3t-token"}, "credential"},
+	}
+	for _, c := range cases {
+		r := runCLI(t, c.env, append([]string{"run", "--url", "http://127.0.0.1:9/mcp", "-n", "10"}, c.args...)...)
+		if r.code != 2 || !strings.Contains(r.stderr, c.want) || strings.Contains(r.stderr, "s3cr3t") {
+			t.Fatalf("%v: exit %d, stderr %q: want 2 and %q", c.args, r.code, r.stderr, c.want)
+		}
+		oneCleanLine(t, r)
+	}
+}
