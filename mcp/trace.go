@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 )
@@ -147,9 +148,9 @@ func (c *Client) Exemplars() []Span {
 	}
 	slices.SortFunc(keys, func(a, b [2]string) int {
 		if a[0] != b[0] {
-			return cmpStr(a[0], b[0])
+			return strings.Compare(a[0], b[0])
 		}
-		return cmpStr(a[1], b[1])
+		return strings.Compare(a[1], b[1])
 	})
 	for _, k := range keys {
 		out = append(out, c.tracer.slow[k]...)
@@ -164,14 +165,4 @@ func (c *Client) ResetExemplars() {
 		clear(c.tracer.slow)
 		c.tracer.mu.Unlock()
 	}
-}
-
-func cmpStr(a, b string) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }

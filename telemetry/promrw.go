@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/prometheus/client_golang/exp/api/remote"
@@ -119,6 +120,6 @@ func series(name string, ls []label, extra label, v float64, ts int64) prompb.Ti
 	if extra.name != "" {
 		pl = append(pl, prompb.Label{Name: extra.name, Value: extra.value})
 	}
-	slices.SortFunc(pl, func(a, b prompb.Label) int { return cmpString(a.Name, b.Name) })
+	slices.SortFunc(pl, func(a, b prompb.Label) int { return strings.Compare(a.Name, b.Name) })
 	return prompb.TimeSeries{Labels: pl, Samples: []prompb.Sample{{Value: v, Timestamp: ts}}}
 }

@@ -2,6 +2,7 @@ package telemetry
 
 import (
 	"slices"
+	"strings"
 	"time"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
@@ -97,7 +98,7 @@ func withLevel(base []label, level string) []label {
 
 // cumulativeOf is the running total of the series with labels ls.
 func (t *totals) cumulativeOf(m map[string]*cumulative, ls []label) *cumulative {
-	slices.SortFunc(ls, func(a, b label) int { return cmpString(a.name, b.name) })
+	slices.SortFunc(ls, func(a, b label) int { return strings.Compare(a.name, b.name) })
 	key := ""
 	for _, l := range ls {
 		key += l.name + "\xff" + l.value + "\xff"
@@ -108,16 +109,6 @@ func (t *totals) cumulativeOf(m map[string]*cumulative, ls []label) *cumulative 
 		m[key] = c
 	}
 	return c
-}
-
-func cmpString(a, b string) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // addHistogram adds h's latencies (microseconds) to c's buckets, count

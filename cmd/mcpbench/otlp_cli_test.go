@@ -4,7 +4,6 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -13,7 +12,6 @@ import (
 	colmetrics "go.opentelemetry.io/proto/otlp/collector/metrics/v1"
 	"google.golang.org/protobuf/proto"
 
-	"github.com/mcpbench/mcpbench/results"
 	"github.com/mcpbench/mcpbench/target"
 	"github.com/mcpbench/mcpbench/telemetry"
 )
@@ -73,15 +71,7 @@ func TestOutOTLPMetrics(t *testing.T) {
 	if r.code != 0 {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}
-	f, err := os.Open(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rep, err := results.ReadRunReport(f)
-	f.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
+	rep := readRunReport(t, out)
 	rc.mu.Lock()
 	defer rc.mu.Unlock()
 	if len(rc.counts) != 1 || rc.requests < 3 {

@@ -18,7 +18,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpbench/mcpbench/results"
 	"github.com/mcpbench/mcpbench/target"
 	"github.com/mcpbench/mcpbench/telemetry"
 )
@@ -126,15 +125,7 @@ func TestOutPrometheusRemoteWrite(t *testing.T) {
 	if strings.Contains(r.stderr, "--out") {
 		t.Fatalf("the exporter reported a problem: %s", r.stderr)
 	}
-	f, err := os.Open(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rep, err := results.ReadRunReport(f)
-	f.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
+	rep := readRunReport(t, out)
 	sel := `{testcase="promrw",mcp_method_name="tools/call",gen_ai_tool_name="echo"}`
 	count := promQuery(t, prom, telemetry.PromDuration+"_count"+sel)
 	ok := promQuery(t, prom, telemetry.PromRequests+sel)
@@ -186,14 +177,8 @@ func TestOutDeadOrSlowEndpoint(t *testing.T) {
 			if n := strings.Count(r.stderr, "--out prometheus-rw"); n != 1 || !strings.Contains(r.stderr, "not delivered") {
 				t.Fatalf("want one line on the undelivered requests, got %d: %s", n, r.stderr)
 			}
-			f, err := os.Open(out)
-			if err != nil {
-				t.Fatal(err)
-			}
-			rep, err := results.ReadRunReport(f)
-			f.Close()
-			if err != nil || rep.Interrupted || rep.Requests < 100 || rep.Series == nil {
-				t.Fatalf("report: %v, interrupted %v, %d requests", err, rep != nil && rep.Interrupted, rep.Requests)
+			if rep := readRunReport(t, out); rep.Interrupted || rep.Requests < 100 || rep.Series == nil {
+				t.Fatalf("report: interrupted %v, %d requests", rep.Interrupted, rep.Requests)
 			}
 			t.Logf("%s endpoint: run took %v; %s", name, took.Round(time.Millisecond), strings.TrimSpace(r.stderr))
 		})

@@ -18,7 +18,6 @@ import (
 	coltrace "go.opentelemetry.io/proto/otlp/collector/trace/v1"
 	"google.golang.org/protobuf/proto"
 
-	"github.com/mcpbench/mcpbench/results"
 	"github.com/mcpbench/mcpbench/target"
 )
 
@@ -126,15 +125,7 @@ func TestTraceContextAndExemplars(t *testing.T) {
 	if r.code != 0 {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}
-	f, err := os.Open(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rep, err := results.ReadRunReport(f)
-	f.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
+	rep := readRunReport(t, out)
 	seen.mu.Lock()
 	defer seen.mu.Unlock()
 	sr.mu.Lock()
