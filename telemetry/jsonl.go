@@ -127,13 +127,11 @@ type JSONL struct {
 	// reaches it in one Write.
 	Wrap func(io.Writer) io.Writer
 
-	mu     sync.Mutex
-	f      *os.File
-	w      io.Writer
-	buf    []byte
-	err    error
-	meta   harness.Meta
-	failed bool
+	mu  sync.Mutex
+	f   *os.File
+	w   io.Writer
+	buf []byte
+	err error
 }
 
 // Start creates the file and writes the header.
@@ -142,7 +140,7 @@ func (j *JSONL) Start(m harness.Meta) error {
 	if err != nil {
 		return err
 	}
-	j.f, j.w, j.meta = f, f, m
+	j.f, j.w = f, f
 	if j.Wrap != nil {
 		j.w = j.Wrap(f)
 	}
@@ -255,7 +253,7 @@ func (j *JSONL) Stop(f harness.Final) {
 }
 
 // write puts one line in the file with a single write; the first error
-// is kept (Err) and later lines are dropped.
+// is kept (Problem) and later lines are dropped.
 func (j *JSONL) write(v any) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
@@ -273,9 +271,13 @@ func (j *JSONL) write(v any) {
 	}
 }
 
-// Err is the first error writing the file met, if any.
-func (j *JSONL) Err() error {
+// Problem says why lines are missing from the file: the first error
+// writing it met ("" when none).
+func (j *JSONL) Problem() string {
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	return j.err
+	if j.err == nil {
+		return ""
+	}
+	return "lines after the first failed write are missing: " + j.err.Error()
 }

@@ -1,6 +1,7 @@
 package telemetry
 
 import (
+	"errors"
 	"net/url"
 	"sort"
 	"strconv"
@@ -21,7 +22,6 @@ const (
 	// PromRequests counts answers by operation and outcome, exact per
 	// operation also when a level mixes several.
 	PromRequests = "mcp_client_operation_requests_total"
-	// PromInFlight... none: what a bucket can say is in the counters.
 )
 
 // The attribute keys, in Prometheus's spelling (OTLP's has dots).
@@ -50,20 +50,13 @@ var DurationBuckets = []float64{0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0
 // CheckEndpoint checks an exporter's URL: http or https, with a host.
 func CheckEndpoint(raw string) (*url.URL, error) {
 	u, err := url.Parse(raw)
-	if err != nil {
-		return nil, errBadURL
-	}
-	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, errBadURL
 	}
 	return u, nil
 }
 
-type constErr string
-
-func (e constErr) Error() string { return string(e) }
-
-const errBadURL = constErr("want an http:// or https:// URL with a host")
+var errBadURL = errors.New("want an http:// or https:// URL with a host")
 
 // label is one name and value.
 type label struct{ name, value string }
