@@ -46,6 +46,9 @@ func ReadJSONL(rd io.Reader) (*Recording, error) {
 			continue
 		}
 		if err := rec.add(line, n); err != nil {
+			if rec.header.Schema != SchemaJSONL {
+				return nil, ErrNotJSONL // not even a header first
+			}
 			pending = err // fatal unless it is the last line
 		}
 	}

@@ -24,7 +24,7 @@ midway is refused (its analysis needs every point).
 Flags:
 %s
 Examples:
-  mcpbench run --url http://127.0.0.1:3002/mcp -c 8 -d 10m --out json=run.jsonl
+  mcpbench run --url http://127.0.0.1:3002/mcp -c 8 -d 3s --out json=run.jsonl
   mcpbench report run.jsonl --json-out run.json --html-out run.html
 `
 
