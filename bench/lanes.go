@@ -14,11 +14,14 @@ import (
 // loops cost a request one write, one read and a share of an epoll_wait,
 // with no hand-off between cores; the drivers are the same code on both.
 
-// LoopReady is a Workload that says whether its workers may run as tasks
-// of event loops: true only when a Do waits on nothing but evloop Conns
-// (anything else would hold up the other tasks of its loop).
-type LoopReady interface {
-	OnLoops() bool
+// LoopWorker is a Worker that may run as a task of an event loop. Before
+// a level's loops run, OnLoop is called with the loop the worker's task
+// will run on, and it reports whether the worker then waits on nothing
+// but that loop (its Conns and sleeps; anything else would hold up the
+// other tasks of the loop). After the level, or when any worker said no
+// and the level runs on goroutines, OnLoop(nil) takes it off again.
+type LoopWorker interface {
+	OnLoop(l *evloop.Loop) bool
 }
 
 // Drivers, as a Point's Client.Driver names them.
@@ -28,7 +31,7 @@ const (
 )
 
 // lane is where one worker runs: reqCtx is the context its requests go
-// out on (carrying its loop, if any), loop its loop or nil.
+// out on, loop its loop or nil.
 type lane struct {
 	reqCtx context.Context
 	loop   *evloop.Loop
@@ -38,22 +41,42 @@ type lane struct {
 func (ln lane) sleeper() sleeper { return sleeper{loop: ln.loop} }
 
 // startLoops makes the level's event loops when the config asks for them
-// and the workload can run on them: open or closed loop without a rate
-// cap (the token bucket waits on a timer of its own).
-func (r *runner) startLoops(wl Workload) {
-	lr, ok := wl.(LoopReady)
-	if r.cfg.Loops <= 0 || !evloop.Available || r.cfg.MaxRate > 0 || !ok || !lr.OnLoops() {
+// and every worker can run on them: open or closed loop without a rate
+// cap (the token bucket waits on a timer of its own). Each worker is told
+// its loop: worker i runs on loop i modulo their number.
+func (r *runner) startLoops() {
+	if r.cfg.Loops <= 0 || !evloop.Available || r.cfg.MaxRate > 0 || len(r.workers) == 0 {
 		return
+	}
+	for _, w := range r.workers {
+		if _, ok := w.(LoopWorker); !ok {
+			return
+		}
 	}
 	g, err := evloop.NewGroup(min(r.cfg.Loops, len(r.workers)), r.ctx.Done())
 	if err != nil {
 		return // the goroutines will do
 	}
+	for i, w := range r.workers {
+		if !w.(LoopWorker).OnLoop(g.Loop(i)) {
+			r.offLoops(i + 1)
+			g.Close()
+			return
+		}
+	}
 	r.loops = g
+}
+
+// offLoops takes the first n workers off the loops they were told.
+func (r *runner) offLoops(n int) {
+	for _, w := range r.workers[:n] {
+		w.(LoopWorker).OnLoop(nil)
+	}
 }
 
 func (r *runner) stopLoops() {
 	if r.loops != nil {
+		r.offLoops(len(r.workers))
 		r.loops.Close()
 	}
 }
@@ -83,7 +106,7 @@ func (r *runner) each(n int, fn func(i int, ln lane)) {
 	}
 	for i := range n {
 		r.loops.Go(r.reqCtx, i, func(ctx context.Context) {
-			fn(i, lane{reqCtx: ctx, loop: evloop.From(ctx)})
+			fn(i, lane{reqCtx: ctx, loop: r.loops.Loop(i)})
 		})
 	}
 	r.loops.Run()

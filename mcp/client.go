@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
+
+	"github.com/mcpbench/mcpbench/internal/h1"
 )
 
 // Options configure a Client. The zero value of each field has a sensible
@@ -205,9 +207,9 @@ func streamableLink(u *url.URL, o Options, hc *http.Client, dials *atomic.Int64)
 	direct := false
 	switch o.Engine {
 	case "", EngineAuto:
-		direct = wireEligible(u)
+		direct = h1.Serves(u)
 	case EngineDirect:
-		if !stdio && !wireEligible(u) {
+		if !stdio && !h1.Serves(u) {
 			return nil, optionErrorf("Engine", "the direct engine serves plain http:// without a proxy; the net/http engine serves the rest")
 		}
 		direct = true
@@ -218,8 +220,13 @@ func streamableLink(u *url.URL, o Options, hc *http.Client, dials *atomic.Int64)
 	if !direct || stdio {
 		return newHTTPLink(hc), nil
 	}
-	pool := newWirePool(u, o, max(o.PoolSize, 1), dials)
-	return directLink{newHTTPLink(hc), pool, newLoopPools(u, o, max(o.PoolSize, 1), dials)}, nil
+	return newDirectLink(hc, directConfig(u, o, dials)), nil
+}
+
+// directConfig is what the direct engine's pools are made with.
+func directConfig(u *url.URL, o Options, dials *atomic.Int64) h1.Config {
+	return h1.Config{Addr: h1.Addr(u), Size: max(o.PoolSize, 1), MaxBody: int(o.MaxResponseBytes),
+		Dials: dials, Gate: h1.NewDialGate(maxConcurrentDials)}
 }
 
 // ProtocolVersion is the negotiated revision.

@@ -24,7 +24,8 @@ const module = "github.com/mcpbench/mcpbench/"
 // docs/architecture.md draws the same map.
 var layers = map[string]int{
 	"internal/evloop":  0,
-	"mcp":              1,
+	"internal/h1":      1,
+	"mcp":              2,
 	"toolschema":       1,
 	"logscan":          1,
 	"target":           1,
