@@ -2,6 +2,7 @@ package h1
 
 import (
 	"bytes"
+	"strings"
 	"testing"
 )
 
@@ -26,5 +27,37 @@ func TestBodyMatchFeedInPieces(t *testing.T) {
 	m = bodyMatch{on: true, want: parts}
 	if k := m.feed([]byte(`{"id":43`)); k != 6 || m.on {
 		t.Fatalf("a different id matched %d bytes, on %v", k, m.on)
+	}
+}
+
+// BenchmarkReadChunked reads a 10 KB answer in 4 KB chunks (what the Go
+// SDK's server sends for eight tools' tools/list) from a read buffer: in
+// place, and compared with a prediction of it as it is read.
+func BenchmarkReadChunked(b *testing.B) {
+	tool := `{"name":"tool","description":"` + strings.Repeat("d", 1200) + `","inputSchema":{"type":"object"}},`
+	body := `{"jsonrpc":"2.0","id":1,"result":{"tools":[` + strings.Repeat(tool, 8) + `{"name":"last"}]}}`
+	ans := []byte(chunkedAnswer(body, 4096))
+	before, after, _ := strings.Cut(body, "1")
+	for _, path := range []string{"in-place", "matched"} {
+		b.Run(path, func(b *testing.B) {
+			pool := NewPool(Config{Size: 1, MaxBody: 1 << 20})
+			rd := bytes.NewReader(ans)
+			c := NewConn(readerConn{r: rd})
+			req := &Request{}
+			if path == "matched" {
+				req.Predict = &Prediction{MediaType: "application/json", Before: []byte(before), ID: []byte("1"), After: []byte(after)}
+			}
+			var cl Caller
+			b.SetBytes(int64(len(ans)))
+			b.ReportAllocs()
+			for b.Loop() {
+				rd.Reset(ans)
+				c.br.Reset(c)
+				a, err := cl.Read(pool, c, req)
+				if err != nil || a.Matched != (path == "matched") || a.Size != len(body) {
+					b.Fatalf("%v: matched %v, %d bytes", err, a.Matched, a.Size)
+				}
+			}
+		})
 	}
 }
