@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/mcpbench/mcpbench/internal/h1"
+	"github.com/mcpbench/mcpbench/mcp/oauth"
 )
 
 // Options configure a Client. The zero value of each field has a sensible
@@ -79,9 +80,9 @@ type Client struct {
 	shared  string // session id shared by all workers in shared mode
 	maxBody int
 	counts  clientCounts
-	auth    *authState  // nil without OAuth
-	params  toolHeaders // the x-mcp-header marks of the tools listed
-	secrets []string    // hidden in the server's text (servertext.go)
+	auth    *oauth.State // nil without OAuth
+	params  toolHeaders  // the x-mcp-header marks of the tools listed
+	secrets []string     // hidden in the server's text (servertext.go)
 }
 
 // ParseURL checks an endpoint URL. A URL with an empty path or "/" means
@@ -177,28 +178,6 @@ func Dial(ctx context.Context, o Options) (*Client, error) {
 	return c, nil
 }
 
-// startOAuth gets the first token when OAuth was asked for, before any
-// request of the negotiation goes out.
-func (c *Client) startOAuth(ctx context.Context, hc *http.Client) error {
-	if c.opts.OAuth == nil {
-		return nil
-	}
-	if c.opts.Transport == TransportStdio {
-		return configErrorf("OAuth goes with the HTTP transports, not stdio")
-	}
-	// A client of its own, whose requests give up like any other.
-	authClient := sideClient(hc)
-	if tr, ok := authClient.Transport.(*http.Transport); ok {
-		tr.ResponseHeaderTimeout = c.opts.Timeout
-	}
-	a, err := newAuthState(*c.opts.OAuth, authClient)
-	if err != nil {
-		return err
-	}
-	c.auth = a
-	return a.start(ctx, c.url)
-}
-
 // streamableLink picks what carries Streamable HTTP under o.Engine: the
 // direct engine's pool, or net/http. (Negotiation may move to HTTP+SSE
 // later; stdio has a link of its own.)
@@ -259,7 +238,7 @@ func (c *Client) Close(ctx context.Context) {
 	}
 	c.link.close()
 	if c.auth != nil {
-		c.auth.close()
+		c.auth.Close()
 		c.auth = nil
 	}
 }

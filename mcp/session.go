@@ -210,17 +210,6 @@ func (s *Session) send(ctx context.Context, p *Prepared, head []byte) Result {
 	return *res
 }
 
-// reauthorize asks OAuth for a new token after err, an answer refused for
-// its credentials (its status and challenge) to a request sent with token.
-func (s *Session) reauthorize(ctx context.Context, err error, token string) bool {
-	var e *Error
-	status, challenge := 0, []string(nil)
-	if errors.As(err, &e) {
-		status, challenge = e.Status, e.challenge
-	}
-	return s.c.auth.reauthorize(ctx, s.c.url, status, challenge, token)
-}
-
 // Sleep waits d, or until ctx ends, and reports whether it waited the whole
 // time (a d of zero or less reports whether ctx is still live). Every
 // package that waits on a context uses it, bar the reference server, which

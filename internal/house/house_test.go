@@ -24,8 +24,9 @@ const module = "github.com/mcpbench/mcpbench/"
 // docs/architecture.md draws the same map.
 var layers = map[string]int{
 	"internal/evloop":   0,
-	"internal/h1":       1,
 	"internal/jsonscan": 0,
+	"internal/h1":       1,
+	"mcp/oauth":         1,
 	"mcp":               2,
 	"toolschema":        1,
 	"logscan":           1,
