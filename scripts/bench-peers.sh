@@ -25,6 +25,10 @@
 # from npm (@mcp-stress/linux-x64), both into $MCPBENCH_TOOLS
 # (~/.cache/mcpbench-tools); MCPBENCH_PEERS_SKIP="k6 mcp-stress" leaves
 # those out.
+#
+# MCPBENCH_BASELINE=BIN adds another mcpbench binary, run the same way
+# ("baseline"), and the medians of the rounds' own ratios of this tree's
+# mcpbench to it: how a change moved CPU per request and throughput.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -81,6 +85,11 @@ if [[ $skip != *" k6 "* ]]; then
     GOBIN="$tools/bin" go install go.k6.io/k6@v1.8.1
   fi
   gens+=(k6)
+fi
+baseline=${MCPBENCH_BASELINE:-}
+if [ -n "$baseline" ]; then
+  [ -x "$baseline" ] || { echo "bench-peers: MCPBENCH_BASELINE is not an executable: $baseline" >&2; exit 2; }
+  gens+=(baseline)
 fi
 mcp_stress=$tools/mcp-stress/node_modules/@mcp-stress/linux-x64/bin/mcp-stress
 if [[ $skip != *" mcp-stress "* ]]; then
@@ -177,10 +186,19 @@ run_hey() {
 }
 
 run_mcpbench() {
-  timed mcpbench "$bin" run --url "$url" -c "$conns" -d "${secs}s" --driver "$driver" --no-progress --json-out -
-  engine=$(sed -n 's/.*"engine": "\([^"]*\)".*/\1/p' "$work/mcpbench.out" | head -n1)
-  engine="$engine, $(sed -n 's/.*"driver": "\([^"]*\)".*/\1/p' "$work/mcpbench.out" | head -n1)"
-  row mcpbench "$(sed -n 's/^  "requests": \([0-9]*\),*/\1/p' "$work/mcpbench.out" | head -n1)"
+  mcpbench_as mcpbench "$bin"
+}
+
+run_baseline() {
+  mcpbench_as baseline "$baseline"
+}
+
+mcpbench_as() { # NAME BIN
+  local name=$1 bin=$2
+  timed "$name" "$bin" run --url "$url" -c "$conns" -d "${secs}s" --driver "$driver" --no-progress --json-out -
+  engine=$(sed -n 's/.*"engine": "\([^"]*\)".*/\1/p' "$work/$name.out" | head -n1)
+  engine="$engine, $(sed -n 's/.*"driver": "\([^"]*\)".*/\1/p' "$work/$name.out" | head -n1)"
+  row "$name" "$(sed -n 's/^  "requests": \([0-9]*\),*/\1/p' "$work/$name.out" | head -n1)"
 }
 
 run_k6() {
@@ -232,6 +250,10 @@ for mode in $servers; do
     printf 'round %d: %s\n' $((k + 1)) "$(ratios "$work/round")" >>"$work/per-round"
     awk '$1 == "wrk" { wr = $3; wc = $4 } $1 == "mcpbench" { mr = $3; mc = $4 }
          END { printf "%.4f %.4f\n", mc / wc, mr / wr }' "$work/round" >>"$work/round-ratios"
+    if [ -n "$baseline" ]; then
+      awk '$1 == "baseline" { br = $3; bc = $4 } $1 == "mcpbench" { mr = $3; mc = $4 }
+           END { printf "%.4f %.4f\n", mc / bc, mr / br }' "$work/round" >>"$work/baseline-ratios"
+    fi
   done
   stop_server
 
@@ -266,6 +288,12 @@ for mode in $servers; do
   printf "Median of the rounds' own ratios: CPU/request %.2fx wrk, throughput %.2fx wrk\n" \
     "$(median_col 1 "$work/round-ratios")" "$(median_col 2 "$work/round-ratios")"
   echo
+  if [ -n "$baseline" ]; then
+    printf "Against the baseline binary (%s), median of the rounds' own ratios: CPU/request %.2fx, throughput %.2fx\n" \
+      "$baseline" "$(median_col 1 "$work/baseline-ratios")" "$(median_col 2 "$work/baseline-ratios")"
+    printf 'each round (CPU, throughput): %s\n' "$(tr '\n' ';' <"$work/baseline-ratios")"
+    echo
+  fi
   sed 's/^/- /' "$work/per-round"
-  rm -f "$work/per-round" "$work/round-ratios"
+  rm -f "$work/per-round" "$work/round-ratios" "$work/baseline-ratios"
 done
