@@ -52,6 +52,7 @@ type directTransport struct {
 	pool h1.Pool
 	memo *parseMemo
 	call h1.Caller
+	ans  h1.Answer // the answer in hand, kept between requests
 	// pred is the memo's answer with the request's id (predFrom's text),
 	// which the engine compares the body with as it reads it; lent is the
 	// text the reply points into after a match, lent from lentOn.
@@ -98,7 +99,8 @@ func (t *directTransport) exchange(ctx context.Context, p *Prepared, body []byte
 		return false, wireError(p, err)
 	}
 	t.watch(ctx, c)
-	a, err := t.call.Do(t.pool, c, &req)
+	a := &t.ans
+	err = t.call.Do(t.pool, c, &req, a)
 	if err != nil {
 		t.current.Store(nil)
 		t.pool.Put(c, false)
@@ -118,7 +120,7 @@ func (t *directTransport) exchange(ctx context.Context, p *Prepared, body []byte
 		// Bytes of the stream the session's reader holds unread mean more
 		// than the last chunk is left.
 		ahead := state == streamLeftOpen && t.s.sse.r.Buffered() > 0
-		h1.Finish(t.pool, c, &a, state, ahead, start)
+		h1.Finish(t.pool, c, a, state, ahead, start)
 		return found, aerr
 	}
 	t.current.Store(nil)
@@ -130,7 +132,7 @@ func (t *directTransport) exchange(ctx context.Context, p *Prepared, body []byte
 	c.Used(start)
 	t.held.reset(a.Body, a.Size)
 	// The id first: a matched answer's reply is filled there, in step or not.
-	inStep := t.answersID(&a, id) && c.Buffered() == 0
+	inStep := t.answersID(a, id) && c.Buffered() == 0
 	t.pool.Put(c, !a.Close && inStep)
 	found, err := t.answer(ctx, p, id, res, (*answerHead)(&a.Head), &t.held)
 	res.Received = int64(a.Size)

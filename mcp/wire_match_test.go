@@ -51,7 +51,8 @@ func readMatched(t testing.TB, memo *parseMemo, ans string, id int64, step int) 
 // does, with the loop memo's prediction.
 func (t *directTransport) readAnswer(c *h1.Conn, method string, id int64) (h1.Answer, error) {
 	req := t.request(method, id)
-	return t.call.Read(t.pool, c, &req)
+	err := t.call.Read(t.pool, c, &req, &t.ans)
+	return t.ans, err
 }
 
 // matchingConn is a loop transport whose memo is memo, and a connection

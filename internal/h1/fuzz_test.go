@@ -26,7 +26,8 @@ func FuzzWireAnswer(f *testing.F) {
 		pool := NewPool(Config{Size: 1, MaxBody: 1 << 16})
 		c := NewConn(readerConn{r: bytes.NewReader(data)})
 		br := c.br
-		a, err := cl.Read(pool, c, &Request{Keep: hSession})
+		var a Answer
+		err := cl.Read(pool, c, &Request{Keep: hSession}, &a)
 		h, herr := peekHead(bufio.NewReaderSize(bytes.NewReader(data), ReadBuffer))
 		var probe Answer
 		if herr != nil || !parseHead(h, &probe, hSession) {

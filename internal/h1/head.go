@@ -201,24 +201,25 @@ type headMemo struct {
 
 // recallHead reads a head as the pool's last one when the answer's
 // buffered bytes begin with it: it returns the head's bytes, what was
-// made of them and whether the connection then closes. (Values, not an
-// *Answer: through the Pool interface a pointer would escape.) Answers
+// made of them (nil when the answer is not the last one's head) and
+// whether the connection then closes. (Not an *Answer to fill: through
+// the Pool interface it would escape.) Answers
 // whose request keeps a header are parsed each time (the header matters).
-func (p *LoopPool) recallHead(br *bufio.Reader, keep []byte) ([]byte, Head, bool, bool) {
+func (p *LoopPool) recallHead(br *bufio.Reader, keep []byte) ([]byte, *Head, bool) {
 	m := &p.head
 	if len(m.text) == 0 || keep != nil {
-		return nil, Head{}, false, false
+		return nil, nil, false
 	}
 	if br.Buffered() == 0 {
 		if _, err := br.Peek(1); err != nil {
-			return nil, Head{}, false, false // peekHead says how
+			return nil, nil, false // peekHead says how
 		}
 	}
 	b, _ := br.Peek(br.Buffered())
 	if !bytes.HasPrefix(b, m.text) {
-		return nil, Head{}, false, false
+		return nil, nil, false
 	}
-	return b[:len(m.text)], m.parsed, m.close, true
+	return b[:len(m.text)], &m.parsed, m.close
 }
 
 // rememberHead keeps h, parsed, as the loop pool's last head, when

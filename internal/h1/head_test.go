@@ -128,7 +128,8 @@ func TestLoopPoolRecallsItsLastHead(t *testing.T) {
 		if !parseHead(h, &want, nil) {
 			t.Fatalf("answer %d: not a plain head", i)
 		}
-		a, err := cl.Read(pool, c, req)
+		var a Answer
+		err := cl.Read(pool, c, req, &a)
 		if err != nil {
 			t.Fatalf("answer %d: %v", i, err)
 		}
@@ -142,11 +143,12 @@ func TestLoopPoolRecallsItsLastHead(t *testing.T) {
 	// The second of two same heads was not parsed again: a mark put on
 	// the pool's reading comes back.
 	pool, c = loopConn(plain+plain, ReadBuffer)
-	if _, err := cl.Read(pool, c, req); err != nil {
+	if err := cl.Read(pool, c, req, new(Answer)); err != nil {
 		t.Fatal(err)
 	}
 	pool.head.parsed.ContentType = "marked"
-	if a, err := cl.Read(pool, c, req); err != nil || a.ContentType != "marked" {
+	a := new(Answer)
+	if err := cl.Read(pool, c, req, a); err != nil || a.ContentType != "marked" {
 		t.Errorf("the same head again read as %q (%v), not recalled", a.ContentType, err)
 	}
 	if string(pool.head.text) == "" || strings.Contains(string(pool.head.text), "503") {

@@ -53,7 +53,8 @@ func BenchmarkReadChunked(b *testing.B) {
 			for b.Loop() {
 				rd.Reset(ans)
 				c.br.Reset(c)
-				a, err := cl.Read(pool, c, req)
+				var a Answer
+				err := cl.Read(pool, c, req, &a)
 				if err != nil || a.Matched != (path == "matched") || a.Size != len(body) {
 					b.Fatalf("%v: matched %v, %d bytes", err, a.Matched, a.Size)
 				}

@@ -36,7 +36,7 @@ type Pool interface {
 	limit() int
 	// recallHead, rememberHead and fit are a loop pool's: its last head
 	// (head.go) and its read buffers grown to the answers (loop.go).
-	recallHead(br *bufio.Reader, keep []byte) ([]byte, Head, bool, bool)
+	recallHead(br *bufio.Reader, keep []byte) ([]byte, *Head, bool)
 	rememberHead(h []byte, parsed Head, close bool, keep []byte)
 	fit(c *Conn, used int)
 }
@@ -173,11 +173,9 @@ func (p *GoPool) limit() int { return p.cfg.MaxBody }
 
 // The goroutine pool keeps no head and grows no buffer: its connections
 // take turns among all the client's goroutines.
-func (p *GoPool) recallHead(*bufio.Reader, []byte) ([]byte, Head, bool, bool) {
-	return nil, Head{}, false, false
-}
-func (p *GoPool) rememberHead([]byte, Head, bool, []byte) {}
-func (p *GoPool) fit(*Conn, int)                          {}
+func (p *GoPool) recallHead(*bufio.Reader, []byte) ([]byte, *Head, bool) { return nil, nil, false }
+func (p *GoPool) rememberHead([]byte, Head, bool, []byte)                {}
+func (p *GoPool) fit(*Conn, int)                                         {}
 
 func (p *GoPool) Close() {
 	p.closed.Store(true)

@@ -78,7 +78,8 @@ func roundTrip(cl *Caller, p Pool, req *Request) (Answer, error) {
 	if err != nil {
 		return Answer{}, err
 	}
-	a, err := cl.Do(p, c, req)
+	var a Answer
+	err = cl.Do(p, c, req, &a)
 	c.Used(now)
 	p.Put(c, err == nil && !a.Close && c.Buffered() == 0)
 	return a, err

@@ -56,10 +56,12 @@ func (e *TooLarge) Error() string {
 	return fmt.Sprintf("the answer passes %d bytes: %s", e.Limit, e.What)
 }
 
-// Do writes r on c, which p gave, and reads its answer.
-func (cl *Caller) Do(p Pool, c *Conn, r *Request) (Answer, error) {
+// Do writes r on c, which p gave, and reads its answer into a (an out
+// value, not a result: the answer is large, and copied back up through
+// the callers it cost the hot path more than the reading of its head).
+func (cl *Caller) Do(p Pool, c *Conn, r *Request, a *Answer) error {
 	if err := c.nc.SetDeadline(r.Deadline); err != nil {
-		return Answer{}, err
+		return err
 	}
 	out := append(cl.out[:0], r.Head...)
 	out = strconv.AppendInt(out, int64(len(r.Body)), 10)
@@ -67,54 +69,54 @@ func (cl *Caller) Do(p Pool, c *Conn, r *Request) (Answer, error) {
 	out = append(out, r.Body...)
 	cl.out = out
 	if _, err := c.nc.Write(out); err != nil {
-		return Answer{}, err
+		return err
 	}
-	return cl.Read(p, c, r)
+	return cl.Read(p, c, r, a)
 }
 
 // Read reads one answer to r from c: in place when parseHead takes it,
 // else with fasthttp's parser. A failure says what of the answer came.
-func (cl *Caller) Read(p Pool, c *Conn, r *Request) (Answer, error) {
-	a, err := cl.read(p, c, r)
+func (cl *Caller) Read(p Pool, c *Conn, r *Request, a *Answer) error {
+	*a = Answer{}
+	err := cl.read(p, c, r, a)
 	if err != nil && cl.match.on {
 		cl.match.stop() // cut short while it still matched
 	}
-	return a, err
+	return err
 }
 
-func (cl *Caller) read(p Pool, c *Conn, r *Request) (Answer, error) {
-	var a Answer
+func (cl *Caller) read(p Pool, c *Conn, r *Request, a *Answer) error {
 	br, limit := c.br, p.limit()
 	from := c.received - int64(br.Buffered()) // where this answer's bytes begin
 	cl.match.on = false
-	h, head, closing, known := p.recallHead(br, r.Keep)
-	if known {
-		a.Head, a.Close = head, closing
+	h, head, closing := p.recallHead(br, r.Keep)
+	if head != nil {
+		a.Head, a.Close = *head, closing
 	} else {
 		var err error
 		if h, err = peekHead(br); err != nil {
 			if errors.Is(err, ErrHeadTooLarge) {
-				return a, err
+				return err
 			}
-			return a, &Cut{What: fmt.Sprintf("%d bytes came, not yet a whole status line and headers", c.received-from), Err: err}
+			return &Cut{What: fmt.Sprintf("%d bytes came, not yet a whole status line and headers", c.received-from), Err: err}
 		}
-		if ok := parseHead(h, &a, r.Keep); !ok {
-			return a, cl.readUncommon(c, &a, r.Keep, limit, from, h)
+		if ok := parseHead(h, a, r.Keep); !ok {
+			return cl.readUncommon(c, a, r.Keep, limit, from, h)
 		}
 		p.rememberHead(h, a.Head, a.Close, r.Keep)
 	}
 	if a.Length > limit {
-		return a, &TooLarge{What: fmt.Sprintf("Content-Length %d", a.Length), Limit: limit}
+		return &TooLarge{What: fmt.Sprintf("Content-Length %d", a.Length), Limit: limit}
 	}
 	if _, err := br.Discard(len(h)); err != nil {
-		return a, err
+		return err
 	}
-	cl.match.start(&a, r.Predict)
+	cl.match.start(a, r.Predict)
 	var err error
 	if a.Chunked {
-		err = cl.readChunks(br, &a, limit)
+		err = cl.readChunks(br, a, limit)
 	} else {
-		err = cl.readLength(br, &a)
+		err = cl.readLength(br, a)
 	}
 	if err == nil {
 		if !a.Matched {
@@ -122,7 +124,7 @@ func (cl *Caller) read(p Pool, c *Conn, r *Request) (Answer, error) {
 		}
 		p.fit(c, int(c.received-from)-br.Buffered())
 	}
-	return a, err
+	return err
 }
 
 // readLength reads a body of a Content-Length from br.
