@@ -5,6 +5,8 @@ import (
 	"time"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/mcpbench/mcpbench/internal/hist"
 )
 
 // counts are the workers' counters summed.
@@ -19,9 +21,9 @@ func (r *runner) point(end time.Time, cpu, runWait time.Duration) Point {
 	for _, s := range r.states {
 		s.flush()
 	}
-	hist := NewHistogram()
+	merged := NewHistogram()
 	for _, sh := range r.shards {
-		hist.Merge(sh.lat)
+		merged.Merge(sh.lat)
 	}
 	c := r.counts()
 	elapsed := end.Sub(r.measureStart)
@@ -31,15 +33,15 @@ func (r *runner) point(end time.Time, cpu, runWait time.Duration) Point {
 	p := Point{
 		Concurrency:   r.cfg.Concurrency,
 		Total:         r.cfg.Total,
-		Latency:       summarize(hist, &c.kinds, r.kinds),
+		Latency:       summarize(merged, &c.kinds, r.kinds),
 		ElapsedS:      elapsed.Seconds(),
 		BytesSent:     c.sent,
 		BytesReceived: c.recv,
-		Hist:          hist,
+		Hist:          merged,
 	}
 	p.RPS = float64(p.Requests) / elapsed.Seconds()
 	p.ErrorExamples = errorExamples(&c.examples, r.kinds)
-	p.Histogram, _ = EncodeHistogram(hist)
+	p.Histogram, _ = hist.Encode(merged)
 	p.Client.CPUS = cpu.Seconds()
 	p.Client.PoolWaits = c.poolWait
 	if r.cfg.Rate > 0 && r.sessions == nil {
@@ -170,7 +172,7 @@ func (r *runner) byOperation(elapsed time.Duration) []OperationStats {
 		if r.sessions != nil {
 			// Steps keep their histograms, so merged reports are exact
 			// per step.
-			out[i].Histogram, _ = EncodeHistogram(h)
+			out[i].Histogram, _ = hist.Encode(h)
 		}
 	}
 	return out

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/mcpbench/mcpbench/internal/hist"
 )
 
 // The series is recorded in buckets of Config.Interval counted from the
@@ -25,7 +27,7 @@ type bucketRec struct {
 	sent  int64
 	kinds [MaxKinds]int64
 	hist  *hdrhistogram.Histogram // nil once compacted
-	// packed is the histogram once compacted (histEncoder.pack): its
+	// packed is the histogram once compacted (hist.Encoder.Pack): its
 	// text, near twice the size, is made only for the report.
 	packed []byte
 	// Percentiles taken at compaction, microseconds.
@@ -42,11 +44,11 @@ type seriesRec struct {
 	mu      sync.Mutex
 	buckets []*bucketRec
 	spare   []*hdrhistogram.Histogram // reset, for the next buckets
-	enc     *histEncoder
+	enc     *hist.Encoder
 }
 
 func newSeriesRec(start time.Time, interval, expected time.Duration) *seriesRec {
-	s := &seriesRec{start: start, interval: interval, enc: newHistEncoder()}
+	s := &seriesRec{start: start, interval: interval, enc: hist.NewEncoder()}
 	if expected > 0 {
 		s.buckets = make([]*bucketRec, 0, int(expected/interval)+2)
 	}
@@ -84,7 +86,7 @@ func (s *seriesRec) histOf(b *bucketRec) *hdrhistogram.Histogram {
 		b.hist = NewHistogram()
 	}
 	if b.packed != nil {
-		_ = mergePacked(b.hist, b.packed) // our own packing: it reads back
+		_ = hist.MergePacked(b.hist, b.packed) // our own packing: it reads back
 		b.packed = nil
 	}
 	return b.hist
@@ -120,7 +122,7 @@ func (s *seriesRec) compact(upTo int) {
 		}
 		h := b.hist
 		b.p50, b.p95, b.p99, b.max = h.ValueAtQuantile(50), h.ValueAtQuantile(95), h.ValueAtQuantile(99), h.Max()
-		b.packed = bytes.Clone(s.enc.pack(h))
+		b.packed = bytes.Clone(s.enc.Pack(h))
 		h.Reset()
 		b.hist = nil
 		s.spare = append(s.spare, h)

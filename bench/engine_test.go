@@ -6,6 +6,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/mcpbench/mcpbench/internal/hist"
 )
 
 // The outcome kinds the engine tests' workers report: the engine knows
@@ -72,7 +74,7 @@ func TestClosedLoopCountsExactly(t *testing.T) {
 	if p.P50MS < 1 || p.MaxMS < p.P99MS || p.P99MS < p.P50MS || p.MinMS > p.P50MS {
 		t.Fatalf("percentiles out of order: %+v", p.Latency)
 	}
-	h, err := DecodeHistogram(p.Histogram)
+	h, err := hist.Decode(p.Histogram)
 	if err != nil || h.TotalCount() != 200 {
 		t.Fatalf("histogram round trip: %v, count %d", err, h.TotalCount())
 	}

@@ -2,7 +2,6 @@ package bench
 
 import (
 	"context"
-	"encoding/json"
 	"math"
 	"sync"
 	"sync/atomic"
@@ -10,6 +9,8 @@ import (
 	"time"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/mcpbench/mcpbench/internal/hist"
 )
 
 // checkSeriesSums holds a point's series to its totals: every column adds
@@ -52,7 +53,7 @@ func checkSeriesSums(t *testing.T, p Point) {
 			}
 			continue
 		}
-		h, err := DecodeHistogram(enc)
+		h, err := hist.Decode(enc)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -193,20 +194,9 @@ func TestSeriesGauges(t *testing.T) {
 	}
 }
 
-func TestColumnJSONNull(t *testing.T) {
-	b, err := json.Marshal(Column{1, math.NaN(), 2.5})
-	if err != nil || string(b) != "[1,null,2.5]" {
-		t.Fatalf("marshal: %s %v", b, err)
-	}
-	var c Column
-	if err := json.Unmarshal(b, &c); err != nil || len(c) != 3 || c[0] != 1 || !math.IsNaN(c[1]) || c[2] != 2.5 {
-		t.Fatalf("unmarshal: %v %v", c, err)
-	}
-}
-
 // A compacted bucket keeps its histogram packed, about half the size of
 // the text the report carries, and the text made from it at the end is
-// EncodeHistogram's, byte for byte.
+// hist.Encode's, byte for byte.
 func TestCompactedBucketKeepsItsHistogramPacked(t *testing.T) {
 	start := time.Now()
 	sr := newSeriesRec(start, time.Second, 0)
@@ -222,12 +212,12 @@ func TestCompactedBucketKeepsItsHistogramPacked(t *testing.T) {
 	if b.hist != nil || len(b.packed) == 0 {
 		t.Fatalf("after compaction: live histogram %v, %d bytes packed", b.hist != nil, len(b.packed))
 	}
-	wantText, err := EncodeHistogram(want)
+	wantText, err := hist.Encode(want)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := sr.enc.text(b.packed); got != wantText {
-		t.Fatalf("the bucket's text differs from EncodeHistogram's:\n%s\n%s", got, wantText)
+	if got := sr.enc.Text(b.packed); got != wantText {
+		t.Fatalf("the bucket's text differs from hist.Encode's:\n%s\n%s", got, wantText)
 	}
 	if 10*len(b.packed) > 6*len(wantText) {
 		t.Errorf("the bucket keeps %d bytes for a text of %d: want it packed", len(b.packed), len(wantText))
@@ -248,11 +238,17 @@ func TestStragglerReopensACompactedBucket(t *testing.T) {
 		sr.add(0, buf)
 		sr.compact(1)
 	}
-	wantText, err := EncodeHistogram(want)
+	wantText, err := hist.Encode(want)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := sr.enc.text(sr.buckets[0].packed); got != wantText {
+	if got := sr.enc.Text(sr.buckets[0].packed); got != wantText {
 		t.Fatalf("the reopened bucket's histogram differs from all its counts:\n%s\n%s", got, wantText)
 	}
 }
+
+// The test reads the columns as a report does (results.Series has the same
+// methods for the report's side).
+func (s *Series) Len() int              { return len(s.OK) }
+func (s *Series) Requests(i int) int64  { return BucketRequests(s.OK, s.Errors, i) }
+func (s *Series) BucketS(i int) float64 { return BucketS(i, s.Len(), s.IntervalS, s.LastS) }

@@ -4,6 +4,8 @@ import (
 	"time"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/mcpbench/mcpbench/internal/hist"
 )
 
 // SessionStats are a session run's figures about whole sessions; the
@@ -12,21 +14,21 @@ import (
 type SessionStats struct {
 	// Started counts measured sessions begun; the figures below count
 	// those that ran to their end (an interrupt cuts the others short).
-	Started int64 `json:"started"`
+	Started int64
 	SessionFigures
 	// Open loop only: duration from the actual start, how late sessions
 	// started against the schedule, and how many due in the window were
 	// never started.
-	Uncorrected *Uncorrected `json:"uncorrected,omitempty"`
-	StartLagMS  *ScheduleLag `json:"start_lag_ms,omitempty"`
-	Unstarted   int64        `json:"unstarted,omitempty"`
+	Uncorrected *Uncorrected
+	StartLagMS  *ScheduleLag
+	Unstarted   int64
 	// ByScenario has one entry per scenario, in the workload's order.
-	ByScenario []ScenarioStats `json:"by_scenario"`
+	ByScenario []ScenarioStats
 }
 
 // ScenarioStats are the session figures of one scenario.
 type ScenarioStats struct {
-	Scenario string `json:"scenario"`
+	Scenario string
 	SessionFigures
 }
 
@@ -34,23 +36,23 @@ type ScenarioStats struct {
 type SessionFigures struct {
 	// Completed sessions ran to their end; Failed ones had at least one
 	// step in error.
-	Completed int64 `json:"completed"`
-	Failed    int64 `json:"failed"`
+	Completed int64
+	Failed    int64
 	// PerSecond is completed sessions per second of the measured window.
-	PerSecond float64 `json:"per_second"`
+	PerSecond float64
 	// Steps and ThinkS are the step count and think time in all;
 	// MeanSteps and MeanThinkMS are per session.
-	Steps       int64   `json:"steps"`
-	ThinkS      float64 `json:"think_s"`
-	MeanSteps   float64 `json:"mean_steps"`
-	MeanThinkMS float64 `json:"mean_think_ms"`
+	Steps       int64
+	ThinkS      float64
+	MeanSteps   float64
+	MeanThinkMS float64
 	// Duration is a session's wall time, think time included; in an open
 	// loop it runs from the session's intended start, so a session that
 	// waited for a free user carries the wait (coordinated omission).
 	// Active leaves the think time out: the time spent waiting on the
 	// server.
-	Duration SessionTimes `json:"duration_ms"`
-	Active   SessionTimes `json:"active_ms"`
+	Duration SessionTimes
+	Active   SessionTimes
 }
 
 // Add sums o's counts (not its durations or means) into f; merged
@@ -65,20 +67,20 @@ func (f *SessionFigures) Add(o *SessionFigures) {
 // SessionTimes summarise a session duration histogram, in milliseconds,
 // and keep it encoded so merged reports stay exact.
 type SessionTimes struct {
-	MeanMS    float64 `json:"mean"`
-	P50MS     float64 `json:"p50"`
-	P90MS     float64 `json:"p90"`
-	P95MS     float64 `json:"p95"`
-	P99MS     float64 `json:"p99"`
-	MaxMS     float64 `json:"max"`
-	Histogram string  `json:"histogram,omitempty"`
+	MeanMS    float64
+	P50MS     float64
+	P90MS     float64
+	P95MS     float64
+	P99MS     float64
+	MaxMS     float64
+	Histogram string
 }
 
 // Fill sets the figures from h (microseconds) and keeps h encoded; an
 // empty h leaves them zero.
 func (t *SessionTimes) Fill(h *hdrhistogram.Histogram) {
 	*t = SessionTimes{}
-	t.Histogram, _ = EncodeHistogram(h)
+	t.Histogram, _ = hist.Encode(h)
 	if h.TotalCount() == 0 {
 		return
 	}

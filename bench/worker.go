@@ -79,10 +79,10 @@ type Counting interface {
 // Operation names one kind of request in a mix, or one step of a
 // scenario (then Scenario and Step name it).
 type Operation struct {
-	Method   string `json:"method"`
-	Tool     string `json:"tool,omitempty"`
-	Scenario string `json:"scenario,omitempty"`
-	Step     string `json:"step,omitempty"`
+	Method   string
+	Tool     string
+	Scenario string
+	Step     string
 }
 
 // ErrNoWorkers is returned when not one worker could be started.

@@ -252,11 +252,11 @@ func (ss *session) load(ctx context.Context, cfg bench.Config) (bench.Point, err
 func (ss *session) workload(mode string, cfg bench.Config) *results.Workload {
 	w := &results.Workload{Mode: mode, Warmup: cfg.Warmup, DurationS: cfg.Duration.Seconds()}
 	if ss.scen != nil {
-		w.Operations = ss.scen.Operations()
+		w.Operations = results.OperationsOf(ss.scen.Operations())
 		w.Scenario = ss.setup.Scenario.File.Name
 		w.NewConnectionPerSession = ss.setup.Scenario.NewConnectionPerSession
 	} else {
-		w.Operations = ss.wl.Operations()
+		w.Operations = results.OperationsOf(ss.wl.Operations())
 	}
 	w.Tools = ss.tools()
 	return w

@@ -40,9 +40,9 @@ func Run(ctx context.Context, cfg RunConfig) (*results.RunReport, error) {
 	if cfg.Load.Rate > 0 {
 		mode = "open"
 	}
-	r := &results.RunReport{Header: ss.header(results.SchemaRun), Workload: *ss.workload(mode, cfg.Load), Point: point, Shard: cfg.Shard}
+	r := &results.RunReport{Header: ss.header(results.SchemaRun), Workload: *ss.workload(mode, cfg.Load), Point: results.PointOf(point), Shard: cfg.Shard}
 	r.Workload.Session = sessionLabel(ss.client, cfg.Options)
-	r.Soak = results.AnalyzeSoak(point.Series, cfg.Soak)
+	r.Soak = results.AnalyzeSoak(r.Series, cfg.Soak)
 	r.LogScan, r.Health = ss.observe(ctx)
 	return r, nil
 }

@@ -44,7 +44,7 @@ func Sweep(ctx context.Context, cfg SweepConfig) (*results.SweepReport, error) {
 		}
 		return nil, unreachable(cfg.Options, runErr)
 	}
-	r := results.NewSweepReport(ss.header(results.SchemaSweep), points, plan.SLO)
+	r := results.NewSweepReport(ss.header(results.SchemaSweep), results.PointsOf(points), plan.SLO)
 	r.Interrupted = ctx.Err() != nil
 	mode := "closed"
 	if len(plan.Rates) > 0 {

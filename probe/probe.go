@@ -72,25 +72,26 @@ type BenchSpec struct {
 	Total       int64 `json:"total"`
 }
 
-// Report is everything the probe measured.
+// Report is everything the probe measured (results.ProbeFindings is its
+// report form, in the same field order).
 type Report struct {
-	Health            Health              `json:"health"`
-	ServerInfo        ServerInfo          `json:"server_info"`
-	ToolsList         ToolsList           `json:"tools_list"`
-	SequentialProfile Sequential          `json:"sequential_profile"`
-	Benchmarks        Benchmarks          `json:"benchmarks"`
-	LogScan           *logscan.WindowScan `json:"log_scan"`
-	// LogScanError says why log_scan is null although a log was given.
-	LogScanError string `json:"log_scan_error,omitempty"`
-	Interrupted  bool   `json:"interrupted,omitempty"`
+	Health            Health
+	ServerInfo        ServerInfo
+	ToolsList         ToolsList
+	SequentialProfile Sequential
+	Benchmarks        Benchmarks
+	LogScan           *logscan.WindowScan
+	// LogScanError says why LogScan is nil although a log was given.
+	LogScanError string
+	Interrupted  bool
 }
 
-// Benchmarks are the two concurrent runs; a null one was skipped (or
-// could not start, and Errors says why).
+// Benchmarks are the two concurrent runs; a nil one was skipped (or could
+// not start, and Errors says why).
 type Benchmarks struct {
-	Small  *bench.Point      `json:"small"`
-	Large  *bench.Point      `json:"large"`
-	Errors map[string]string `json:"errors,omitempty"`
+	Small  *bench.Point
+	Large  *bench.Point
+	Errors map[string]string
 }
 
 // StageError is a failure that stopped the probe.

@@ -6,7 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcpbench/mcpbench/bench"
 	"github.com/mcpbench/mcpbench/results"
 )
 
@@ -14,8 +13,8 @@ import (
 func runAt(p95MS float64) *results.RunReport {
 	return &results.RunReport{
 		Header:   results.Header{Schema: results.SchemaRun, Target: results.Target{URL: "http://127.0.0.1:3002/mcp"}},
-		Workload: results.Workload{Mode: "closed", Operations: []bench.Operation{{Method: "tools/list"}}},
-		Point:    bench.Point{Concurrency: 8, RPS: 400, Latency: bench.Latency{P50MS: p95MS / 2, P95MS: p95MS, P99MS: 20, MaxMS: 40}},
+		Workload: results.Workload{Mode: "closed", Operations: []results.Operation{{Method: "tools/list"}}},
+		Point:    results.Point{Concurrency: 8, RPS: 400, Latency: results.Latency{P50MS: p95MS / 2, P95MS: p95MS, P99MS: 20, MaxMS: 40}},
 	}
 }
 

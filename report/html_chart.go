@@ -8,7 +8,8 @@ import (
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
-	"github.com/mcpbench/mcpbench/bench"
+	"github.com/mcpbench/mcpbench/internal/hist"
+	"github.com/mcpbench/mcpbench/results"
 )
 
 // The HTML page's charts are described here, in Go, and drawn by a small
@@ -187,13 +188,13 @@ func spectrumValues(h *hdrhistogram.Histogram, xs []float64) []jsNum {
 // loop, the one measured from the actual send. Either may be nil (a report
 // written without them, or one that does not decode): the chart then
 // leaves a gap rather than failing the whole page.
-func pointHistograms(p *bench.Point) (corrected, uncorrected *hdrhistogram.Histogram) {
+func pointHistograms(p *results.Point) (corrected, uncorrected *hdrhistogram.Histogram) {
 	corrected = p.Hist
 	if corrected == nil && p.Histogram != "" {
-		corrected, _ = bench.DecodeHistogram(p.Histogram)
+		corrected, _ = hist.Decode(p.Histogram)
 	}
 	if u := p.Uncorrected; u != nil && u.Histogram != "" {
-		uncorrected, _ = bench.DecodeHistogram(u.Histogram)
+		uncorrected, _ = hist.Decode(u.Histogram)
 	}
 	return corrected, uncorrected
 }

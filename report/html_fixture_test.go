@@ -8,7 +8,7 @@ import (
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
-	"github.com/mcpbench/mcpbench/bench"
+	"github.com/mcpbench/mcpbench/internal/hist"
 	"github.com/mcpbench/mcpbench/logscan"
 	"github.com/mcpbench/mcpbench/probe"
 	"github.com/mcpbench/mcpbench/results"
@@ -22,7 +22,7 @@ import (
 func lognormalHist(seed uint64, n int, p50, p95 float64) *hdrhistogram.Histogram {
 	rng := rand.New(rand.NewPCG(seed, 7))
 	sigma := math.Log(p95/p50) / 1.645
-	h := bench.NewHistogram()
+	h := hist.New()
 	for range n {
 		ms := p50 * math.Exp(sigma*rng.NormFloat64())
 		h.RecordValue(int64(ms * 1000))
@@ -31,9 +31,9 @@ func lognormalHist(seed uint64, n int, p50, p95 float64) *hdrhistogram.Histogram
 }
 
 // withHist sets a point's histogram and the figures it gives.
-func withHist(p *bench.Point, h *hdrhistogram.Histogram) {
+func withHist(p *results.Point, h *hdrhistogram.Histogram) {
 	p.Hist = h
-	p.Histogram, _ = bench.EncodeHistogram(h)
+	p.Histogram, _ = hist.Encode(h)
 	p.FillPercentiles(h)
 }
 
@@ -52,7 +52,7 @@ func fixtureRun(t *testing.T, seed uint64, p50 float64) *results.RunReport {
 	t.Helper()
 	r := &results.RunReport{Header: fixtureHeader()}
 	r.Workload = results.Workload{Mode: "closed", Warmup: 100, DurationS: 60,
-		Operations: []bench.Operation{{Method: "tools/call", Tool: "search"}, {Method: "tools/call", Tool: "fetch"}}}
+		Operations: []results.Operation{{Method: "tools/call", Tool: "search"}, {Method: "tools/call", Tool: "fetch"}}}
 	p := &r.Point
 	p.Concurrency, p.ElapsedS = 16, 60
 	withHist(p, lognormalHist(seed, 30000, p50, p50*2.2))
@@ -62,9 +62,9 @@ func fixtureRun(t *testing.T, seed uint64, p50 float64) *results.RunReport {
 	p.ErrorsByKind = map[string]int64{"timeout": 40, "jsonrpc": 5}
 	p.ErrorExamples = map[string]string{"timeout": "no answer within 5s", "jsonrpc": "-32603: internal error"}
 	p.BytesSent, p.BytesReceived = 9_000_000, 41_000_000
-	p.Client = bench.ClientStats{PoolMaxConns: 16, CPUS: 11.2, Engine: "fasthttp"}
+	p.Client = results.ClientStats{PoolMaxConns: 16, CPUS: 11.2, Engine: "fasthttp"}
 	for i, op := range r.Workload.Operations {
-		o := bench.OperationStats{Operation: op, RPS: p.RPS / 2}
+		o := results.OperationStats{Operation: op, RPS: p.RPS / 2}
 		o.Requests, o.Errors = 15000, int64(35*i+5)
 		o.FillPercentiles(lognormalHist(seed+uint64(i)+1, 15000, p50*(1+float64(i)), p50*2.5*(1+float64(i))))
 		p.ByOperation = append(p.ByOperation, o)
@@ -89,7 +89,7 @@ func fixtureOpenRun(t *testing.T) *results.RunReport {
 	rate := 500.0
 	p.Rate, p.OfferedRPS, p.Concurrency = &rate, rate, 64
 	rng := rand.New(rand.NewPCG(3, 9))
-	corrected, actual, lag := bench.NewHistogram(), bench.NewHistogram(), bench.NewHistogram()
+	corrected, actual, lag := hist.New(), hist.New(), hist.New()
 	behind := 0.0 // ms the schedule is behind after a stall
 	for i := range 30000 {
 		service := 20 * math.Exp(0.3*rng.NormFloat64())
@@ -106,7 +106,7 @@ func fixtureOpenRun(t *testing.T) *results.RunReport {
 	stall := 40 // a bucket in which nothing was answered
 	p.Series.OK[stall], p.Series.RPS[stall] = 0, 0
 	p.Series.Errors["timeout"][stall] = 0
-	p.Uncorrected, p.ScheduleLagMS = &bench.Uncorrected{}, &bench.ScheduleLag{}
+	p.Uncorrected, p.ScheduleLagMS = &results.Uncorrected{}, &results.ScheduleLag{}
 	p.Uncorrected.Fill(actual)
 	p.ScheduleLagMS.Fill(lag)
 	hits, misses, hitRate := int64(900), int64(100), 90.0
@@ -130,7 +130,7 @@ func fixtureHistSweep() *results.SweepReport {
 		p := &r.Points[i]
 		h := lognormalHist(uint64(i), 4000, p.P50MS, p.P95MS)
 		p.Hist = h
-		p.Histogram, _ = bench.EncodeHistogram(h)
+		p.Histogram, _ = hist.Encode(h)
 		p.Hist = nil // as read back from a file: the renderer decodes
 		p.Series = fixtureSeries(uint64(i), 10, 1, p.RPS, p.P50MS, false)
 	}
@@ -143,8 +143,8 @@ func fixtureHistRateSweep() *results.SweepReport {
 	r := fixtureRateSweep()
 	for i := range r.Points {
 		p := &r.Points[i]
-		p.Histogram, _ = bench.EncodeHistogram(lognormalHist(uint64(i), 4000, p.P50MS, p.P95MS))
-		p.Uncorrected = &bench.Uncorrected{}
+		p.Histogram, _ = hist.Encode(lognormalHist(uint64(i), 4000, p.P50MS, p.P95MS))
+		p.Uncorrected = &results.Uncorrected{}
 		p.Uncorrected.Fill(lognormalHist(uint64(i)+100, 4000, p.P50MS, math.Min(p.P95MS, 40)))
 	}
 	return r
@@ -167,7 +167,7 @@ func fixtureSweepComparison() *results.Comparison {
 		p := &cur.Points[i]
 		p.RPS *= 0.93
 		p.P50MS, p.P95MS, p.P99MS = p.P50MS*1.1, p.P95MS*1.15, p.P99MS*1.2
-		p.Histogram, _ = bench.EncodeHistogram(lognormalHist(uint64(i)+50, 4000, p.P50MS, p.P95MS))
+		p.Histogram, _ = hist.Encode(lognormalHist(uint64(i)+50, 4000, p.P50MS, p.P95MS))
 	}
 	cur = results.NewSweepReport(cur.Header, cur.Points, cur.SLO)
 	c := results.CompareSweeps(base, cur, results.DefaultLimits())
@@ -191,11 +191,11 @@ func fixtureSeries(seed uint64, n int, interval, rps, p50 float64, server bool) 
 	rng := rand.New(rand.NewPCG(seed, 21))
 	s := &results.Series{StartedAt: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC), IntervalS: interval, LastS: interval,
 		Errors: map[string][]int64{"timeout": make([]int64, n)}}
-	rss, fds := make(bench.Column, n), make(bench.Column, n)
+	rss, fds := make(results.Column, n), make(results.Column, n)
 	// Two bucket histograms, steady and slow, shared by the buckets of
 	// each kind: enough for the figures drawn from them to be real.
-	steady, _ := bench.EncodeHistogram(lognormalHist(seed, 200, p50, 2.2*p50))
-	slow, _ := bench.EncodeHistogram(lognormalHist(seed+1, 200, 2.5*p50, 5.5*p50))
+	steady, _ := hist.Encode(lognormalHist(seed, 200, p50, 2.2*p50))
+	slow, _ := hist.Encode(lognormalHist(seed+1, 200, 2.5*p50, 5.5*p50))
 	for i := range n {
 		bump, hist := 1.0, steady
 		if i > n/3 && i < n/3+5 {
@@ -218,8 +218,8 @@ func fixtureSeries(seed uint64, n int, interval, rps, p50 float64, server bool) 
 	if server {
 		rss[n/2] = math.NaN() // a sample that failed
 		s.Server = []results.ServerSeries{
-			{Name: "rss_bytes", Unit: "bytes", Kind: bench.GaugeLevel, Source: "pid 4242", Values: rss},
-			{Name: "open_fds", Kind: bench.GaugeLevel, Source: "pid 4242", Values: fds},
+			{Name: "rss_bytes", Unit: "bytes", Kind: results.GaugeLevel, Source: "pid 4242", Values: rss},
+			{Name: "open_fds", Kind: results.GaugeLevel, Source: "pid 4242", Values: fds},
 		}
 	}
 	return s

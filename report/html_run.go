@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/mcpbench/mcpbench/bench"
 	"github.com/mcpbench/mcpbench/internal/textfmt"
 	"github.com/mcpbench/mcpbench/results"
 )
@@ -94,7 +93,7 @@ func runVerdict(r *results.RunReport) htmlVerdict {
 }
 
 // openLoopLine compares what an open loop offered with what it achieved.
-func openLoopLine(p *bench.Point) string {
+func openLoopLine(p *results.Point) string {
 	s := fmt.Sprintf("Open loop: %s rps offered, %.1f rps achieved", textfmt.Float(*p.Rate), p.RPS)
 	if u := p.Uncorrected; u != nil {
 		s += fmt.Sprintf("; p99 %s ms from the intended send against %s ms from the actual send", fmtMS(p.P99MS), fmtMS(u.P99MS))
@@ -134,7 +133,7 @@ func gatesTable(gates []results.Gate) []htmlTable {
 
 // pointSpectrum is the percentile spectrum of one point: the latency as
 // recorded and, for an open loop, measured from the actual send.
-func pointSpectrum(id, title string, p *bench.Point) *htmlChart {
+func pointSpectrum(id, title string, p *results.Point) *htmlChart {
 	corrected, uncorrected := pointHistograms(p)
 	xs := spectrumX(max(histCount(corrected), histCount(uncorrected)))
 	c := newSpectrumChart(xs, p.Uncorrected != nil)

@@ -5,7 +5,6 @@ import (
 	"math"
 	"strings"
 
-	"github.com/mcpbench/mcpbench/bench"
 	"github.com/mcpbench/mcpbench/results"
 )
 
@@ -177,7 +176,7 @@ func serverOverTime(s *results.Series, soak *results.Soak) []*htmlChart {
 		if ss.Unit == "bytes" {
 			scale, unit = 1e-6, "MB" // as the trends table prints bytes
 		}
-		counter := ss.Kind == bench.GaugeCounter
+		counter := ss.Kind == results.GaugeCounter
 		if counter {
 			unit = strings.TrimSpace(unit + " per second")
 		}

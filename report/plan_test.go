@@ -6,7 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcpbench/mcpbench/bench"
 	"github.com/mcpbench/mcpbench/results"
 	"github.com/mcpbench/mcpbench/workload"
 )
@@ -19,7 +18,7 @@ func samplePlan() *results.PlanReport {
 		Header:  results.Header{Schema: results.SchemaPlan, Target: results.Target{URL: "stdio: node server.js", Transport: "stdio"}},
 		Command: "run",
 		Plan: results.Plan{
-			Operations: []bench.Operation{{Method: "tools/call", Tool: "read_file"}, {Method: "tools/call", Tool: "delete_all"}},
+			Operations: []results.Operation{{Method: "tools/call", Tool: "read_file"}, {Method: "tools/call", Tool: "delete_all"}},
 			Calls: []workload.PlannedCall{
 				{ToolInfo: workload.ToolInfo{Name: "read_file", Effect: workload.ReadOnly, Annotations: workload.Annotations{ReadOnlyHint: yes()}, ArgSets: 16},
 					SampleArgs: []json.RawMessage{json.RawMessage(`{"path":"a"}`), json.RawMessage(long)}},
@@ -80,12 +79,12 @@ func TestLoadLine(t *testing.T) {
 func TestRunSummaryErrorsByTool(t *testing.T) {
 	r := &results.RunReport{
 		Workload: results.Workload{Tools: []workload.ToolInfo{{Name: "read_graph", Effect: workload.ReadOnly, ArgSets: 1, CardinalityNote: "inputSchema admits only 1 distinct argument set(s); 16 asked for"}}},
-		Point: bench.Point{Latency: bench.Latency{Requests: 300, OK: 97, Errors: 203, ErrorsByKind: map[string]int64{"tool_error": 200, "jsonrpc": 3}},
+		Point: results.Point{Latency: results.Latency{Requests: 300, OK: 97, Errors: 203, ErrorsByKind: map[string]int64{"tool_error": 200, "jsonrpc": 3}},
 			ErrorExamples: map[string]string{"tool_error": "tool_error: list_directory: ENOENT: no such file or directory"},
-			ByOperation: []bench.OperationStats{
-				{Operation: bench.Operation{Method: "tools/call", Tool: "read_graph"}, Latency: bench.Latency{Requests: 100, OK: 97, Errors: 3, ErrorsByKind: map[string]int64{"jsonrpc": 3}}},
-				{Operation: bench.Operation{Method: "tools/call", Tool: "list_directory"}, Latency: bench.Latency{Requests: 200, Errors: 200, ErrorsByKind: map[string]int64{"tool_error": 200}}},
-				{Operation: bench.Operation{Method: "tools/call", Tool: "search"}, Latency: bench.Latency{Requests: 0}},
+			ByOperation: []results.OperationStats{
+				{Operation: results.Operation{Method: "tools/call", Tool: "read_graph"}, Latency: results.Latency{Requests: 100, OK: 97, Errors: 3, ErrorsByKind: map[string]int64{"jsonrpc": 3}}},
+				{Operation: results.Operation{Method: "tools/call", Tool: "list_directory"}, Latency: results.Latency{Requests: 200, Errors: 200, ErrorsByKind: map[string]int64{"tool_error": 200}}},
+				{Operation: results.Operation{Method: "tools/call", Tool: "search"}, Latency: results.Latency{Requests: 0}},
 			}},
 	}
 	var b bytes.Buffer
@@ -111,15 +110,15 @@ func TestRunSummaryErrorsByTool(t *testing.T) {
 // TestSweepSummaryErrorsByTool: a sweep's summary adds each operation's
 // errors over all points.
 func TestSweepSummaryErrorsByTool(t *testing.T) {
-	read := bench.Operation{Method: "tools/call", Tool: "read_file"}
-	point := func(c int, errs int64) bench.Point {
-		return bench.Point{Concurrency: c, Latency: bench.Latency{Requests: 100, Errors: errs}, ByOperation: []bench.OperationStats{
-			{Operation: read, Latency: bench.Latency{Requests: 50, Errors: errs, ErrorsByKind: map[string]int64{"tool_error": errs}}},
-			{Operation: bench.Operation{Method: "tools/list"}, Latency: bench.Latency{Requests: 50}},
+	read := results.Operation{Method: "tools/call", Tool: "read_file"}
+	point := func(c int, errs int64) results.Point {
+		return results.Point{Concurrency: c, Latency: results.Latency{Requests: 100, Errors: errs}, ByOperation: []results.OperationStats{
+			{Operation: read, Latency: results.Latency{Requests: 50, Errors: errs, ErrorsByKind: map[string]int64{"tool_error": errs}}},
+			{Operation: results.Operation{Method: "tools/list"}, Latency: results.Latency{Requests: 50}},
 		}}
 	}
 	r := &results.SweepReport{}
-	r.Points = []bench.Point{point(1, 2), point(2, 5)}
+	r.Points = []results.Point{point(1, 2), point(2, 5)}
 	var b bytes.Buffer
 	if err := WriteSweepTable(&b, r); err != nil {
 		t.Fatal(err)

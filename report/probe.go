@@ -5,7 +5,6 @@ import (
 	"io"
 	"strings"
 
-	"github.com/mcpbench/mcpbench/bench"
 	"github.com/mcpbench/mcpbench/internal/textfmt"
 	"github.com/mcpbench/mcpbench/logscan"
 	"github.com/mcpbench/mcpbench/probe"
@@ -45,7 +44,7 @@ func WriteProbeSummary(w io.Writer, r *results.ProbeReport) error {
 	}
 	for _, bp := range []struct {
 		name string
-		p    *bench.Point
+		p    *results.Point
 	}{{"small", r.Benchmarks.Small}, {"large", r.Benchmarks.Large}} {
 		if bp.p != nil {
 			fmt.Fprintf(&b, "bench %-5s %s\n", bp.name, probePointLine(bp.p))
@@ -196,7 +195,7 @@ func probeMarkdownBenchmarks(w io.Writer, r *results.ProbeReport) error {
 	var rows [][]string
 	for _, bp := range []struct {
 		name string
-		p    *bench.Point
+		p    *results.Point
 	}{{"small", r.Benchmarks.Small}, {"large", r.Benchmarks.Large}} {
 		p := bp.p
 		switch {
@@ -279,7 +278,7 @@ func probeHealthLine(s probe.HealthSnapshot) string {
 	return line
 }
 
-func probePointLine(p *bench.Point) string {
+func probePointLine(p *results.Point) string {
 	return fmt.Sprintf("c=%d  %d requests, %d errors (%s), %.1f rps, p50 %s p95 %s p99 %s max %s ms",
 		p.Concurrency, p.Requests, p.Errors, textfmt.Percent(p.ErrorRate), p.RPS, fmtMS(p.P50MS), fmtMS(p.P95MS), fmtMS(p.P99MS), fmtMS(p.MaxMS))
 }

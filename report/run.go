@@ -10,7 +10,6 @@ import (
 	"github.com/olekukonko/tablewriter/renderer"
 	"github.com/olekukonko/tablewriter/tw"
 
-	"github.com/mcpbench/mcpbench/bench"
 	"github.com/mcpbench/mcpbench/internal/textfmt"
 	"github.com/mcpbench/mcpbench/results"
 	"github.com/mcpbench/mcpbench/workload"
@@ -38,7 +37,7 @@ func WriteRunSummary(w io.Writer, r *results.RunReport) error {
 		fmtMS(p.MinMS), fmtMS(p.MeanMS), fmtMS(p.P50MS), fmtMS(p.P90MS), fmtMS(p.P95MS), fmtMS(p.P99MS), fmtMS(p.P999MS), fmtMS(p.MaxMS))
 	if u := p.Uncorrected; u != nil {
 		// A report read from a file may carry one without the other.
-		var lag bench.ScheduleLag
+		var lag results.ScheduleLag
 		if p.ScheduleLagMS != nil {
 			lag = *p.ScheduleLagMS
 		}
@@ -79,7 +78,7 @@ func WriteRunSummary(w io.Writer, r *results.RunReport) error {
 // writeOperationLines gives each operation of a mix (or each tool of
 // --gen-args) its own line: which one is slow shows in the summary, not
 // only in the files.
-func writeOperationLines(b *strings.Builder, ops []bench.OperationStats) {
+func writeOperationLines(b *strings.Builder, ops []results.OperationStats) {
 	width := 0
 	for _, o := range ops {
 		width = max(width, len(results.OperationName(o.Operation)))
@@ -92,7 +91,7 @@ func writeOperationLines(b *strings.Builder, ops []bench.OperationStats) {
 
 // writeOperationErrors adds a line for each operation of a mix that had
 // errors, with its count of each kind: which tool fails, and how.
-func writeOperationErrors(b *strings.Builder, ops []bench.OperationStats) {
+func writeOperationErrors(b *strings.Builder, ops []results.OperationStats) {
 	for _, o := range ops {
 		if o.Errors == 0 {
 			continue

@@ -6,7 +6,7 @@ import (
 	"math"
 	"strings"
 
-	"github.com/mcpbench/mcpbench/bench"
+	"github.com/mcpbench/mcpbench/internal/hist"
 	"github.com/mcpbench/mcpbench/internal/textfmt"
 	"github.com/mcpbench/mcpbench/results"
 )
@@ -87,15 +87,15 @@ func writeSeriesMarkdown(w io.Writer, s *results.Series, soak *results.Soak) err
 // seriesRow is buckets [from, to) as one row.
 func seriesRow(s *results.Series, from, to int) []string {
 	var n, errs int64
-	h := bench.NewHistogram()
+	h := hist.New()
 	for i := from; i < to; i++ {
 		n += s.Requests(i)
 		errs += s.Requests(i) - s.OK[i]
 		if s.Histograms[i] != "" {
-			_ = bench.MergeEncoded(h, s.Histograms[i]) // a bucket that cannot be read adds nothing
+			_ = hist.MergeEncoded(h, s.Histograms[i]) // a bucket that cannot be read adds nothing
 		}
 	}
-	var l bench.Latency
+	var l results.Latency
 	l.FillPercentiles(h)
 	span := s.EndS(to-1) - float64(from)*s.IntervalS
 	row := []string{fmtNumber(float64(from) * s.IntervalS), fmtNumber(s.EndS(to - 1)), fmt.Sprint(n),
@@ -109,7 +109,7 @@ func seriesRow(s *results.Series, from, to int) []string {
 // gaugeCell is a level's last reading in the rows' buckets, or a
 // counter's increase over them.
 func gaugeCell(g results.ServerSeries, from, to int) string {
-	if g.Kind == bench.GaugeCounter {
+	if g.Kind == results.GaugeCounter {
 		sum, seen := 0.0, false
 		for i := from; i < to; i++ {
 			if !math.IsNaN(g.Values[i]) {

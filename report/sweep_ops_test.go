@@ -4,7 +4,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcpbench/mcpbench/bench"
 	"github.com/mcpbench/mcpbench/results"
 	"github.com/mcpbench/mcpbench/sweep"
 )
@@ -12,13 +11,13 @@ import (
 // TestSweepMarkdownByOperation: a mix's per-operation figures appear in the
 // sweep's Markdown, one row per level and operation.
 func TestSweepMarkdownByOperation(t *testing.T) {
-	ops := []bench.OperationStats{
-		{Operation: bench.Operation{Method: "tools/call", Tool: "search"}, Latency: bench.Latency{Requests: 60, P95MS: 41.5}, RPS: 30},
-		{Operation: bench.Operation{Method: "tools/list"}, Latency: bench.Latency{Requests: 40, P95MS: 12.25}, RPS: 20},
+	ops := []results.OperationStats{
+		{Operation: results.Operation{Method: "tools/call", Tool: "search"}, Latency: results.Latency{Requests: 60, P95MS: 41.5}, RPS: 30},
+		{Operation: results.Operation{Method: "tools/list"}, Latency: results.Latency{Requests: 40, P95MS: 12.25}, RPS: 20},
 	}
-	points := []bench.Point{
-		{Concurrency: 1, Latency: bench.Latency{Requests: 100, OK: 100}, RPS: 50, ByOperation: ops},
-		{Concurrency: 2, Latency: bench.Latency{Requests: 100, OK: 100}, RPS: 90, ByOperation: ops},
+	points := []results.Point{
+		{Concurrency: 1, Latency: results.Latency{Requests: 100, OK: 100}, RPS: 50, ByOperation: ops},
+		{Concurrency: 2, Latency: results.Latency{Requests: 100, OK: 100}, RPS: 90, ByOperation: ops},
 	}
 	r := results.NewSweepReport(results.Header{Target: results.Target{URL: "http://127.0.0.1:3002/mcp"}}, points, sweep.SLO{})
 	var b strings.Builder

@@ -17,7 +17,6 @@ import (
 	"gonum.org/v1/plot/vg/vgimg"
 	"gonum.org/v1/plot/vg/vgsvg"
 
-	"github.com/mcpbench/mcpbench/bench"
 	"github.com/mcpbench/mcpbench/internal/textfmt"
 	"github.com/mcpbench/mcpbench/results"
 	"github.com/mcpbench/mcpbench/sweep"
@@ -83,7 +82,7 @@ func writeSweepPNG(w io.Writer, r *results.SweepReport) error {
 }
 
 func drawSweep(dc draw.Canvas, r *results.SweepReport) error {
-	var closed, open []bench.Point
+	var closed, open []results.Point
 	for _, p := range r.Points {
 		if p.Rate != nil {
 			open = append(open, p)
@@ -122,14 +121,14 @@ func drawSweep(dc draw.Canvas, r *results.SweepReport) error {
 	return nil
 }
 
-func concurrencyPlots(r *results.SweepReport, pts []bench.Point) (top, bottom *plot.Plot, err error) {
+func concurrencyPlots(r *results.SweepReport, pts []results.Point) (top, bottom *plot.Plot, err error) {
 	xs := make([]float64, len(pts))
 	for i, p := range pts {
 		xs[i] = float64(p.Concurrency)
 	}
 	top, bottom = newPanels("Throughput — "+textfmt.OrDash(r.Target.URL), "throughput (rps)", "Latency", "concurrency", xs, loadAxis(xs))
 
-	if err := addSeries(top, "rps", xs, pts, func(p bench.Point) float64 { return p.RPS }, colRPS, draw.CircleGlyph{}); err != nil {
+	if err := addSeries(top, "rps", xs, pts, func(p results.Point) float64 { return p.RPS }, colRPS, draw.CircleGlyph{}); err != nil {
 		return nil, nil, err
 	}
 	if u := r.USL; u != nil && len(xs) > 0 {
@@ -173,7 +172,7 @@ func concurrencyPlots(r *results.SweepReport, pts []bench.Point) (top, bottom *p
 	return top, bottom, nil
 }
 
-func ratePlots(r *results.SweepReport, pts []bench.Point) (top, bottom *plot.Plot, err error) {
+func ratePlots(r *results.SweepReport, pts []results.Point) (top, bottom *plot.Plot, err error) {
 	xs := make([]float64, len(pts))
 	for i, p := range pts {
 		xs[i] = *p.Rate
@@ -189,7 +188,7 @@ func ratePlots(r *results.SweepReport, pts []bench.Point) (top, bottom *plot.Plo
 	ideal.LineStyle = draw.LineStyle{Color: colKnee, Width: vg.Points(1), Dashes: []vg.Length{vg.Points(2), vg.Points(2)}}
 	top.Add(ideal)
 	top.Legend.Add("offered", ideal)
-	if err := addSeries(top, "achieved", xs, pts, func(p bench.Point) float64 { return p.RPS }, colRPS, draw.CircleGlyph{}); err != nil {
+	if err := addSeries(top, "achieved", xs, pts, func(p results.Point) float64 { return p.RPS }, colRPS, draw.CircleGlyph{}); err != nil {
 		return nil, nil, err
 	}
 	if err := addLatency(bottom, xs, pts, r.SLO); err != nil {
@@ -222,7 +221,7 @@ func setLoadAxis(p *plot.Plot, xs []float64, scale string) {
 	p.X.Min, p.X.Max = slices.Min(xs), slices.Max(xs)
 }
 
-func addSeries(p *plot.Plot, name string, xs []float64, pts []bench.Point, y func(bench.Point) float64, col color.Color, glyph draw.GlyphDrawer) error {
+func addSeries(p *plot.Plot, name string, xs []float64, pts []results.Point, y func(results.Point) float64, col color.Color, glyph draw.GlyphDrawer) error {
 	xy := make(plotter.XYs, 0, len(pts))
 	for i, pt := range pts {
 		if v := y(pt); !math.IsNaN(v) && !math.IsInf(v, 0) {
@@ -243,7 +242,7 @@ func addSeries(p *plot.Plot, name string, xs []float64, pts []bench.Point, y fun
 	return nil
 }
 
-func addLatency(p *plot.Plot, xs []float64, pts []bench.Point, slo sweep.SLO) error {
+func addLatency(p *plot.Plot, xs []float64, pts []results.Point, slo sweep.SLO) error {
 	// Latency past saturation is often 100× the unloaded figure; on a
 	// linear axis that flattens everything the SLO is about into the
 	// bottom row. Switch to a log axis then.
@@ -263,13 +262,13 @@ func addLatency(p *plot.Plot, xs []float64, pts []bench.Point, slo sweep.SLO) er
 	}
 	series := []struct {
 		name  string
-		y     func(bench.Point) float64
+		y     func(results.Point) float64
 		col   color.Color
 		glyph draw.GlyphDrawer
 	}{
-		{"p50", func(p bench.Point) float64 { return p.P50MS }, colP50, draw.CircleGlyph{}},
-		{"p95", func(p bench.Point) float64 { return p.P95MS }, colP95, draw.SquareGlyph{}},
-		{"p99", func(p bench.Point) float64 { return p.P99MS }, colP99, draw.TriangleGlyph{}},
+		{"p50", func(p results.Point) float64 { return p.P50MS }, colP50, draw.CircleGlyph{}},
+		{"p95", func(p results.Point) float64 { return p.P95MS }, colP95, draw.SquareGlyph{}},
+		{"p99", func(p results.Point) float64 { return p.P99MS }, colP99, draw.TriangleGlyph{}},
 	}
 	for _, s := range series {
 		if err := addSeries(p, s.name, xs, pts, s.y, s.col, s.glyph); err != nil {
@@ -292,11 +291,7 @@ func addLatency(p *plot.Plot, xs []float64, pts []bench.Point, slo sweep.SLO) er
 	// feasible set is visible.
 	var bad plotter.XYs
 	for i, pt := range pts {
-		ok := slo.Feasible(pt)
-		if pt.Rate != nil {
-			ok = slo.Sustained(pt)
-		}
-		if ok {
+		if pt.MeetsSLO(slo) {
 			continue
 		}
 		y := pt.P99MS

@@ -6,7 +6,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mcpbench/mcpbench/bench"
 	"github.com/mcpbench/mcpbench/internal/textfmt"
 )
 
@@ -116,8 +115,8 @@ func CompareSweeps(base, cur *SweepReport, g Limits) *Comparison {
 
 // pointsAtSameLevels compares the points measured at the same level in
 // both sweeps and notes the levels only one of them measured.
-func (c *Comparison) pointsAtSameLevels(basePoints, curPoints []bench.Point, g Limits) {
-	newAt := map[string]*bench.Point{}
+func (c *Comparison) pointsAtSameLevels(basePoints, curPoints []Point, g Limits) {
+	newAt := map[string]*Point{}
 	for i := range curPoints {
 		newAt[levelName(&curPoints[i])] = &curPoints[i]
 	}
@@ -167,7 +166,7 @@ func (c *Comparison) workloadNotes(b, n *Workload) {
 
 // pointChecks compares the figures of one load level. full adds the
 // ungated p50 and max a run's table shows.
-func (c *Comparison) pointChecks(scope string, b, n *bench.Point, g Limits, full bool) {
+func (c *Comparison) pointChecks(scope string, b, n *Point, g Limits, full bool) {
 	if full {
 		c.add(Check{Scope: scope, Metric: "p50_ms", Base: ptrF(b.P50MS), New: ptrF(n.P50MS), kind: KindLatency}, Limit{Off: true})
 	}

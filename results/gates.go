@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/mcpbench/mcpbench/bench"
 	"github.com/mcpbench/mcpbench/sweep"
 	"github.com/mcpbench/mcpbench/workload"
 )
@@ -70,7 +69,7 @@ func (g Gates) errorRateGate(r *RunReport) Gate {
 	p := &r.Point
 	var left int64
 	if !g.CountToolErrors {
-		generated := func(op bench.Operation) bool {
+		generated := func(op Operation) bool {
 			return op.Method == "tools/call" && slices.ContainsFunc(r.Workload.Tools, func(t workload.ToolInfo) bool { return t.Name == op.Tool && t.ArgSets > 0 })
 		}
 		if len(p.ByOperation) > 0 {

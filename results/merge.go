@@ -7,9 +7,8 @@ import (
 	"slices"
 	"time"
 
-	"github.com/mcpbench/mcpbench/bench"
+	"github.com/mcpbench/mcpbench/internal/hist"
 	"github.com/mcpbench/mcpbench/internal/textfmt"
-	"github.com/mcpbench/mcpbench/sweep"
 )
 
 // Shard says which share of a load a report measured: Index in 0..Count-1
@@ -74,7 +73,7 @@ func MergeRuns(rs []*RunReport, opt MergeOptions) (*RunReport, []string, error) 
 	for i, r := range rs {
 		shards[i] = r.Shard
 		if r.Hist == nil && r.Histogram != "" {
-			h, err := bench.DecodeHistogram(r.Histogram)
+			h, err := hist.Decode(r.Histogram)
 			if err != nil {
 				return nil, nil, mismatch("report %d: %v", i+1, err)
 			}
@@ -90,7 +89,7 @@ func MergeRuns(rs []*RunReport, opt MergeOptions) (*RunReport, []string, error) 
 	}
 
 	start, end := first.StartedAt, time.Time{}
-	points := make([]bench.Point, len(rs))
+	points := make([]Point, len(rs))
 	for i, r := range rs {
 		if r.StartedAt.Before(start) {
 			start = r.StartedAt
@@ -142,15 +141,15 @@ func MergeSweeps(rs []*SweepReport, opt MergeOptions) (*SweepReport, []string, e
 	}
 	sharded := first.Shard != nil
 	n := len(first.Points)
-	merged := make([]bench.Point, n)
+	merged := make([]Point, n)
 	var notes []string
 	for k := range n {
-		col := make([]bench.Point, len(rs))
+		col := make([]Point, len(rs))
 		span := 0.0
 		for i, r := range rs {
 			p := r.Points[k]
 			if p.Histogram != "" && p.Hist == nil {
-				h, err := bench.DecodeHistogram(p.Histogram)
+				h, err := hist.Decode(p.Histogram)
 				if err != nil {
 					return nil, nil, mismatch("report %d, point %d: %v", i+1, k+1, err)
 				}
@@ -171,7 +170,7 @@ func MergeSweeps(rs []*SweepReport, opt MergeOptions) (*SweepReport, []string, e
 	}
 	info.Notes = appendNew(notes, noteSweepSpan)
 
-	out := &SweepReport{Header: first.Header, Analysis: sweep.Analyze(merged, first.SLO), Merged: info}
+	out := &SweepReport{Header: first.Header, Analysis: analyze(merged, first.SLO), Merged: info}
 	for _, r := range rs {
 		if r.StartedAt.Before(out.StartedAt) {
 			out.StartedAt = r.StartedAt
@@ -191,7 +190,7 @@ func MergeSweeps(rs []*SweepReport, opt MergeOptions) (*SweepReport, []string, e
 // sameLevel checks that point k of report i measured the level point k of
 // the first report did: the same rate (shards split it evenly), and a
 // concurrency that is equal, or within one for shards (an uneven split).
-func sameLevel(ref, p bench.Point, i, k int, sharded bool) error {
+func sameLevel(ref, p Point, i, k int, sharded bool) error {
 	if i == 0 {
 		return nil
 	}

@@ -4,25 +4,25 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcpbench/mcpbench/bench"
+	"github.com/mcpbench/mcpbench/internal/hist"
 )
 
 // TestMergeRunsOpenLoopExact: shards that carry their uncorrected and
 // schedule-lag histograms merge into exactly the figures of the whole.
 func TestMergeRunsOpenLoopExact(t *testing.T) {
 	rs := shardRuns(t, latencies(1000), 3)
-	wholeUnc, wholeLag := bench.NewHistogram(), bench.NewHistogram()
+	wholeUnc, wholeLag := hist.New(), hist.New()
 	for i, r := range rs {
 		rate := 50.0
 		r.Rate, r.OfferedRPS, r.Workload.Mode = &rate, rate, "open"
-		unc, lag := bench.NewHistogram(), bench.NewHistogram()
+		unc, lag := hist.New(), hist.New()
 		for v := int64(1); v <= 500; v++ {
 			_ = unc.RecordValue(v*int64(i+1)*37 + 100)
 			_ = lag.RecordValue(v*int64(i+3) + 5)
 		}
 		wholeUnc.Merge(unc)
 		wholeLag.Merge(lag)
-		r.Uncorrected, r.ScheduleLagMS = &bench.Uncorrected{}, &bench.ScheduleLag{}
+		r.Uncorrected, r.ScheduleLagMS = &Uncorrected{}, &ScheduleLag{}
 		r.Uncorrected.Fill(unc)
 		r.ScheduleLagMS.Fill(lag)
 	}
@@ -30,9 +30,9 @@ func TestMergeRunsOpenLoopExact(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var want bench.Uncorrected
+	var want Uncorrected
 	want.Fill(wholeUnc)
-	var wantLag bench.ScheduleLag
+	var wantLag ScheduleLag
 	wantLag.Fill(wholeLag)
 	if *m.Uncorrected != want || *m.ScheduleLagMS != wantLag {
 		t.Fatalf("merged %+v / %+v, want %+v / %+v", *m.Uncorrected, *m.ScheduleLagMS, want, wantLag)

@@ -8,15 +8,15 @@ import (
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
-	"github.com/mcpbench/mcpbench/bench"
+	"github.com/mcpbench/mcpbench/internal/hist"
 )
 
 // mergePoints sums what adds up and recomputes latency from the merged
 // histogram; spanS is the wall time the merged point covers.
-func mergePoints(ps []bench.Point, spanS float64) (bench.Point, []string, error) {
+func mergePoints(ps []Point, spanS float64) (Point, []string, error) {
 	var notes []string
-	h := bench.NewHistogram()
-	out := bench.Point{Latency: bench.Latency{ErrorsByKind: map[string]int64{}}}
+	h := hist.New()
+	out := Point{Latency: Latency{ErrorsByKind: map[string]int64{}}}
 	var rate float64
 	var open openLoopMerge
 	var stages stageMerge
@@ -41,7 +41,7 @@ func mergePoints(ps []bench.Point, spanS float64) (bench.Point, []string, error)
 	if !open.finish(&out) {
 		notes = appendNew(notes, noteUncorrected)
 	}
-	out.FirstEvent, out.TaskCreated = bench.NewStage(stages.first), bench.NewStage(stages.created)
+	out.FirstEvent, out.TaskCreated = NewStage(stages.first), NewStage(stages.created)
 	if ps[0].Rate != nil {
 		out.Rate = &rate
 	}
@@ -50,7 +50,7 @@ func mergePoints(ps []bench.Point, spanS float64) (bench.Point, []string, error)
 	}
 	out.Latency.FillPercentiles(h)
 	out.Hist = h
-	enc, err := bench.EncodeHistogram(h)
+	enc, err := hist.Encode(h)
 	if err != nil {
 		return out, nil, fmt.Errorf("encoding merged histogram: %w", err)
 	}
@@ -89,7 +89,7 @@ func mergePoints(ps []bench.Point, spanS float64) (bench.Point, []string, error)
 
 // addCounts adds p's counters into out, keeps the first example of each
 // error kind, and combines the generator's own figures.
-func addCounts(out, p *bench.Point) {
+func addCounts(out, p *Point) {
 	out.Concurrency += p.Concurrency
 	out.Total += p.Total
 	out.Requests += p.Requests
@@ -124,7 +124,7 @@ func addCounts(out, p *bench.Point) {
 // creation); a stage no shard reached stays nil.
 type stageMerge struct{ first, created *hdrhistogram.Histogram }
 
-func (m *stageMerge) add(p *bench.Point) {
+func (m *stageMerge) add(p *Point) {
 	if p.FirstEvent != nil {
 		mergeEncoded(&m.first, p.FirstEvent.Histogram)
 	}
@@ -143,14 +143,14 @@ type openLoopMerge struct {
 
 // add takes p's open-loop figures into out, keeping the largest, and
 // merges their histograms.
-func (m *openLoopMerge) add(out, p *bench.Point) {
+func (m *openLoopMerge) add(out, p *Point) {
 	if p.Uncorrected != nil {
 		out.Uncorrected = maxUncorrected(out.Uncorrected, p.Uncorrected)
 		m.inexact = m.inexact || !mergeEncoded(&m.unc, p.Uncorrected.Histogram)
 	}
 	if p.ScheduleLagMS != nil {
 		l := lagOf(out.ScheduleLagMS)
-		out.ScheduleLagMS = &bench.ScheduleLag{P99: max(l.P99, p.ScheduleLagMS.P99), Max: max(l.Max, p.ScheduleLagMS.Max)}
+		out.ScheduleLagMS = &ScheduleLag{P99: max(l.P99, p.ScheduleLagMS.P99), Max: max(l.Max, p.ScheduleLagMS.Max)}
 		m.inexact = m.inexact || !mergeEncoded(&m.lag, p.ScheduleLagMS.Histogram)
 	}
 }
@@ -158,7 +158,7 @@ func (m *openLoopMerge) add(out, p *bench.Point) {
 // finish fills out's open-loop figures from the merged histograms when
 // every shard carried them, and reports whether they are exact; without
 // them it drops the histograms, which would describe only some shards.
-func (m *openLoopMerge) finish(out *bench.Point) bool {
+func (m *openLoopMerge) finish(out *Point) bool {
 	if out.Uncorrected == nil && out.ScheduleLagMS == nil {
 		return true
 	}
@@ -184,9 +184,9 @@ func mergeEncoded(into **hdrhistogram.Histogram, enc string) bool {
 	}
 	h := *into
 	if h == nil {
-		h = bench.NewHistogram()
+		h = hist.New()
 	}
-	if bench.MergeEncoded(h, enc) != nil {
+	if hist.MergeEncoded(h, enc) != nil {
 		return false // one that cannot be read leaves *into as it was, unmade if it was
 	}
 	*into = h
@@ -194,14 +194,14 @@ func mergeEncoded(into **hdrhistogram.Histogram, enc string) bool {
 }
 
 // lagOf returns *l, or zeros for nil.
-func lagOf(l *bench.ScheduleLag) bench.ScheduleLag {
+func lagOf(l *ScheduleLag) ScheduleLag {
 	if l == nil {
-		return bench.ScheduleLag{}
+		return ScheduleLag{}
 	}
 	return *l
 }
 
-func mergeClient(a, b bench.ClientStats) bench.ClientStats {
+func mergeClient(a, b ClientStats) ClientStats {
 	a.PoolMaxConns += b.PoolMaxConns
 	a.PoolWaits += b.PoolWaits
 	a.CPUS += b.CPUS
@@ -217,19 +217,19 @@ func mergeClient(a, b bench.ClientStats) bench.ClientStats {
 	return a
 }
 
-func maxUncorrected(a, b *bench.Uncorrected) *bench.Uncorrected {
+func maxUncorrected(a, b *Uncorrected) *Uncorrected {
 	if a == nil {
 		c := *b
 		return &c
 	}
-	return &bench.Uncorrected{P50MS: max(a.P50MS, b.P50MS), P95MS: max(a.P95MS, b.P95MS), P99MS: max(a.P99MS, b.P99MS), MaxMS: max(a.MaxMS, b.MaxMS)}
+	return &Uncorrected{P50MS: max(a.P50MS, b.P50MS), P95MS: max(a.P95MS, b.P95MS), P99MS: max(a.P99MS, b.P99MS), MaxMS: max(a.MaxMS, b.MaxMS)}
 }
 
 // mergeOperations merges per-operation figures: exactly from their
 // histograms when every report carries them (a session run's steps), else
 // with percentiles that are upper bounds (the largest report's). exact
 // says which.
-func mergeOperations(ps []bench.Point, spanS float64) (ops []bench.OperationStats, exact bool, err error) {
+func mergeOperations(ps []Point, spanS float64) (ops []OperationStats, exact bool, err error) {
 	out := slices.Clone(ps[0].ByOperation)
 	hists := make([]*hdrhistogram.Histogram, len(out))
 	exact = true
@@ -263,7 +263,7 @@ func mergeOperations(ps []bench.Point, spanS float64) (ops []bench.OperationStat
 		m.Histogram = ""
 		if exact && hists[i] != nil {
 			m.FillPercentiles(hists[i])
-			m.Histogram, _ = bench.EncodeHistogram(hists[i])
+			m.Histogram, _ = hist.Encode(hists[i])
 		}
 	}
 	return out, exact, nil
@@ -272,7 +272,7 @@ func mergeOperations(ps []bench.Point, spanS float64) (ops []bench.OperationStat
 // addOperation adds one report's figures of an operation into m: counts
 // summed, the mean weighted by requests (summed here, divided at the end),
 // the percentiles the largest seen.
-func addOperation(m *bench.OperationStats, o *bench.Latency) {
+func addOperation(m *OperationStats, o *Latency) {
 	m.MeanMS += o.MeanMS * float64(o.Requests)
 	m.Requests += o.Requests
 	m.OK += o.OK

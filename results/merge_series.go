@@ -6,7 +6,7 @@ import (
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
-	"github.com/mcpbench/mcpbench/bench"
+	"github.com/mcpbench/mcpbench/internal/hist"
 )
 
 // Notes merge writes about series it could not merge exactly.
@@ -21,7 +21,7 @@ const (
 // merged series, to the nearest interval. Counts and generator CPU add
 // up, histograms merge exactly and the percentiles are taken from the
 // result, so every column still sums to the merged totals.
-func mergeSeries(ps []bench.Point) (*Series, []string, error) {
+func mergeSeries(ps []Point) (*Series, []string, error) {
 	var ss []*Series
 	for _, p := range ps {
 		if p.Series != nil {
@@ -136,10 +136,10 @@ func finishSeries(out *Series, hists []*hdrhistogram.Histogram) error {
 		if h == nil {
 			continue
 		}
-		var l bench.Latency
+		var l Latency
 		l.FillPercentiles(h)
 		out.P50MS[k], out.P95MS[k], out.P99MS[k], out.MaxMS[k] = l.P50MS, l.P95MS, l.P99MS, l.MaxMS
-		enc, err := bench.EncodeHistogram(h)
+		enc, err := hist.Encode(h)
 		if err != nil {
 			return err
 		}
@@ -164,7 +164,7 @@ func mergeServer(out *Series, ss []*Series, offsets []int) int {
 				continue
 			}
 			seen[key] = true
-			col := make(bench.Column, out.Len())
+			col := make(Column, out.Len())
 			for k := range col {
 				col[k] = math.NaN()
 			}

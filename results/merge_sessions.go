@@ -2,8 +2,6 @@ package results
 
 import (
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
-
-	"github.com/mcpbench/mcpbench/bench"
 )
 
 // mergeSessions merges the session figures of session runs: counts summed,
@@ -11,7 +9,7 @@ import (
 // exact is false when some report carried a duration without its
 // histogram; the figures are then the largest report's. Reports of plain
 // runs have none, and give nil.
-func mergeSessions(ps []bench.Point, spanS float64) (out *bench.SessionStats, exact bool, err error) {
+func mergeSessions(ps []Point, spanS float64) (out *SessionStats, exact bool, err error) {
 	first := ps[0].Sessions
 	for i, p := range ps {
 		if (p.Sessions == nil) != (first == nil) {
@@ -21,7 +19,7 @@ func mergeSessions(ps []bench.Point, spanS float64) (out *bench.SessionStats, ex
 	if first == nil {
 		return nil, true, nil
 	}
-	out = &bench.SessionStats{ByScenario: make([]bench.ScenarioStats, len(first.ByScenario))}
+	out = &SessionStats{ByScenario: make([]ScenarioStats, len(first.ByScenario))}
 	m := sessionMerge{scenarios: make([]timesMerge, len(first.ByScenario))}
 	for i, p := range ps {
 		s := p.Sessions
@@ -49,9 +47,9 @@ func mergeSessions(ps []bench.Point, spanS float64) (out *bench.SessionStats, ex
 		sc.Means(spanS)
 	}
 	out.Means(spanS)
-	open := bench.Point{}
+	open := Point{}
 	for _, p := range ps {
-		m.open.add(&open, &bench.Point{Uncorrected: p.Sessions.Uncorrected, ScheduleLagMS: p.Sessions.StartLagMS})
+		m.open.add(&open, &Point{Uncorrected: p.Sessions.Uncorrected, ScheduleLagMS: p.Sessions.StartLagMS})
 	}
 	exact = m.open.finish(&open) && exact
 	out.Uncorrected, out.StartLagMS = open.Uncorrected, open.ScheduleLagMS
@@ -69,12 +67,12 @@ type sessionMerge struct {
 // think time) from many reports.
 type timesMerge struct {
 	duration, active *hdrhistogram.Histogram
-	largest          [2]bench.SessionTimes
+	largest          [2]SessionTimes
 	inexact          bool
 }
 
-func (m *timesMerge) add(duration, active *bench.SessionTimes) {
-	for i, t := range []*bench.SessionTimes{duration, active} {
+func (m *timesMerge) add(duration, active *SessionTimes) {
+	for i, t := range []*SessionTimes{duration, active} {
 		into := &m.duration
 		if i == 1 {
 			into = &m.active
@@ -87,7 +85,7 @@ func (m *timesMerge) add(duration, active *bench.SessionTimes) {
 }
 
 // finish fills the merged figures and reports whether they are exact.
-func (m *timesMerge) finish(duration, active *bench.SessionTimes) bool {
+func (m *timesMerge) finish(duration, active *SessionTimes) bool {
 	if m.inexact || m.duration == nil || m.active == nil {
 		*duration, *active = m.largest[0], m.largest[1]
 		return false

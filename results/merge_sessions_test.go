@@ -8,11 +8,11 @@ import (
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
-	"github.com/mcpbench/mcpbench/bench"
+	"github.com/mcpbench/mcpbench/internal/hist"
 )
 
 // sessionSteps are the steps of the session reports below.
-var sessionSteps = []bench.Operation{
+var sessionSteps = []Operation{
 	{Method: "initialize", Scenario: "agent", Step: "initialize"},
 	{Method: "tools/call", Tool: "echo", Scenario: "agent", Step: "first"},
 }
@@ -26,8 +26,8 @@ func sessionShards(t *testing.T, vals []int64, k int) []*RunReport {
 	start := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	rs := make([]*RunReport, k)
 	for i := range rs {
-		steps := []*hdrhistogram.Histogram{bench.NewHistogram(), bench.NewHistogram()}
-		all, dur, act := bench.NewHistogram(), bench.NewHistogram(), bench.NewHistogram()
+		steps := []*hdrhistogram.Histogram{hist.New(), hist.New()}
+		all, dur, act := hist.New(), hist.New(), hist.New()
 		n := int64(0)
 		for j := i; j < len(vals); j += k {
 			steps[0].RecordValue(vals[j])
@@ -38,20 +38,20 @@ func sessionShards(t *testing.T, vals []int64, k int) []*RunReport {
 			act.RecordValue(50 * vals[j])
 			n++
 		}
-		p := bench.Point{Concurrency: 4, ElapsedS: 1, Hist: all, Latency: bench.Latency{Requests: 2 * n, OK: 2 * n, ErrorsByKind: map[string]int64{}}}
+		p := Point{Concurrency: 4, ElapsedS: 1, Hist: all, Latency: Latency{Requests: 2 * n, OK: 2 * n, ErrorsByKind: map[string]int64{}}}
 		p.Latency.FillPercentiles(all)
-		p.Histogram, _ = bench.EncodeHistogram(all)
+		p.Histogram, _ = hist.Encode(all)
 		for s, h := range steps {
-			o := bench.OperationStats{Operation: sessionSteps[s], Latency: bench.Latency{Requests: n, OK: n, ErrorsByKind: map[string]int64{}}, RPS: float64(n)}
+			o := OperationStats{Operation: sessionSteps[s], Latency: Latency{Requests: n, OK: n, ErrorsByKind: map[string]int64{}}, RPS: float64(n)}
 			o.FillPercentiles(h)
-			o.Histogram, _ = bench.EncodeHistogram(h)
+			o.Histogram, _ = hist.Encode(h)
 			p.ByOperation = append(p.ByOperation, o)
 		}
-		sc := bench.ScenarioStats{Scenario: "agent", SessionFigures: bench.SessionFigures{Completed: n, Steps: 2 * n, ThinkS: float64(n)}}
+		sc := ScenarioStats{Scenario: "agent", SessionFigures: SessionFigures{Completed: n, Steps: 2 * n, ThinkS: float64(n)}}
 		sc.Duration.Fill(dur)
 		sc.Active.Fill(act)
 		sc.Means(1)
-		p.Sessions = &bench.SessionStats{Started: n, SessionFigures: sc.SessionFigures, ByScenario: []bench.ScenarioStats{sc}}
+		p.Sessions = &SessionStats{Started: n, SessionFigures: sc.SessionFigures, ByScenario: []ScenarioStats{sc}}
 		rs[i] = &RunReport{
 			Header:   Header{Schema: SchemaRun, StartedAt: start, Target: Target{URL: "http://10.0.0.1:3002/mcp"}},
 			Workload: Workload{Mode: "closed", Operations: sessionSteps, Scenario: "agent.yaml"},
@@ -67,7 +67,7 @@ func sessionShards(t *testing.T, vals []int64, k int) []*RunReport {
 // their values together, not an upper bound; counts and rates add up.
 func TestMergeSessionsIsExactPerStep(t *testing.T) {
 	vals := latencies(10_000)
-	whole := []*hdrhistogram.Histogram{bench.NewHistogram(), bench.NewHistogram(), bench.NewHistogram()}
+	whole := []*hdrhistogram.Histogram{hist.New(), hist.New(), hist.New()}
 	for _, v := range vals {
 		whole[0].RecordValue(v)
 		whole[1].RecordValue(10 * v)
@@ -82,14 +82,14 @@ func TestMergeSessionsIsExactPerStep(t *testing.T) {
 	}
 	for s := range sessionSteps {
 		got := m.ByOperation[s]
-		var want bench.Latency
+		var want Latency
 		want.FillPercentiles(whole[s])
 		if got.Requests != int64(len(vals)) || got.P50MS != want.P50MS || got.P90MS != want.P90MS || got.P99MS != want.P99MS ||
 			got.P999MS != want.P999MS || got.MeanMS != want.MeanMS || got.MaxMS != want.MaxMS || got.Histogram == "" {
 			t.Errorf("step %s: merged %+v\nwant %+v", got.Step, got.Latency, want)
 		}
 	}
-	var want bench.SessionTimes
+	var want SessionTimes
 	want.Fill(whole[2])
 	s := m.Sessions
 	if s.Completed != int64(len(vals)) || s.Steps != 2*int64(len(vals)) || s.MeanSteps != 2 || s.MeanThinkMS != 1000 {

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpbench/mcpbench/bench"
+	"github.com/mcpbench/mcpbench/internal/hist"
 	"github.com/mcpbench/mcpbench/sweep"
 )
 
@@ -31,7 +31,7 @@ func shardRuns(t *testing.T, vals []int64, k int) []*RunReport {
 	start := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	rs := make([]*RunReport, k)
 	for i := range rs {
-		h := bench.NewHistogram()
+		h := hist.New()
 		n := int64(0)
 		for j := i; j < len(vals); j += k {
 			if err := h.RecordValue(vals[j]); err != nil {
@@ -39,19 +39,19 @@ func shardRuns(t *testing.T, vals []int64, k int) []*RunReport {
 			}
 			n++
 		}
-		enc, err := bench.EncodeHistogram(h)
+		enc, err := hist.Encode(h)
 		if err != nil {
 			t.Fatal(err)
 		}
-		dec, err := bench.DecodeHistogram(enc)
+		dec, err := hist.Decode(enc)
 		if err != nil {
 			t.Fatal(err)
 		}
 		r := &RunReport{
 			Header:   Header{Schema: SchemaRun, StartedAt: start.Add(time.Duration(i) * time.Millisecond), Target: Target{URL: "http://10.0.0.1:3002/mcp"}},
-			Workload: Workload{Mode: "closed", Operations: []bench.Operation{{Method: "tools/list"}}, Warmup: 2},
-			Point: bench.Point{Concurrency: 3, Total: n, ElapsedS: 1, Histogram: enc, Hist: dec, BytesSent: 10 * n, BytesReceived: 100 * n,
-				Latency: bench.Latency{Requests: n, OK: n - 1, Errors: 1, ErrorsByKind: map[string]int64{"timeout": 1}}},
+			Workload: Workload{Mode: "closed", Operations: []Operation{{Method: "tools/list"}}, Warmup: 2},
+			Point: Point{Concurrency: 3, Total: n, ElapsedS: 1, Histogram: enc, Hist: dec, BytesSent: 10 * n, BytesReceived: 100 * n,
+				Latency: Latency{Requests: n, OK: n - 1, Errors: 1, ErrorsByKind: map[string]int64{"timeout": 1}}},
 			Shard: &Shard{Index: i, Count: k},
 		}
 		r.Latency.FillPercentiles(dec)
@@ -62,7 +62,7 @@ func shardRuns(t *testing.T, vals []int64, k int) []*RunReport {
 
 func TestMergeRunsIsExact(t *testing.T) {
 	vals := latencies(20_000)
-	whole := bench.NewHistogram()
+	whole := hist.New()
 	for _, v := range vals {
 		whole.RecordValue(v)
 	}
@@ -80,14 +80,14 @@ func TestMergeRunsIsExact(t *testing.T) {
 				t.Fatalf("k=%d: p%.1f = %d µs merged, %d µs whole", k, q, got, want)
 			}
 		}
-		var want bench.Latency
+		var want Latency
 		want.FillPercentiles(whole)
 		if m.P50MS != want.P50MS || m.P90MS != want.P90MS || m.P95MS != want.P95MS || m.P99MS != want.P99MS ||
 			m.P999MS != want.P999MS || m.MinMS != want.MinMS || m.MaxMS != want.MaxMS || m.MeanMS != want.MeanMS {
 			t.Errorf("k=%d: merged %+v, whole %+v", k, m.Latency, want)
 		}
 		// The merged histogram survives its own encoding.
-		back, err := bench.DecodeHistogram(m.Histogram)
+		back, err := hist.Decode(m.Histogram)
 		if err != nil || !back.Equals(whole) {
 			t.Errorf("k=%d: merged histogram does not round-trip to the whole (%v)", k, err)
 		}
@@ -117,8 +117,8 @@ func TestMergeRunsOpenLoop(t *testing.T) {
 		rate := 50.0
 		r.Rate, r.OfferedRPS, r.Workload.Mode = &rate, rate, "open"
 		r.Unsent = int64(i + 1)
-		r.Uncorrected = &bench.Uncorrected{P50MS: 1, P95MS: float64(2 + i), P99MS: 3, MaxMS: float64(9 - i)}
-		r.ScheduleLagMS = &bench.ScheduleLag{P99: float64(i), Max: 4}
+		r.Uncorrected = &Uncorrected{P50MS: 1, P95MS: float64(2 + i), P99MS: 3, MaxMS: float64(9 - i)}
+		r.ScheduleLagMS = &ScheduleLag{P99: float64(i), Max: 4}
 	}
 	m, _, err := MergeRuns(rs, MergeOptions{})
 	if err != nil {
@@ -151,9 +151,9 @@ func TestMergeRunsRefuses(t *testing.T) {
 		{"counts differ", func(rs []*RunReport) { rs[1].Shard.Count = 4 }, false, "different counts"},
 		{"out of range", func(rs []*RunReport) { rs[1].Shard.Index = 3 }, false, "out of range"},
 		{"some without shard", func(rs []*RunReport) { rs[1].Shard = nil }, false, "carry a shard"},
-		{"other method", func(rs []*RunReport) { rs[1].Workload.Operations = []bench.Operation{{Method: "ping"}} }, false, "different workloads"},
+		{"other method", func(rs []*RunReport) { rs[1].Workload.Operations = []Operation{{Method: "ping"}} }, false, "different workloads"},
 		{"other tool", func(rs []*RunReport) {
-			rs[1].Workload.Operations = []bench.Operation{{Method: "tools/call", Tool: "echo"}}
+			rs[1].Workload.Operations = []Operation{{Method: "tools/call", Tool: "echo"}}
 		}, false, "different workloads"},
 		{"other mode", func(rs []*RunReport) { rs[1].Workload.Mode = "open" }, false, "different workloads"},
 		{"other path", func(rs []*RunReport) { rs[1].Target.URL = "http://10.0.0.1:3002/other" }, false, "different targets"},
@@ -196,23 +196,23 @@ func TestMergeSweeps(t *testing.T) {
 	split := [][]int{{2, 4}, {1, 4}}
 	var rs []*SweepReport
 	for s := range 2 {
-		var pts []bench.Point
+		var pts []Point
 		for lvl := range 2 {
-			h := bench.NewHistogram()
+			h := hist.New()
 			var n int64
 			for j := s + 2*lvl; j < len(vals); j += 4 {
 				h.RecordValue(vals[j])
 				n++
 			}
-			enc, _ := bench.EncodeHistogram(h)
-			p := bench.Point{Concurrency: split[s][lvl], Total: n, ElapsedS: 2 + float64(s)/10, Histogram: enc,
-				Latency: bench.Latency{Requests: n, OK: n, ErrorsByKind: map[string]int64{}}}
+			enc, _ := hist.Encode(h)
+			p := Point{Concurrency: split[s][lvl], Total: n, ElapsedS: 2 + float64(s)/10, Histogram: enc,
+				Latency: Latency{Requests: n, OK: n, ErrorsByKind: map[string]int64{}}}
 			p.Latency.FillPercentiles(h)
 			pts = append(pts, p)
 		}
 		r := NewSweepReport(Header{Target: Target{URL: "http://x/mcp"}}, pts, slo)
 		r.Shard = &Shard{Index: s, Count: 2}
-		r.Workload = &Workload{Mode: "closed", Operations: []bench.Operation{{Method: "tools/list"}}}
+		r.Workload = &Workload{Mode: "closed", Operations: []Operation{{Method: "tools/list"}}}
 		rs = append(rs, r)
 	}
 	m, _, err := MergeSweeps(rs, MergeOptions{})
@@ -223,14 +223,14 @@ func TestMergeSweeps(t *testing.T) {
 		t.Fatalf("points %+v", m.Points)
 	}
 	for lvl, p := range m.Points {
-		whole := bench.NewHistogram()
+		whole := hist.New()
 		for j := 2 * lvl; j < len(vals); j += 4 {
 			whole.RecordValue(vals[j])
 		}
 		for j := 2*lvl + 1; j < len(vals); j += 4 {
 			whole.RecordValue(vals[j])
 		}
-		var want bench.Latency
+		var want Latency
 		want.FillPercentiles(whole)
 		if p.P99MS != want.P99MS || p.P50MS != want.P50MS || p.Requests != whole.TotalCount() {
 			t.Errorf("level %d: p50 %v p99 %v n %d, want %v %v %d", lvl, p.P50MS, p.P99MS, p.Requests, want.P50MS, want.P99MS, whole.TotalCount())
@@ -256,21 +256,21 @@ func TestMergeSweeps(t *testing.T) {
 func TestMergeRunsStagesAndCounters(t *testing.T) {
 	vals := latencies(3000)
 	rs := shardRuns(t, vals, 3)
-	whole := bench.NewHistogram()
+	whole := hist.New()
 	for i, r := range rs {
-		h := bench.NewHistogram()
+		h := hist.New()
 		for j := i; j < len(vals); j += 3 {
 			h.RecordValue(vals[j] / 2)
 			whole.RecordValue(vals[j] / 2)
 		}
-		r.FirstEvent = bench.NewStage(h)
+		r.FirstEvent = NewStage(h)
 		r.Counters = map[string]int64{"client_requests/elicitation/create": 10, "token_refreshes": int64(i)}
 	}
 	m, _, err := MergeRuns(rs, MergeOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := bench.NewStage(whole); m.FirstEvent == nil || *m.FirstEvent != *want {
+	if want := NewStage(whole); m.FirstEvent == nil || *m.FirstEvent != *want {
 		t.Errorf("first event merged %+v, whole %+v", m.FirstEvent, want)
 	}
 	if m.TaskCreated != nil {

@@ -5,13 +5,12 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/mcpbench/mcpbench/bench"
 	"github.com/mcpbench/mcpbench/internal/textfmt"
 	"github.com/mcpbench/mcpbench/sweep"
 )
 
 // OperationName is an operation as people write it: "tools/call search".
-func OperationName(o bench.Operation) string {
+func OperationName(o Operation) string {
 	if o.Step != "" {
 		return StepName(o)
 	}
@@ -22,13 +21,13 @@ func OperationName(o bench.Operation) string {
 }
 
 // StepName is a scenario step as people write it: "agent/search".
-func StepName(o bench.Operation) string {
+func StepName(o Operation) string {
 	return o.Scenario + "/" + o.Step
 }
 
 // OperationsLine lists a workload's operations, comma-separated; two
 // workloads send the same when their lines are equal.
-func OperationsLine(ops []bench.Operation) string {
+func OperationsLine(ops []Operation) string {
 	names := make([]string, len(ops))
 	for i, o := range ops {
 		names[i] = OperationName(o)
@@ -50,10 +49,10 @@ func SLOLine(s sweep.SLO) string {
 }
 
 // LevelName names a point's load level: "concurrency 8", "rate 250".
-func LevelName(p *bench.Point) string { return levelName(p) }
+func LevelName(p *Point) string { return levelName(p) }
 
 // levelName names a point's load level, the key compare matches points on.
-func levelName(p *bench.Point) string {
+func levelName(p *Point) string {
 	if p.Rate != nil {
 		return "rate " + textfmt.Float(math.Round(*p.Rate*100)/100)
 	}

@@ -22,7 +22,7 @@ type PlanReport struct {
 // call with what the tool's annotations say and sample arguments, and the
 // load it would put on the server.
 type Plan struct {
-	Operations []bench.Operation      `json:"operations"`
+	Operations []Operation            `json:"operations"`
 	Calls      []workload.PlannedCall `json:"calls"`
 	Load       Load                   `json:"load"`
 	Warnings   []string               `json:"warnings,omitempty"`
@@ -61,7 +61,7 @@ func NewPlanReport(h Header, command string, wl Plannable, load Load) *PlanRepor
 		calls = []workload.PlannedCall{} // a plan with no tools says so
 	}
 	return &PlanReport{Header: h, Command: command, Plan: Plan{
-		Operations: wl.Operations(), Calls: calls, Load: load, Warnings: wl.Warnings(),
+		Operations: OperationsOf(wl.Operations()), Calls: calls, Load: load, Warnings: wl.Warnings(),
 	}}
 }
 

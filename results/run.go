@@ -3,7 +3,7 @@ package results
 import (
 	"io"
 
-	"github.com/mcpbench/mcpbench/bench"
+	"github.com/mcpbench/mcpbench/internal/hist"
 	"github.com/mcpbench/mcpbench/logscan"
 	"github.com/mcpbench/mcpbench/probe"
 	"github.com/mcpbench/mcpbench/workload"
@@ -24,7 +24,7 @@ type Gate struct {
 type RunReport struct {
 	Header
 	Workload Workload `json:"workload"`
-	bench.Point
+	Point
 	Gates   []Gate              `json:"gates"`
 	LogScan *logscan.WindowScan `json:"log_scan"`
 	// Health is the server's /health before and after (with --health-url).
@@ -40,11 +40,11 @@ type RunReport struct {
 // Workload says what was sent, so compare and merge can refuse reports of
 // different workloads.
 type Workload struct {
-	Mode       string            `json:"mode"` // closed or open
-	Operations []bench.Operation `json:"operations"`
-	Warmup     int64             `json:"warmup"`
-	DurationS  float64           `json:"duration_s,omitempty"`
-	Session    string            `json:"session,omitempty"`
+	Mode       string      `json:"mode"` // closed or open
+	Operations []Operation `json:"operations"`
+	Warmup     int64       `json:"warmup"`
+	DurationS  float64     `json:"duration_s,omitempty"`
+	Session    string      `json:"session,omitempty"`
 	// Tools are the tools called, with what their annotations say and,
 	// for generated arguments, how many sets each cycled through.
 	Tools []workload.ToolInfo `json:"tools,omitempty"`
@@ -63,7 +63,7 @@ func ReadRunReport(rd io.Reader) (*RunReport, error) {
 		return nil, err
 	}
 	if r.Histogram != "" {
-		h, err := bench.DecodeHistogram(r.Histogram)
+		h, err := hist.Decode(r.Histogram)
 		if err != nil {
 			return nil, err
 		}

@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"math"
 	"time"
-
-	"github.com/mcpbench/mcpbench/bench"
 )
 
 // Soak is what a run's series says over time: a robust trend of p99
@@ -145,7 +143,7 @@ func AnalyzeSoak(s *Series, opt SoakOptions) *Soak {
 	add("p99_ms", "ms", false, pick(idx, func(i int) float64 { return latencyAt(s, i) }))
 	add("error_rate", "", false, pick(idx, func(i int) float64 { return errorRateAt(s, i) }))
 	for _, g := range s.Server {
-		if g.Kind == bench.GaugeCounter {
+		if g.Kind == GaugeCounter {
 			continue // a counter grows by nature: its trend says nothing of leaks
 		}
 		add("server:"+g.Name, g.Unit, true, pick(idx, func(i int) float64 { return g.Values[i] }))

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpbench/mcpbench/bench"
+	"github.com/mcpbench/mcpbench/internal/hist"
 )
 
 // synthSeries is n one-second buckets of 200 answers each whose latency
@@ -17,14 +17,14 @@ func synthSeries(t *testing.T, n int, latencyAt func(bucket int, rng *rand.Rand)
 	rng := rand.New(rand.NewPCG(9, 9))
 	s := &Series{StartedAt: time.Unix(1700000000, 0), IntervalS: 1, LastS: 1}
 	for i := range n {
-		h := bench.NewHistogram()
+		h := hist.New()
 		for range 200 {
 			if err := h.RecordValue(latencyAt(i, rng)); err != nil {
 				t.Fatal(err)
 			}
 		}
-		enc, _ := bench.EncodeHistogram(h)
-		var l bench.Latency
+		enc, _ := hist.Encode(h)
+		var l Latency
 		l.FillPercentiles(h)
 		s.Sent, s.OK = append(s.Sent, 200), append(s.OK, 200)
 		s.RPS, s.InFlight, s.CPUS = append(s.RPS, 200), append(s.InFlight, 0), append(s.CPUS, 0.1)
@@ -50,9 +50,9 @@ func TestSoakFlagsALeak(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 1))
 	// 20 MB and 1 MB/s more, with GC-like noise of ±2 MB.
 	s.Server = []ServerSeries{
-		gauge("rss_bytes", "bytes", bench.GaugeLevel, 60, func(i int) float64 { return 20e6 + 1e6*float64(i) + 2e6*(rng.Float64()-0.5) }),
-		gauge("open_fds", "", bench.GaugeLevel, 60, func(int) float64 { return 12 }),
-		gauge("cpu_s", "seconds", bench.GaugeCounter, 60, func(int) float64 { return 0.3 }),
+		gauge("rss_bytes", "bytes", GaugeLevel, 60, func(i int) float64 { return 20e6 + 1e6*float64(i) + 2e6*(rng.Float64()-0.5) }),
+		gauge("open_fds", "", GaugeLevel, 60, func(int) float64 { return 12 }),
+		gauge("cpu_s", "seconds", GaugeCounter, 60, func(int) float64 { return 0.3 }),
 	}
 	soak := AnalyzeSoak(s, SoakOptions{})
 	if soak.FromS != 6 || soak.ToS != 60 {
@@ -78,7 +78,7 @@ func TestSoakFlagsALeak(t *testing.T) {
 func TestSoakNoVerdictWhenFlat(t *testing.T) {
 	s := synthSeries(t, 60, steadyLatency)
 	rng := rand.New(rand.NewPCG(2, 2))
-	s.Server = []ServerSeries{gauge("rss_bytes", "bytes", bench.GaugeLevel, 60, func(int) float64 { return 20e6 + 2e6*(rng.Float64()-0.5) })}
+	s.Server = []ServerSeries{gauge("rss_bytes", "bytes", GaugeLevel, 60, func(int) float64 { return 20e6 + 2e6*(rng.Float64()-0.5) })}
 	if soak := AnalyzeSoak(s, SoakOptions{}); len(soak.Verdicts) != 0 {
 		t.Fatalf("verdicts on a flat series: %+v", soak.Verdicts)
 	}
@@ -88,7 +88,7 @@ func TestSoakNoVerdictWhenFlat(t *testing.T) {
 // the level is significant but not material.
 func TestSoakSmallGrowthIsNotMaterial(t *testing.T) {
 	s := synthSeries(t, 60, steadyLatency)
-	s.Server = []ServerSeries{gauge("rss_bytes", "bytes", bench.GaugeLevel, 60, func(i int) float64 { return 500e6 + 1e4*float64(i) })}
+	s.Server = []ServerSeries{gauge("rss_bytes", "bytes", GaugeLevel, 60, func(i int) float64 { return 500e6 + 1e4*float64(i) })}
 	soak := AnalyzeSoak(s, SoakOptions{})
 	tr := trendNamed(t, soak, "server:rss_bytes")
 	if !tr.Significant || tr.Material || len(soak.Verdicts) != 0 {

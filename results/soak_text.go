@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mcpbench/mcpbench/bench"
+	"github.com/mcpbench/mcpbench/internal/hist"
 	"github.com/mcpbench/mcpbench/internal/textfmt"
 )
 
@@ -57,7 +57,7 @@ type p99Of struct {
 // mergedP99 merges the histograms of buckets [from, to); false when one
 // with answers has none, or it cannot be read.
 func mergedP99(s *Series, from, to int) (p99Of, bool) {
-	h := bench.NewHistogram()
+	h := hist.New()
 	for i := from; i < to; i++ {
 		if s.Histograms[i] == "" {
 			if s.Requests(i) > 0 {
@@ -65,7 +65,7 @@ func mergedP99(s *Series, from, to int) (p99Of, bool) {
 			}
 			continue
 		}
-		if err := bench.MergeEncoded(h, s.Histograms[i]); err != nil {
+		if err := hist.MergeEncoded(h, s.Histograms[i]); err != nil {
 			return p99Of{}, false
 		}
 	}

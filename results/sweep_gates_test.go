@@ -3,7 +3,6 @@ package results
 import (
 	"testing"
 
-	"github.com/mcpbench/mcpbench/bench"
 	"github.com/mcpbench/mcpbench/sweep"
 )
 
@@ -12,14 +11,14 @@ import (
 // highest feasible concurrency is below it; each is recorded as it was
 // judged (issue 19, point 4).
 func TestSweepGates(t *testing.T) {
-	point := func(c int, p99 float64) bench.Point {
-		p := bench.Point{Concurrency: c, RPS: float64(c) * 100}
+	point := func(c int, p99 float64) Point {
+		p := Point{Concurrency: c, RPS: float64(c) * 100}
 		p.Requests, p.OK, p.P95MS, p.P99MS = 100, 100, p99/2, p99
 		return p
 	}
 	slo := sweep.SLO{P99MS: 100}
-	some := NewSweepReport(Header{}, []bench.Point{point(1, 20), point(8, 300)}, slo)
-	none := NewSweepReport(Header{}, []bench.Point{point(1, 200), point(8, 300)}, slo)
+	some := NewSweepReport(Header{}, []Point{point(1, 20), point(8, 300)}, slo)
+	none := NewSweepReport(Header{}, []Point{point(1, 200), point(8, 300)}, slo)
 	for _, tt := range []struct {
 		name  string
 		r     *SweepReport

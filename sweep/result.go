@@ -15,15 +15,16 @@ type Summary struct {
 	PeakRate        *float64 `json:"peak_rate,omitempty"`
 }
 
-// Analysis is the body of a sweep report: the points as measured and what
-// the analysis made of them. results.SweepReport puts a header in front.
+// Analysis is the points as measured and what the analysis made of them.
+// results.Analysis is its report form (the points written as results
+// writes them), in the same field order.
 type Analysis struct {
-	SLO            SLO            `json:"slo"`
-	Points         []bench.Point  `json:"points"`
-	Summary        Summary        `json:"summary"`
-	Knee           *Knee          `json:"knee"`
-	USL            *USL           `json:"usl"`
-	Recommendation Recommendation `json:"recommendation"`
+	SLO            SLO
+	Points         []bench.Point
+	Summary        Summary
+	Knee           *Knee
+	USL            *USL
+	Recommendation Recommendation
 }
 
 // Analyze orders the points (closed loop by concurrency, then open loop by

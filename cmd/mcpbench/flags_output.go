@@ -12,7 +12,7 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/mcpbench/mcpbench/bench"
+	"github.com/mcpbench/mcpbench/harness"
 	"github.com/mcpbench/mcpbench/report"
 )
 
@@ -115,7 +115,7 @@ func reportBase(t *targetFlags, kind string) string {
 
 // ready checks, before the load, that every report and profile can be
 // written, then starts the profiles; stop ends the CPU profile.
-func (o *outputFlags) ready(outs map[string]output, e env, cmd string, cfg *bench.Config) (stop func(), err error) {
+func (o *outputFlags) ready(outs map[string]output, e env, cmd string, cfg *harness.Load) (stop func(), err error) {
 	if err := checkOutputs(append(files(outs), o.profileOutputs()...)); err != nil {
 		return nil, err
 	}
@@ -124,7 +124,7 @@ func (o *outputFlags) ready(outs map[string]output, e env, cmd string, cfg *benc
 
 // profiles starts the CPU profile and arranges the heap profile at the end
 // of the load (through cfg.OnDone); stop ends the CPU profile.
-func (o *outputFlags) profiles(e env, cmd string, cfg *bench.Config) (stop func(), err error) {
+func (o *outputFlags) profiles(e env, cmd string, cfg *harness.Load) (stop func(), err error) {
 	stop = func() {}
 	if o.cpuProfile != "" {
 		if stop, err = startCPUProfile(o.cpuProfile); err != nil {

@@ -6,9 +6,7 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/mcpbench/mcpbench/bench"
-	"github.com/mcpbench/mcpbench/mcp"
-	"github.com/mcpbench/mcpbench/workload"
+	"github.com/mcpbench/mcpbench/harness"
 )
 
 // scenarioFlags run sessions of a scenario file in place of single
@@ -63,7 +61,7 @@ func (f *scenarioFlags) check(fs *pflag.FlagSet, session string) error {
 		}
 	}
 	switch {
-	case session != string(mcp.SessionPerWorker):
+	case session != string(harness.SessionPerWorker):
 		return usagef("--scenario runs each session on an MCP session of its own: --session must be per-worker")
 	case f.users < 0 || f.maxSessions < 0:
 		return usagef("--users and --max-sessions must not be negative")
@@ -76,36 +74,36 @@ func (f *scenarioFlags) check(fs *pflag.FlagSet, session string) error {
 }
 
 // spec reads the scenario file, with the data files its steps name.
-func (f *scenarioFlags) spec(w *workloadFlags, c *callFlags) (*workload.ScenarioSpec, error) {
-	file, err := workload.ReadScenarioFile(f.file)
+func (f *scenarioFlags) spec(w *workloadFlags, c *callFlags) (*harness.ScenarioSpec, error) {
+	file, err := harness.ReadScenarioFile(f.file)
 	if err != nil {
 		return nil, usagef("--scenario %s: %v", f.file, oneLine(err.Error()))
 	}
 	if c.cardinality < 1 {
 		return nil, usagef("--arg-cardinality must be at least 1")
 	}
-	return &workload.ScenarioSpec{File: file, Seed: w.seed, Cardinality: c.cardinality, NewConnectionPerSession: f.newConnection,
+	return &harness.ScenarioSpec{File: file, Seed: w.seed, Cardinality: c.cardinality, NewConnectionPerSession: f.newConnection,
 		Select: c.selection()}, nil
 }
 
 // runLoad is run's load in sessions: the users or session rate, split
 // for a shard, and the bounds. The counts go through w, whose shard split
 // and checks they share with request loads.
-func (f *scenarioFlags) runLoad(w *workloadFlags, s *shardFlags, usersSet bool) (bench.Config, error) {
+func (f *scenarioFlags) runLoad(w *workloadFlags, s *shardFlags, usersSet bool) (harness.Load, error) {
 	w.concurrency, w.rate, w.total = max(f.users, 1), f.sessionRate, f.maxSessions
 	if err := s.parse(); err != nil {
-		return bench.Config{}, err
+		return harness.Load{}, err
 	}
 	if sp := s.spec; sp != nil && (w.rate == 0 || usersSet) && w.concurrency < sp.count {
-		return bench.Config{}, usagef("--users %d cannot be split over %d shards: each shard needs a user", w.concurrency, sp.count)
+		return harness.Load{}, usagef("--users %d cannot be split over %d shards: each shard needs a user", w.concurrency, sp.count)
 	}
 	if sp := s.spec; sp != nil && w.total > 0 && w.total < int64(sp.count) {
-		return bench.Config{}, usagef("--max-sessions %d cannot be split over %d shards: each shard needs a session", w.total, sp.count)
+		return harness.Load{}, usagef("--max-sessions %d cannot be split over %d shards: each shard needs a session", w.total, sp.count)
 	}
 	if err := s.splitRun(w, usersSet); err != nil {
-		return bench.Config{}, err
+		return harness.Load{}, err
 	}
-	cfg := bench.Config{Concurrency: w.concurrency, Rate: w.rate, MaxInFlight: w.maxInFlight, Total: w.total,
+	cfg := harness.Load{Concurrency: w.concurrency, Rate: w.rate, MaxInFlight: w.maxInFlight, Total: w.total,
 		Duration: w.duration, Warmup: w.warmup, RampUp: w.rampUp}
 	switch {
 	case w.duration < 0 || w.warmup < 0 || w.rampUp < 0 || w.maxInFlight < 0:

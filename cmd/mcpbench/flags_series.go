@@ -6,7 +6,6 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/mcpbench/mcpbench/bench"
 	"github.com/mcpbench/mcpbench/harness"
 	"github.com/mcpbench/mcpbench/results"
 )
@@ -66,7 +65,7 @@ func (f *seriesFlags) sampling() harness.Sampling {
 // apply puts the series settings into a point's engine configuration and
 // the harness setup: the interval, the sampling and, with --live, the
 // line per interval.
-func (f *seriesFlags) apply(load *bench.Config, s *harness.Setup, e env, cmd string) {
+func (f *seriesFlags) apply(load *harness.Load, s *harness.Setup, e env, cmd string) {
 	load.Interval = f.interval
 	s.Sampling = f.sampling()
 	if f.live {

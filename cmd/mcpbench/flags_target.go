@@ -11,7 +11,7 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/mcpbench/mcpbench/mcp"
+	"github.com/mcpbench/mcpbench/harness"
 )
 
 // targetFlags say where the server is and how to speak to it.
@@ -51,9 +51,9 @@ func (t *targetFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&t.url, "url", "", "MCP endpoint, e.g. http://127.0.0.1:3002/mcp (alias --base-url; an empty path means /mcp)")
 	fs.StringVar(&t.transport, "transport", "auto", "auto|http|sse|stdio (stdio: the server command follows --)")
 	fs.IntVar(&t.stdioProcs, "stdio-procs", 1, "stdio: server processes to spread the workers over")
-	fs.StringVar(&t.engine, "engine", string(mcp.EngineAuto), "HTTP engine for the measured requests: auto (direct for plain http, else net/http), direct, net/http")
+	fs.StringVar(&t.engine, "engine", string(harness.EngineAuto), "HTTP engine for the measured requests: auto (direct for plain http, else net/http), direct, net/http")
 	fs.StringVar(&t.protocolVersion, "protocol-version", "auto", "auto, or a revision from 2024-11-05 to 2026-07-28")
-	fs.StringVar(&t.session, "session", string(mcp.SessionPerWorker), "per-worker|shared|per-request (stateful revisions)")
+	fs.StringVar(&t.session, "session", string(harness.SessionPerWorker), "per-worker|shared|per-request (stateful revisions)")
 	fs.StringArrayVarP(&t.headers, "header", "H", nil, "extra header 'Name: value', repeatable (MCPBENCH_TOKEN adds Authorization: Bearer)")
 	fs.StringArrayVar(&t.secretHeaders, "secret-header", nil, "header NAME whose value is a secret, redacted everywhere (repeatable)")
 	fs.DurationVar(&t.timeout, "timeout", 30*time.Second, "per-request timeout")
@@ -75,9 +75,9 @@ func (t *targetFlags) register(fs *pflag.FlagSet) {
 	t.logSettle = autoSettle
 	fs.Var(&t.logSettle, "log-settle", "with --log-file: after the load, wait up to this long for the stats line that covers its end (auto: the lines' interval and a half, at most 15s; 0: no wait)")
 	enumFlag(fs, "transport", "auto", "http", "sse", "stdio")
-	enumFlag(fs, "engine", string(mcp.EngineAuto), string(mcp.EngineDirect), string(mcp.EngineNetHTTP))
-	enumFlag(fs, "protocol-version", append([]string{"auto"}, mcp.Revisions()...)...)
-	enumFlag(fs, "session", string(mcp.SessionPerWorker), string(mcp.SessionShared), string(mcp.SessionPerRequest))
+	enumFlag(fs, "engine", string(harness.EngineAuto), string(harness.EngineDirect), string(harness.EngineNetHTTP))
+	enumFlag(fs, "protocol-version", append([]string{"auto"}, harness.Revisions()...)...)
+	enumFlag(fs, "session", string(harness.SessionPerWorker), string(harness.SessionShared), string(harness.SessionPerRequest))
 	limitFlags(fs, atLeastOne(maxProcs), "stdio-procs")
 	limitFlags(fs, durationUpTo(maxWait), "timeout")
 	limitFlags(fs, above0(maxWait.Seconds()), "timeout-secs")
@@ -85,31 +85,31 @@ func (t *targetFlags) register(fs *pflag.FlagSet) {
 }
 
 // options turns the flags into client options.
-func (t *targetFlags) options(e *env, pool int) (mcp.Options, error) {
+func (t *targetFlags) options(e *env, pool int) (harness.Options, error) {
 	if err := t.checkTransport(); err != nil {
-		return mcp.Options{}, err
+		return harness.Options{}, err
 	}
 	h, err := t.header(e)
 	if err != nil {
-		return mcp.Options{}, err
+		return harness.Options{}, err
 	}
 	timeout := t.timeout
 	if t.timeoutSecs > 0 {
 		timeout = time.Duration(t.timeoutSecs * float64(time.Second))
 	}
 	if timeout <= 0 {
-		return mcp.Options{}, usagef("--timeout must be positive")
+		return harness.Options{}, usagef("--timeout must be positive")
 	}
 	if t.maxResponseBytes <= 0 {
-		return mcp.Options{}, usagef("--max-response-bytes must be positive")
+		return harness.Options{}, usagef("--max-response-bytes must be positive")
 	}
-	policy, err := mcp.ParseClientRequests(t.clientRequests)
+	policy, err := harness.ParseClientRequests(t.clientRequests)
 	if err != nil {
-		return mcp.Options{}, usagef("%v", err)
+		return harness.Options{}, usagef("%v", err)
 	}
 	oauth, err := t.oauth.options(e)
 	if err != nil {
-		return mcp.Options{}, err
+		return harness.Options{}, err
 	}
 	if oauth != nil { // the server's text must not echo these either
 		for _, v := range []string{oauth.ClientSecret, oauth.IDToken} {
@@ -118,22 +118,22 @@ func (t *targetFlags) options(e *env, pool int) (mcp.Options, error) {
 			}
 		}
 	}
-	return mcp.Options{
+	return harness.Options{
 		ClientRequests:   policy,
 		Listen:           t.getStream,
 		OAuth:            oauth,
 		URL:              t.url,
-		Transport:        mcp.Transport(t.transport),
+		Transport:        harness.Transport(t.transport),
 		ProtocolVersion:  t.protocolVersion,
-		SessionMode:      mcp.SessionMode(t.session),
+		SessionMode:      harness.SessionMode(t.session),
 		Header:           h,
 		Timeout:          timeout,
 		MaxResponseBytes: t.maxResponseBytes,
 		PoolSize:         pool,
 		Insecure:         t.insecure,
 		CACert:           t.cacert,
-		Client:           mcp.ClientInfo{Name: "mcpbench", Version: buildVersion()},
-		Engine:           mcp.Engine(t.engine),
+		Client:           harness.ClientInfo{Name: "mcpbench", Version: buildVersion()},
+		Engine:           harness.Engine(t.engine),
 		Command:          t.command,
 		StdioProcs:       t.stdioProcs,
 		Secrets:          t.secrets,
@@ -164,8 +164,8 @@ func (t *targetFlags) checkTransport() error {
 	default:
 		return usagef("--transport must be auto, http, sse or stdio, not %q", t.transport)
 	}
-	switch mcp.SessionMode(t.session) {
-	case mcp.SessionPerWorker, mcp.SessionShared, mcp.SessionPerRequest:
+	switch harness.SessionMode(t.session) {
+	case harness.SessionPerWorker, harness.SessionShared, harness.SessionPerRequest:
 	default:
 		return usagef("--session must be per-worker, shared or per-request, not %q", t.session)
 	}
@@ -176,9 +176,9 @@ func (t *targetFlags) checkTransport() error {
 // suggesting the scheme a bare host:port lacks.
 func checkURL(raw string) error {
 	if !strings.Contains(raw, "://") {
-		return usagef("--url %q has no scheme: did you mean --url http://%s ?", mcp.Redact(raw), strings.TrimPrefix(mcp.Redact(raw), "//"))
+		return usagef("--url %q has no scheme: did you mean --url http://%s ?", harness.Redact(raw), strings.TrimPrefix(harness.Redact(raw), "//"))
 	}
-	if _, err := mcp.ParseURL(raw); err != nil {
+	if _, err := harness.ParseURL(raw); err != nil {
 		return usagef("--url: %v", err)
 	}
 	return nil
@@ -226,13 +226,13 @@ func secretValues(h http.Header, extra []string, token string) []string {
 	if token = strings.TrimSpace(token); len(token) >= 4 {
 		out = append(out, token)
 	}
-	return append(out, mcp.SecretValues(h, extra...)...)
+	return append(out, harness.SecretValues(h, extra...)...)
 }
 
 // options turns the OAuth flags into the client's OAuth settings (nil
 // without --oauth). The secret, the ID token and each token the client
 // obtains are scrubbed from everything e writes.
-func (o *oauthFlags) options(e *env) (*mcp.OAuth, error) {
+func (o *oauthFlags) options(e *env) (*harness.OAuth, error) {
 	secret := o.secret
 	if secret == "" {
 		secret = e.getenv("MCPBENCH_OAUTH_CLIENT_SECRET")
@@ -252,21 +252,21 @@ func (o *oauthFlags) options(e *env) (*mcp.OAuth, error) {
 		}
 	}
 	switch o.flow {
-	case mcp.OAuthClientCredentials:
+	case harness.OAuthClientCredentials:
 		if o.clientID == "" || secret == "" && key == nil {
 			return nil, usagef("--oauth client-credentials needs --oauth-client-id and --oauth-client-secret (or MCPBENCH_OAUTH_CLIENT_SECRET, or --oauth-client-key)")
 		}
-	case mcp.OAuthEnterprise:
+	case harness.OAuthEnterprise:
 		if o.clientID == "" || o.idpTokenURL == "" || o.idpClientID == "" || idToken == "" {
 			return nil, usagef("--oauth enterprise needs --oauth-client-id, --oauth-idp-token-endpoint, --oauth-idp-client-id and MCPBENCH_OAUTH_ID_TOKEN")
 		}
-	case mcp.OAuthAuthorizationCode, mcp.OAuthAuto:
+	case harness.OAuthAuthorizationCode, harness.OAuthAuto:
 	default:
 		return nil, usagef("--oauth must be client-credentials, authorization-code, enterprise or auto, not %q", o.flow)
 	}
 	e.protect([]string{secret, idToken})
 	secrets := e.secrets
-	return &mcp.OAuth{Flow: o.flow, ClientID: o.clientID, ClientSecret: secret, ClientKey: key, Scopes: o.scopes,
+	return &harness.OAuth{Flow: o.flow, ClientID: o.clientID, ClientSecret: secret, ClientKey: key, Scopes: o.scopes,
 		IdPTokenURL: o.idpTokenURL, IdPClientID: o.idpClientID, IDToken: idToken,
 		OnToken: func(tok string) { secrets.add(tok) }}, nil
 }

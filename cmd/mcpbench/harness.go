@@ -6,15 +6,12 @@ import (
 	"sync"
 	"time"
 
-	"github.com/mcpbench/mcpbench/bench"
 	"github.com/mcpbench/mcpbench/harness"
-	"github.com/mcpbench/mcpbench/mcp"
-	"github.com/mcpbench/mcpbench/workload"
 )
 
 // setup is the part of run's and sweep's harness configuration that
 // their shared flags give.
-func (t *targetFlags) setup(opts mcp.Options, spec workload.Spec, s *shardFlags) harness.Setup {
+func (t *targetFlags) setup(opts harness.Options, spec harness.Spec, s *shardFlags) harness.Setup {
 	return harness.Setup{
 		Options:   opts,
 		Workload:  spec,
@@ -31,7 +28,7 @@ func (t *targetFlags) setup(opts mcp.Options, spec workload.Spec, s *shardFlags)
 // warnings and the tools about to be called on stderr, and the progress
 // line cleared after each measurement. It returns the progress line's
 // printer, nil when there is none.
-func watch(s *harness.Setup, e env, cmd string, off bool) func(bench.Progress) {
+func watch(s *harness.Setup, e env, cmd string, off bool) func(harness.Progress) {
 	progress := progressPrinter(e, off)
 	s.Warn = warnSetting(e, cmd)
 	s.Announce = announce(e, cmd)
@@ -60,7 +57,7 @@ type stageWatch struct {
 
 // newStageWatch watches the setup of a command against the target o;
 // line says the progress line is on.
-func newStageWatch(e env, cmd string, o mcp.Options, line bool) *stageWatch {
+func newStageWatch(e env, cmd string, o harness.Options, line bool) *stageWatch {
 	return &stageWatch{e: e, cmd: cmd, target: targetName(o), timeout: o.Timeout, line: line}
 }
 
@@ -113,9 +110,9 @@ func (w *stageWatch) show(what string, waitsOnServer bool) {
 
 // targetName is the server as the user gave it: the URL, or the stdio
 // command.
-func targetName(o mcp.Options) string {
+func targetName(o harness.Options) string {
 	if len(o.Command) > 0 {
 		return strings.Join(o.Command, " ")
 	}
-	return mcp.Redact(o.URL)
+	return harness.Redact(o.URL)
 }

@@ -8,14 +8,14 @@ import (
 
 	"github.com/go-logfmt/logfmt"
 
-	"github.com/mcpbench/mcpbench/bench"
+	"github.com/mcpbench/mcpbench/harness"
 )
 
 // livePrinter writes one logfmt line per finished interval on stderr, for
 // runbooks that tail the output: the figures of the bucket, then each
 // server gauge under its own name (counters as their running total).
-func livePrinter(e env, cmd string) func(bench.Interval) {
-	return func(iv bench.Interval) {
+func livePrinter(e env, cmd string) func(harness.Interval) {
+	return func(iv harness.Interval) {
 		var b strings.Builder
 		enc := logfmt.NewEncoder(&b)
 		kv := []any{

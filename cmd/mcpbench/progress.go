@@ -6,7 +6,7 @@ import (
 	"os"
 	"time"
 
-	"github.com/mcpbench/mcpbench/bench"
+	"github.com/mcpbench/mcpbench/harness"
 )
 
 // isTerminal reports whether w is a character device (a terminal).
@@ -20,11 +20,11 @@ func isTerminal(w io.Writer) bool {
 }
 
 // progressPrinter draws the progress line on stderr when it is a terminal.
-func progressPrinter(e env, off bool) func(bench.Progress) {
+func progressPrinter(e env, off bool) func(harness.Progress) {
 	if off || !isTerminal(e.stderr) {
 		return nil
 	}
-	return func(p bench.Progress) {
+	return func(p harness.Progress) {
 		done := fmt.Sprintf("%d", p.Done)
 		switch {
 		case p.Sessions > 0 && p.Total > 0:
@@ -42,7 +42,7 @@ func progressPrinter(e env, off bool) func(bench.Progress) {
 	}
 }
 
-func clearProgress(e env, pr func(bench.Progress)) {
+func clearProgress(e env, pr func(harness.Progress)) {
 	if pr != nil {
 		fmt.Fprint(e.stderr, "\r\033[K")
 	}

@@ -9,10 +9,8 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/mcpbench/mcpbench/bench"
 	"github.com/mcpbench/mcpbench/harness"
 	"github.com/mcpbench/mcpbench/report"
-	"github.com/mcpbench/mcpbench/workload"
 )
 
 const runUsage = `Usage: mcpbench run --url URL [flags]
@@ -217,15 +215,15 @@ func (f *runFlags) scenarioConfig(fs *pflag.FlagSet, e *env) (harness.RunConfig,
 	if err != nil {
 		return harness.RunConfig{}, err
 	}
-	setup := f.target.setup(opts, workload.Spec{}, &f.shard)
+	setup := f.target.setup(opts, harness.Spec{}, &f.shard)
 	setup.Scenario = spec
 	return harness.RunConfig{Setup: setup, Load: load}, nil
 }
 
-// benchConfig checks the load flags and turns them into a bench.Config.
-func (f *runFlags) benchConfig(concurrencySet bool) (bench.Config, error) {
+// benchConfig checks the load flags and turns them into a harness.Load.
+func (f *runFlags) benchConfig(concurrencySet bool) (harness.Load, error) {
 	w := &f.workload
-	cfg := bench.Config{
+	cfg := harness.Load{
 		Concurrency: w.concurrency, Rate: w.rate, MaxInFlight: w.maxInFlight,
 		Total: w.total, Duration: w.duration, Warmup: w.warmup,
 		RampUp: w.rampUp, MaxRate: w.maxRate,

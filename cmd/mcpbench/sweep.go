@@ -9,12 +9,10 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/mcpbench/mcpbench/bench"
 	"github.com/mcpbench/mcpbench/harness"
 	"github.com/mcpbench/mcpbench/report"
 	"github.com/mcpbench/mcpbench/results"
 	"github.com/mcpbench/mcpbench/sweep"
-	"github.com/mcpbench/mcpbench/workload"
 )
 
 const sweepUsage = `Usage: mcpbench sweep --url URL (--concurrency-values LIST | --concurrency-range R |
@@ -158,7 +156,7 @@ func sweepMain(ctx context.Context, args []string, e env) int {
 	}
 	defer stop()
 	if progress := watch(&cfg.Setup, e, "sweep", f.output.noProgress || f.series.live); progress != nil {
-		cfg.Progress = func(st sweep.Step, p bench.Progress) {
+		cfg.Progress = func(st sweep.Step, p harness.Progress) {
 			fmt.Fprintf(e.stderr, "\r\033[Kpoint %d/%d (%s): ", st.N, st.Total, levelLabel(st.Level))
 			progress(p)
 		}
@@ -238,7 +236,7 @@ func (f *sweepFlags) config(fs *pflag.FlagSet, e *env) (harness.SweepConfig, err
 	return harness.SweepConfig{
 		Setup: setup,
 		Plan:  sweep.Plan{Concurrency: cs, Rates: rs, SLO: f.gate.gates().SLO, Refine: f.refine, Cooldown: f.cooldown},
-		Point: bench.Config{MaxInFlight: w.maxInFlight, Total: w.total, Duration: w.duration, Warmup: w.warmup, RampUp: w.rampUp, Loops: loops},
+		Point: harness.Load{MaxInFlight: w.maxInFlight, Total: w.total, Duration: w.duration, Warmup: w.warmup, RampUp: w.rampUp, Loops: loops},
 	}, nil
 }
 
@@ -255,7 +253,7 @@ func (f *sweepFlags) setup(e *env, cs []int, rs []float64) (harness.Setup, error
 		if err != nil {
 			return harness.Setup{}, err
 		}
-		setup := f.target.setup(opts, workload.Spec{}, &f.shard)
+		setup := f.target.setup(opts, harness.Spec{}, &f.shard)
 		setup.Scenario = spec
 		return setup, nil
 	}
@@ -307,7 +305,7 @@ func sweepPool(cs []int, rs []float64, maxInFlight int) int {
 		pool = max(pool, c)
 	}
 	for _, r := range rs {
-		pool = max(pool, bench.Config{Rate: r, MaxInFlight: maxInFlight}.Workers())
+		pool = max(pool, harness.Load{Rate: r, MaxInFlight: maxInFlight}.Workers())
 	}
 	return pool
 }

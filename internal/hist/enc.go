@@ -1,4 +1,4 @@
-package bench
+package hist
 
 import (
 	"bytes"
@@ -12,7 +12,7 @@ import (
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 )
 
-// histEncoder writes a bucket's histogram in the form EncodeHistogram
+// Encoder writes a series bucket's histogram in the form Encode
 // gives (V2 compressed, base64), byte for byte, but keeps its buffers and
 // its zlib writer from one bucket to the next. The library's encoder makes
 // a new best-compression zlib writer and a small buffer per count each
@@ -20,10 +20,10 @@ import (
 // that keeps the collector's heap target, and so the generator's memory,
 // at twice what it holds. Here a bucket costs its encoded string.
 //
-// It encodes only histograms of NewHistogram's geometry, whose index
+// It encodes only histograms of New's geometry, whose index
 // arithmetic it repeats (the library keeps it unexported); a test holds
 // its output to the library's, byte for byte.
-type histEncoder struct {
+type Encoder struct {
 	sparse  *hdrhistogram.PackedHistogram // the bucket's populated bins, reused
 	payload []byte
 	inner   []byte
@@ -40,8 +40,8 @@ const (
 	v2CompressedCookie = 0x1c849304 | 0x10
 )
 
-// Index arithmetic of NewHistogram's geometry: unit resolution up to
-// 2·10^histDigits, so 2^11 sub-buckets, half of them per bucket after the
+// Index arithmetic of New's geometry: unit resolution up to
+// 2·10^digits, so 2^11 sub-buckets, half of them per bucket after the
 // first; a lowest value of 1, so no unit shift.
 const (
 	subBucketHalfMagnitude = 10
@@ -49,9 +49,11 @@ const (
 	subBucketMask          = 2*subBucketHalfCount - 1
 )
 
-func newHistEncoder() *histEncoder {
+// NewEncoder returns an encoder for histograms of New's geometry; one
+// goroutine uses it at a time.
+func NewEncoder() *Encoder {
 	zw, _ := zlib.NewWriterLevel(nil, zlib.BestCompression) // the level is valid
-	return &histEncoder{sparse: hdrhistogram.NewPacked(histMinMicros, histMaxMicros, histDigits), zw: zw}
+	return &Encoder{sparse: hdrhistogram.NewPacked(minMicros, maxMicros, digits), zw: zw}
 }
 
 // flatIndex is the position of value v's bin in the counts array.
@@ -61,30 +63,30 @@ func flatIndex(v int64) int64 {
 	return (bucket+1)<<subBucketHalfMagnitude + sub - subBucketHalfCount
 }
 
-// histEncoders keep encoders for EncodeHistogram: a report encodes a
+// encoders keep encoders for Encode: a report encodes a
 // few histograms at its end, and the library's encoder makes some 900 KB
 // of garbage for each.
-var histEncoders = sync.Pool{New: func() any { return newHistEncoder() }}
+var encoders = sync.Pool{New: func() any { return NewEncoder() }}
 
-// bucketGeometry says whether h has NewHistogram's geometry, the one the
-// encoder and the decoder (histdec.go) handle themselves.
+// bucketGeometry says whether h has New's geometry, the one the
+// encoder and the decoder (dec.go) handle themselves.
 func bucketGeometry(h *hdrhistogram.Histogram) bool {
-	return h.LowestTrackableValue() == histMinMicros && h.SignificantFigures() == histDigits && h.HighestTrackableValue() == histMaxMicros
+	return h.LowestTrackableValue() == minMicros && h.SignificantFigures() == digits && h.HighestTrackableValue() == maxMicros
 }
 
-// encode returns h in EncodeHistogram's form.
-func (e *histEncoder) encode(h *hdrhistogram.Histogram) string {
+// encode returns h in Encode's form.
+func (e *Encoder) encode(h *hdrhistogram.Histogram) string {
 	if !bucketGeometry(h) {
 		s, _ := encodeWithLibrary(h)
 		return s
 	}
-	return e.text(e.pack(h))
+	return e.Text(e.Pack(h))
 }
 
-// pack returns h, of NewHistogram's geometry, in the V2 compressed form
+// Pack returns h, of New's geometry, in the V2 compressed form
 // before its base64: what a series bucket keeps, about half the size of
 // its text. The bytes are the encoder's until its next use.
-func (e *histEncoder) pack(h *hdrhistogram.Histogram) []byte {
+func (e *Encoder) Pack(h *hdrhistogram.Histogram) []byte {
 	e.sparse.Reset()
 	e.sparse.MergeFrom(h)
 	// Counts by bin in index order: a run of two or more empty bins as
@@ -111,13 +113,13 @@ func (e *histEncoder) pack(h *hdrhistogram.Histogram) []byte {
 
 // compress puts a payload of counts into the V2 form: the header of the
 // buckets' geometry, compressed.
-func (e *histEncoder) compress(payload []byte) []byte {
+func (e *Encoder) compress(payload []byte) []byte {
 	e.inner = binary.BigEndian.AppendUint32(e.inner[:0], v2Cookie)
 	e.inner = binary.BigEndian.AppendUint32(e.inner, uint32(len(payload)))
 	e.inner = binary.BigEndian.AppendUint32(e.inner, 0) // normalizing index offset
-	e.inner = binary.BigEndian.AppendUint32(e.inner, histDigits)
-	e.inner = binary.BigEndian.AppendUint64(e.inner, histMinMicros)
-	e.inner = binary.BigEndian.AppendUint64(e.inner, histMaxMicros)
+	e.inner = binary.BigEndian.AppendUint32(e.inner, digits)
+	e.inner = binary.BigEndian.AppendUint64(e.inner, minMicros)
+	e.inner = binary.BigEndian.AppendUint64(e.inner, maxMicros)
 	e.inner = binary.BigEndian.AppendUint64(e.inner, math.Float64bits(1)) // integer to double ratio
 	e.inner = append(e.inner, payload...)
 
@@ -130,11 +132,11 @@ func (e *histEncoder) compress(payload []byte) []byte {
 	return append(e.raw, e.zbuf.Bytes()...)
 }
 
-// text is packed bytes in EncodeHistogram's form, one allocation: the
-// library's Encode gives base64 already, and EncodeHistogram encodes that
+// Text is packed bytes in Encode's form, one allocation: the
+// library's Encode gives base64 already, and Encode encodes that
 // again, so this does too, for one form in every report. Nothing packed
 // is the empty string.
-func (e *histEncoder) text(packed []byte) string {
+func (e *Encoder) Text(packed []byte) string {
 	e.b64 = base64.StdEncoding.AppendEncode(e.b64[:0], packed)
 	e.b64b = base64.StdEncoding.AppendEncode(e.b64b[:0], e.b64)
 	return string(e.b64b)

@@ -1,4 +1,4 @@
-package bench
+package hist
 
 import (
 	"bytes"
@@ -13,33 +13,33 @@ import (
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 )
 
-// MergeEncoded adds the histogram encoded in s (EncodeHistogram's form)
+// MergeEncoded adds the histogram encoded in s (Encode's form)
 // into dst; a string it cannot read adds nothing. A report merges every bucket of a series, and the library's
 // decoders make a histogram each time: a dense one of 190 KB, or a sparse
 // one grown bin by bin to some 150 KB of garbage. A ten-minute soak's 600
 // buckets made about 100 MB of it at the end of the run, which set the
 // generator's peak memory. Here the counts go from the payload straight
 // into dst, and the buffers and the zlib reader are kept for the next
-// bucket. A histogram of another geometry than NewHistogram's goes
+// bucket. A histogram of another geometry than New's goes
 // through the library.
 func MergeEncoded(dst *hdrhistogram.Histogram, s string) error {
-	d := histDecoders.Get().(*histDecoder)
-	defer histDecoders.Put(d)
+	d := decoders.Get().(*decoder)
+	defer decoders.Put(d)
 	err := d.merge(dst, s)
 	if errors.Is(err, errOtherGeometry) {
 		var h *hdrhistogram.Histogram
-		if h, err = DecodeHistogram(s); err == nil && dst.Merge(h) > 0 {
+		if h, err = Decode(s); err == nil && dst.Merge(h) > 0 {
 			err = errOutOfRange
 		}
 	}
 	return err
 }
 
-// mergePacked adds a series bucket's packed histogram to dst: one of ours,
+// MergePacked adds a series bucket's packed histogram to dst: one of ours,
 // so of the bucket geometry.
-func mergePacked(dst *hdrhistogram.Histogram, packed []byte) error {
-	d := histDecoders.Get().(*histDecoder)
-	defer histDecoders.Put(d)
+func MergePacked(dst *hdrhistogram.Histogram, packed []byte) error {
+	d := decoders.Get().(*decoder)
+	defer decoders.Put(d)
 	return d.mergePacked(dst, packed)
 }
 
@@ -49,11 +49,11 @@ var (
 	errBadPayload    = errors.New("histogram: a broken count")
 )
 
-var histDecoders = sync.Pool{New: func() any { return new(histDecoder) }}
+var decoders = sync.Pool{New: func() any { return new(decoder) }}
 
-// histDecoder is histEncoder's counterpart: buffers kept from one bucket
+// decoder is Encoder's counterpart: buffers kept from one bucket
 // to the next.
-type histDecoder struct {
+type decoder struct {
 	text, raw []byte // the two base64 layers, decoded
 	src       bytes.Reader
 	zr        io.ReadCloser
@@ -66,7 +66,7 @@ type histDecoder struct {
 // the conversion ratio (8 each).
 const innerHeader = 40
 
-func (d *histDecoder) merge(dst *hdrhistogram.Histogram, s string) (err error) {
+func (d *decoder) merge(dst *hdrhistogram.Histogram, s string) (err error) {
 	if d.text, err = base64.StdEncoding.AppendDecode(d.text[:0], []byte(s)); err != nil {
 		return fmt.Errorf("histogram: %w", err)
 	}
@@ -77,8 +77,8 @@ func (d *histDecoder) merge(dst *hdrhistogram.Histogram, s string) (err error) {
 }
 
 // mergePacked adds the counts of raw, a histogram in the form before its
-// base64 (histEncoder.pack's), to dst.
-func (d *histDecoder) mergePacked(dst *hdrhistogram.Histogram, raw []byte) error {
+// base64 (Encoder.Pack's), to dst.
+func (d *decoder) mergePacked(dst *hdrhistogram.Histogram, raw []byte) error {
 	if len(raw) < 8 || binary.BigEndian.Uint32(raw) != v2CompressedCookie {
 		return errOtherGeometry // or not V2: the library says which
 	}
@@ -91,8 +91,8 @@ func (d *histDecoder) mergePacked(dst *hdrhistogram.Histogram, raw []byte) error
 	}
 	in := d.inner.Bytes()
 	if len(in) < innerHeader || binary.BigEndian.Uint32(in) != v2Cookie ||
-		binary.BigEndian.Uint32(in[12:]) != histDigits ||
-		binary.BigEndian.Uint64(in[16:]) != histMinMicros || binary.BigEndian.Uint64(in[24:]) != histMaxMicros {
+		binary.BigEndian.Uint32(in[12:]) != digits ||
+		binary.BigEndian.Uint64(in[16:]) != minMicros || binary.BigEndian.Uint64(in[24:]) != maxMicros {
 		return errOtherGeometry
 	}
 	payload := in[innerHeader:]
@@ -104,7 +104,7 @@ func (d *histDecoder) mergePacked(dst *hdrhistogram.Histogram, raw []byte) error
 
 // inflate decompresses z into d.inner, bounded by the largest payload a
 // histogram of this geometry can have (9 bytes a bin).
-func (d *histDecoder) inflate(z []byte) error {
+func (d *decoder) inflate(z []byte) error {
 	d.src.Reset(z)
 	var err error
 	if d.zr == nil {
@@ -123,10 +123,10 @@ func (d *histDecoder) inflate(z []byte) error {
 
 // countsLen is the number of bins of the geometry as the library sizes
 // it: buckets of 2^11 sub-buckets, doubling until one reaches past
-// histMaxMicros, half of each after the first counted.
+// maxMicros, half of each after the first counted.
 var countsLen = func() int64 {
 	b := int64(1)
-	for int64(2*subBucketHalfCount)<<(b-1) <= histMaxMicros {
+	for int64(2*subBucketHalfCount)<<(b-1) <= maxMicros {
 		b++
 	}
 	return (b + 1) * subBucketHalfCount
