@@ -4,7 +4,7 @@ VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 COMMIT  ?= $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
 LDFLAGS := -X main.version=$(VERSION) -X main.commit=$(COMMIT)
 
-.PHONY: build install demo test test-race vet bench bench-scale fuzz clean peers browser interop-doc faults-doc hostile-doc
+.PHONY: build install release image demo test test-race vet bench bench-scale fuzz clean peers browser interop-doc faults-doc hostile-doc
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o mcpbench ./cmd/mcpbench
@@ -12,6 +12,17 @@ build:
 # Into $(go env GOPATH)/bin (or GOBIN), stamped like build.
 install:
 	$(GO) install -ldflags "$(LDFLAGS)" ./cmd/mcpbench
+
+# Static binaries for linux, darwin and windows on amd64 and arm64, stamped
+# like build, with SHA256SUMS, into .run/release.
+release:
+	VERSION=$(VERSION) COMMIT=$(COMMIT) GO=$(GO) ./scripts/release/release.sh
+
+# The container image (static binary, non-root, CA certificates, no shell)
+# as an OCI layout and a tarball in .run/image, without a container daemon.
+# scripts/k8s/Dockerfile builds the same where a daemon is.
+image:
+	$(GO) run ./scripts/image -version $(VERSION) -commit $(COMMIT) -out .run/image
 
 # A sweep against the bundled reference server (or MCPBENCH_URL), reports
 # in .run/reports.

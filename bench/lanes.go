@@ -2,6 +2,7 @@ package bench
 
 import (
 	"context"
+	"runtime"
 	"sync"
 	"time"
 
@@ -40,18 +41,13 @@ type lane struct {
 // sleeper returns a sleeper for the lane: on a loop it suspends the task.
 func (ln lane) sleeper() sleeper { return sleeper{loop: ln.loop} }
 
-// startLoops makes the level's event loops when the config asks for them
-// and every worker can run on them: open or closed loop without a rate
-// cap (the token bucket waits on a timer of its own). Each worker is told
-// its loop: worker i runs on loop i modulo their number.
+// startLoops makes the level's event loops when loopsFit says they fit,
+// the workers all LoopWorkers, and tells each worker its loop: worker i
+// runs on loop i modulo their number. A worker that cannot run on its
+// loop sends the level back to goroutines.
 func (r *runner) startLoops() {
-	if r.cfg.Loops <= 0 || !evloop.Available || r.cfg.MaxRate > 0 || len(r.workers) == 0 {
+	if !loopsFit(runtime.GOOS, r.cfg.Loops, r.cfg.MaxRate, r.loopWorkers()) {
 		return
-	}
-	for _, w := range r.workers {
-		if _, ok := w.(LoopWorker); !ok {
-			return
-		}
 	}
 	g, err := evloop.NewGroup(min(r.cfg.Loops, len(r.workers)), r.ctx.Done())
 	if err != nil {
@@ -65,6 +61,16 @@ func (r *runner) startLoops() {
 		}
 	}
 	r.loops = g
+}
+
+// loopWorkers says the level has workers and every one may run on a loop.
+func (r *runner) loopWorkers() bool {
+	for _, w := range r.workers {
+		if _, ok := w.(LoopWorker); !ok {
+			return false
+		}
+	}
+	return len(r.workers) > 0
 }
 
 // offLoops takes the first n workers off the loops they were told.

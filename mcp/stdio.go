@@ -58,9 +58,7 @@ func startStdio(argv []string, maxLine int, onServer func(*reply, []byte) []byte
 	// Wait returns this long after the process exits even if a child of
 	// it still holds stderr open.
 	cmd.WaitDelay = time.Second
-	// Its own process group, so a Ctrl-C meant for mcpbench does not kill
-	// the server before mcpbench has shut it down in order.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.SysProcAttr = ownProcessGroup()
 	if err := cmd.Start(); err != nil {
 		return nil, &Error{Kind: KindConnect, Msg: "starting " + argv[0], Err: err}
 	}
@@ -202,7 +200,7 @@ func (p *stdioProc) shutdown(grace time.Duration) {
 	p.wmu.Unlock()
 	for _, sig := range []syscall.Signal{0, syscall.SIGTERM, syscall.SIGKILL} {
 		if sig != 0 {
-			_ = syscall.Kill(-p.cmd.Process.Pid, sig)
+			signalGroup(p.cmd.Process, sig)
 		}
 		t := time.NewTimer(grace)
 		select {

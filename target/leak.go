@@ -6,7 +6,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -54,7 +53,7 @@ func (l *leaks) keep() {
 	defer l.mu.Unlock()
 	for left := l.perRequest; left > 0; {
 		if len(l.arenas) == 0 || l.used == leakArena {
-			a, err := syscall.Mmap(-1, 0, leakArena, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_PRIVATE|syscall.MAP_ANON)
+			a, err := mapArena(leakArena)
 			if err != nil {
 				return
 			}
@@ -76,7 +75,7 @@ func (l *leaks) free() {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	for _, a := range l.arenas {
-		_ = syscall.Munmap(a)
+		unmapArena(a)
 	}
 	l.arenas, l.used = nil, 0
 }

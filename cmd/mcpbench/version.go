@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"runtime"
 	"runtime/debug"
+
+	"github.com/mcpbench/mcpbench/harness"
 )
 
 // version and commit are stamped by `make build` and `make install` with
@@ -55,8 +57,10 @@ func buildCommit() string {
 
 const versionUsage = `Usage: mcpbench version
 
-Prints the version, commit and Go version; --version does the same. Every
-report names the same version in mcpbench_version.
+Prints the version, commit and Go version, and which drivers can run the
+workers on this system (event loops need Linux: elsewhere goroutines run
+them); --version does the same. Every report names the same version in
+mcpbench_version, and the driver that ran in client.driver.
 
 Example:
   mcpbench version
@@ -75,8 +79,18 @@ func versionMain(_ context.Context, args []string, e env) int {
 		c = "unknown"
 	}
 	fmt.Fprintf(e.stdout, "mcpbench %s (commit %s, %s %s/%s)\n", buildVersion(), c, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+	fmt.Fprintln(e.stdout, driversLine(runtime.GOOS))
 	if buildVersion() == "(devel)" && c == "unknown" {
 		fmt.Fprintln(e.stderr, "mcpbench version: this binary carries no version: `make install` (or `make build`) stamps one, as does `go install` with VCS stamping on (-buildvcs=auto, not false)")
 	}
 	return exitOK
+}
+
+// driversLine says which drivers a build for goos has: --driver auto and
+// loops fall back to goroutines where event loops are not built.
+func driversLine(goos string) string {
+	if harness.EventLoopsOn(goos) {
+		return "drivers: event-loops (--driver auto, loops), goroutines"
+	}
+	return "drivers: goroutines (event loops need Linux; --driver auto and loops run goroutines on " + goos + ")"
 }

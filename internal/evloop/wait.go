@@ -15,6 +15,9 @@ import (
 // millisecond.
 const sysEpollPwait2 = 441
 
+// The waits without a nanosecond time-out use epoll_pwait with no signal
+// mask, which is epoll_wait: arm64 has only the former.
+
 // wait waits up to d for events into l.events and returns how many came.
 // It blocks without telling the scheduler (a raw system call), as wrk's
 // threads do: told, the scheduler would hand the loop's core to another
@@ -31,7 +34,7 @@ func (l *Loop) wait(d time.Duration) int {
 		var errno syscall.Errno
 		switch {
 		case d <= 0:
-			n, _, errno = syscall.RawSyscall6(syscall.SYS_EPOLL_WAIT, uintptr(l.epfd), uintptr(evs), uintptr(len(l.events)), 0, 0, 0)
+			n, _, errno = syscall.RawSyscall6(syscall.SYS_EPOLL_PWAIT, uintptr(l.epfd), uintptr(evs), uintptr(len(l.events)), 0, 0, 0)
 		case l.pwait2:
 			ts := syscall.NsecToTimespec(int64(d))
 			n, _, errno = syscall.RawSyscall6(sysEpollPwait2, uintptr(l.epfd), uintptr(evs), uintptr(len(l.events)), uintptr(unsafe.Pointer(&ts)), 0, 0)
@@ -41,7 +44,7 @@ func (l *Loop) wait(d time.Duration) int {
 			}
 		default:
 			ms := int((d + time.Millisecond - 1) / time.Millisecond)
-			n, _, errno = syscall.RawSyscall6(syscall.SYS_EPOLL_WAIT, uintptr(l.epfd), uintptr(evs), uintptr(len(l.events)), uintptr(ms), 0, 0)
+			n, _, errno = syscall.RawSyscall6(syscall.SYS_EPOLL_PWAIT, uintptr(l.epfd), uintptr(evs), uintptr(len(l.events)), uintptr(ms), 0, 0)
 		}
 		if errno == syscall.EINTR {
 			// Most often the runtime's preemption signal: a garbage
