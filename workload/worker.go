@@ -24,7 +24,7 @@ type Op struct {
 	Info *ToolInfo
 }
 
-// Workload is what MCP workers send; it is the engine's bench.Workload.
+// Workload is what MCP workers send: the generator's bench.RequestLoad.
 type Workload struct {
 	Client   *mcp.Client
 	Ops      []Op
@@ -33,9 +33,9 @@ type Workload struct {
 }
 
 var (
-	_ bench.Workload   = (*Workload)(nil)
-	_ bench.Counting   = (*Workload)(nil)
-	_ bench.LoopWorker = (*mcpWorker)(nil)
+	_ bench.RequestLoad = (*Workload)(nil)
+	_ bench.Counting    = (*Workload)(nil)
+	_ bench.LoopWorker  = (*mcpWorker)(nil)
 )
 
 // An mcp.Kind is reported to the engine as the bench.Kind of the same
