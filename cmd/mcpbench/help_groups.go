@@ -75,18 +75,18 @@ var flagGroups = map[string]string{
 	"bench-small-total": "Probe benchmarks", "bench-small-concurrency": "Probe benchmarks",
 	"bench-large-total": "Probe benchmarks", "bench-large-concurrency": "Probe benchmarks",
 
-	"from-offset": "Log window",
+	"from-offset":   "Log window",
 	"allow-missing": "Merging",
 
 	"serve addr": "Server", "serve stateless": "Server", "serve stdio": "Server", "serve json-response": "Server",
 	"serve fixed-response": "Server", "serve fixed-engine": "Server",
 	"serve oauth": "Authentication", "serve token-ttl": "Authentication", "serve oauth-client-id": "Authentication",
 	"serve oauth-client-secret": "Authentication",
-	"serve tools": "Served tools", "serve capacity": "Served tools", "serve service-time": "Served tools",
+	"serve tools":               "Served tools", "serve capacity": "Served tools", "serve service-time": "Served tools",
 	"serve service-dist": "Served tools", "serve client-tools": "Served tools", "serve seed": "Served tools",
 	"serve log-file": "Stats log", "serve stats-interval": "Stats log", "serve list-cache-ttl": "Stats log",
 	"serve list-build-time": "Stats log",
-	"serve fault": "Faults", "serve fault-rate": "Faults", "serve oversized-bytes": "Faults", "serve stall": "Faults",
+	"serve fault":           "Faults", "serve fault-rate": "Faults", "serve oversized-bytes": "Faults", "serve stall": "Faults",
 	"serve stall-every": "Faults", "serve leak-per-request": "Faults", "serve leak-sessions": "Faults",
 
 	"json-out": "Outputs", "md-out": "Outputs", "html-out": "Outputs", "svg-out": "Outputs", "junit-out": "Outputs",
