@@ -52,7 +52,9 @@ func runSeriesVerdicts(r *results.RunReport) []string {
 		return nil
 	}
 	out := soakVerdicts(r.Soak)
-	for i := 0; i < s.Len(); i++ {
+	// An absence before the first answer is the run's own start (a ramp,
+	// sessions not yet ended), said in the intro, not a stall.
+	for i := firstAnswered(s); i < s.Len(); i++ {
 		if s.Requests(i) == 0 && i < s.Len()-1 {
 			out = append(out, fmt.Sprintf("No request was answered between %s and %s s: the server stalled or the generator stopped.", seconds(float64(i)*s.IntervalS), seconds(s.EndS(i))))
 			break
@@ -63,10 +65,23 @@ func runSeriesVerdicts(r *results.RunReport) []string {
 
 func seriesIntro(s *results.Series) string {
 	text := fmt.Sprintf("%d intervals of %s s each; every value is drawn at the end of its interval, and each column adds up to the run's totals.", s.Len(), seconds(s.IntervalS))
+	if k := firstAnswered(s); k > 0 && k < s.Len() {
+		text += fmt.Sprintf(" Nothing was answered in the first %s s: the run's own start (a ramp-up, or sessions that had not ended yet, since a session's requests count when it is measured), not a stall.", seconds(float64(k)*s.IntervalS))
+	}
 	if n := shown(s); n < s.Len() {
 		text += fmt.Sprintf(" The last interval, cut to %s s by the end of the run, is not drawn: its few answers would make a spike of noise.", seconds(s.LastS))
 	}
 	return text
+}
+
+// firstAnswered is the first bucket with an answer (Len when none has).
+func firstAnswered(s *results.Series) int {
+	for i := range s.Len() {
+		if s.Requests(i) > 0 {
+			return i
+		}
+	}
+	return s.Len()
 }
 
 // tooFewNote says why a series is not drawn over time, when it has fewer

@@ -80,6 +80,34 @@ func dial(t *testing.T, cfg target.Config) *mcp.Client {
 	return c
 }
 
+// TestFailByDesignOnlyWhenAsked: the bundled server's fail tool, read-only
+// but an error by design, is left out of the tools generated arguments
+// pick (the documented scenario failed its own gate on it), and called
+// when --tools asks for it.
+func TestFailByDesignOnlyWhenAsked(t *testing.T) {
+	c := dial(t, target.Config{Tools: 1})
+	for _, tc := range []struct {
+		sel  workload.Selection
+		want string
+	}{
+		{workload.Selection{}, "echo,tool_000"},
+		{workload.Selection{AllowDestructive: true}, "echo,tool_000"},
+		{workload.Selection{Include: []string{"fail", "echo"}}, "echo,fail"},
+	} {
+		wl, err := workload.Build(context.Background(), c, workload.Spec{GenArgs: true, Cardinality: 1, Seed: 1, Select: tc.sel})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for _, op := range wl.Operations() {
+			names = append(names, op.Tool)
+		}
+		if got := strings.Join(names, ","); got != tc.want {
+			t.Errorf("selection %+v: tools %s, want %s", tc.sel, got, tc.want)
+		}
+	}
+}
+
 // TestBuildGeneratesOverEveryTool: generated arguments with no tool named
 // call every listed tool, each with its own distinct argument sets, the
 // injected field merged into each, and answers checked.
@@ -95,7 +123,8 @@ func TestBuildGeneratesOverEveryTool(t *testing.T) {
 	for _, op := range wl.Operations() {
 		names = append(names, op.Tool)
 	}
-	if got := strings.Join(names, ","); got != "echo,fail,tool_000,tool_001" {
+	// The bundled fail tool errors by design: not called by chance.
+	if got := strings.Join(names, ","); got != "echo,tool_000,tool_001" {
 		t.Fatalf("tools %s", got)
 	}
 	for _, op := range wl.Ops {
