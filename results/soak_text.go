@@ -82,8 +82,13 @@ func (d *Drift) Enough() bool {
 // Line is the drift in words, for the reports (ms prints a latency): the
 // two p99s with their answers, and the ratio only where it means something.
 func (d *Drift) Line(ms func(float64) string) string {
-	s := fmt.Sprintf("p99 latency: %s ms over the first tenth of the run (%d answers), %s ms over the last (%d answers)",
-		ms(d.FirstP99MS), d.FirstRequests, ms(d.LastP99MS), d.LastRequests)
+	tenth := func(p99 float64, n int64) string {
+		if n == 0 {
+			return "no answers"
+		}
+		return fmt.Sprintf("%s ms (%d answers)", ms(p99), n)
+	}
+	s := fmt.Sprintf("p99 latency: %s over the first tenth of the run, %s over the last", tenth(d.FirstP99MS, d.FirstRequests), tenth(d.LastP99MS, d.LastRequests))
 	if !d.Enough() {
 		return s + fmt.Sprintf(": not enough answers to compare (%d needed in each)", driftMinRequests)
 	}
