@@ -55,6 +55,7 @@ type runFlags struct {
 	shard    shardFlags
 	series   seriesFlags
 	scenario scenarioFlags
+	shapes   shapeFlags
 }
 
 // flagSet is run's flag set, bound to f.
@@ -74,6 +75,7 @@ func (f *runFlags) register(fs *pflag.FlagSet) {
 	f.series.register(fs, true)
 	f.output.register(fs, "write the reports to `DIR` as mcpbench-<host>_<port>-run.json, .md and .html (when given; an interrupted run without --json-out keeps its JSON there)")
 	f.shard.register(fs)
+	f.shapes.register(fs)
 }
 
 func runMain(ctx context.Context, args []string, e env) int {
@@ -177,6 +179,9 @@ func (f *runFlags) config(fs *pflag.FlagSet, e *env) (harness.RunConfig, error) 
 		return harness.RunConfig{}, err
 	}
 	load, err := f.benchConfig(fs.Changed("concurrency"))
+	if err == nil {
+		err = f.shapes.apply(fs, &load, f.series.interval)
+	}
 	if err != nil {
 		return harness.RunConfig{}, err
 	}
@@ -200,6 +205,9 @@ func (f *runFlags) config(fs *pflag.FlagSet, e *env) (harness.RunConfig, error) 
 // scenarioConfig is config for sessions of a scenario file.
 func (f *runFlags) scenarioConfig(fs *pflag.FlagSet, e *env) (harness.RunConfig, error) {
 	load, err := f.scenario.runLoad(&f.workload, &f.shard, fs.Changed("users"))
+	if err == nil {
+		err = f.shapes.apply(fs, &load, f.series.interval)
+	}
 	if err != nil {
 		return harness.RunConfig{}, err
 	}

@@ -1,0 +1,65 @@
+package main
+
+import (
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/mcpbench/mcpbench/harness"
+)
+
+// shapeFlags are run's load shapes and the watches that go with them:
+// stages of workers (or users) or of a rate, the recovery gate after a
+// spike, the thresholds that stop a run early, and the live page.
+type shapeFlags struct {
+	stages      string
+	rateStages  string
+	maxRecovery time.Duration
+	abortOn     []string
+	dashboard   string
+}
+
+func (s *shapeFlags) register(fs *pflag.FlagSet) {
+	fs.StringVar(&s.stages, "stages", "", "closed loop in stages `D:N[,D:N…]`: over each D the workers (users with --scenario) move linearly to N, from 0 before the first; each stage is summarised")
+	fs.StringVar(&s.rateStages, "rate-stages", "", "open loop in stages `D:R[,D:R…]`: over each D the rate (session rate with --scenario) moves linearly to R per second")
+	fs.DurationVar(&s.maxRecovery, "max-recovery", 0, "exit 1 when a spike's recovery takes longer than `D` (0 = no gate)")
+	fs.StringArrayVar(&s.abortOn, "abort-on", nil, "stop the run, exit 1, when `EXPR` holds, e.g. 'p99>500ms for 30s', 'error_rate>5% for 10s', 'rps<100 for 20s' (repeatable)")
+	fs.StringVar(&s.dashboard, "dashboard", "", "serve a live HTML report at `ADDR` (host:port, loopback unless a host is named) while the run lasts")
+	limitFlags(fs, pauseUpTo(maxRunTime), "max-recovery")
+}
+
+// shapeConflicts are the load flags a stage list replaces.
+var shapeConflicts = []string{"concurrency", "rate", "total", "duration", "ramp-up", "users", "session-rate", "max-sessions", "shard"}
+
+// apply puts the stages into load, refusing the flags they replace.
+func (s *shapeFlags) apply(fs *pflag.FlagSet, load *harness.Load, interval time.Duration) error {
+	if s.stages == "" && s.rateStages == "" {
+		return nil
+	}
+	if s.stages != "" && s.rateStages != "" {
+		return usagef("give --stages or --rate-stages, not both")
+	}
+	name, text := "--stages", s.stages
+	if s.rateStages != "" {
+		name, text = "--rate-stages", s.rateStages
+	}
+	for _, f := range shapeConflicts {
+		if fs.Lookup(f) != nil && fs.Changed(f) {
+			return usagef("%s sets the load and its length: drop --%s", name, f)
+		}
+	}
+	st, err := harness.ParseStages(text)
+	if err == nil {
+		err = st.Check(interval)
+	}
+	if err != nil {
+		return usagef("%s: %v", name, err)
+	}
+	load.Concurrency, load.Rate, load.Total, load.Duration = 0, 0, 0, 0
+	if name == "--stages" {
+		load.Stages = st
+	} else {
+		load.RateStages = st
+	}
+	return nil
+}

@@ -1,0 +1,137 @@
+package harness
+
+import (
+	"context"
+	"math"
+	"testing"
+	"time"
+
+	"github.com/mcpbench/mcpbench/bench"
+	"github.com/mcpbench/mcpbench/mcp"
+	"github.com/mcpbench/mcpbench/results"
+	"github.com/mcpbench/mcpbench/target"
+)
+
+// startModelled serves the bundled server with a modelled capacity and
+// returns it with a tools/list setup whose pool holds pool connections.
+func startModelled(t *testing.T, cfg target.Config, pool int) (*target.Running, Setup) {
+	t.Helper()
+	cfg.Tools = 2
+	srv, err := target.Start(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	s := Setup{Options: mcp.Options{URL: srv.MCPURL(), PoolSize: pool, Timeout: 10 * time.Second}, Version: "test"}
+	s.Workload.Method = "tools/list"
+	return srv, s
+}
+
+// checkSums holds a staged point's stage summaries and series to its
+// totals: one summary per stage, and both add up to the point's answers.
+func checkSums(t *testing.T, p *results.Point, stages int) {
+	t.Helper()
+	if len(p.Stages) != stages {
+		t.Fatalf("%d stage summaries for %d stages", len(p.Stages), stages)
+	}
+	var series, staged, errs int64
+	for i := range p.Series.Len() {
+		series += p.Series.Requests(i)
+	}
+	for _, st := range p.Stages {
+		staged, errs = staged+st.Requests, errs+st.Errors
+	}
+	if series != p.Requests || staged != p.Requests || errs != p.Errors {
+		t.Errorf("series sum %d, stage sum %d (%d errors); the point has %d (%d errors)", series, staged, errs, p.Requests, p.Errors)
+	}
+}
+
+func mustStages(t *testing.T, s string) bench.Stages {
+	t.Helper()
+	st, err := ParseStages(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
+
+// held says whether stage k holds its target (the one before ends there).
+func held(p *results.Point, k int) bool {
+	return k > 0 && p.Stages[k-1].Target == p.Stages[k].Target && p.Stages[k].ToS > p.Stages[k].FromS
+}
+
+func TestClosedStagesFollowTheServersCapacity(t *testing.T) {
+	const service = 20 * time.Millisecond
+	_, setup := startModelled(t, target.Config{Capacity: 64, ServiceTime: service}, 32)
+	stages := mustStages(t, "1s:4,2s:4,1s:12,2s:12,1s:2")
+	r, err := Run(context.Background(), RunConfig{Setup: setup, Load: bench.Config{Stages: stages}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &r.Point
+	checkSums(t, p, len(stages))
+	if p.Concurrency != 12 {
+		t.Errorf("concurrency %d, want the peak 12", p.Concurrency)
+	}
+	for k, st := range p.Stages {
+		t.Logf("stage %d: %g-%g s target %g: %d requests, %.1f/s, p99 %.1f ms", k+1, st.FromS, st.ToS, st.Target, st.Requests, st.RPS, st.P99MS)
+		if !held(p, k) {
+			continue
+		}
+		want := st.Target / service.Seconds()
+		if math.Abs(st.RPS-want) > 0.1*want {
+			t.Errorf("stage %d held %g workers at %.1f/s, want %.0f/s within 10%%", k+1, st.Target, st.RPS, want)
+		}
+	}
+}
+
+func TestRateStagesHoldTheirRates(t *testing.T) {
+	_, setup := startModelled(t, target.Config{Capacity: 64, ServiceTime: 5 * time.Millisecond}, 64)
+	stages := mustStages(t, "1s:100,2s:100,0s:300,2s:300")
+	r, err := Run(context.Background(), RunConfig{Setup: setup, Load: bench.Config{RateStages: stages, MaxInFlight: 64}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &r.Point
+	checkSums(t, p, len(stages))
+	for k, st := range p.Stages {
+		t.Logf("stage %d: %g-%g s target %g: %d requests, %.1f/s, p99 %.1f ms", k+1, st.FromS, st.ToS, st.Target, st.Requests, st.RPS, st.P99MS)
+		if held(p, k) && math.Abs(st.RPS-st.Target) > 0.1*st.Target {
+			t.Errorf("stage %d at %.1f/s, want %g/s within 10%%", k+1, st.RPS, st.Target)
+		}
+	}
+	if p.Stages[2].Requests != 0 {
+		t.Errorf("a step has no time, but %d requests", p.Stages[2].Requests)
+	}
+}
+
+func TestRateStagesCountAStallFromTheIntendedTime(t *testing.T) {
+	const stall = 400 * time.Millisecond
+	srv, setup := startModelled(t, target.Config{Capacity: 64, ServiceTime: 2 * time.Millisecond, Stall: stall, StallEvery: 1500 * time.Millisecond}, 64)
+	stages := mustStages(t, "1s:100,2s:100,1s:200")
+	r, err := Run(context.Background(), RunConfig{Setup: setup, Load: bench.Config{RateStages: stages, MaxInFlight: 64}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &r.Point
+	checkSums(t, p, len(stages))
+	start := p.Series.StartedAt
+	covered := 0
+	for _, w := range srv.Health().Stalls {
+		at := w.Start.Sub(start).Seconds()
+		for k, st := range p.Stages {
+			// A stall wholly inside a stage: its requests waited for it.
+			if at < st.FromS || w.End.Sub(start).Seconds() > st.ToS {
+				continue
+			}
+			covered++
+			t.Logf("stall at %.2f s in stage %d: p99 %.1f ms", at, k+1, st.P99MS)
+			if st.P99MS < 0.8*float64(stall.Milliseconds()) {
+				t.Errorf("stage %d had a %s stall but p99 %.1f ms", k+1, stall, st.P99MS)
+			}
+		}
+	}
+	if covered == 0 {
+		t.Fatal("no stall fell inside a stage")
+	}
+}
