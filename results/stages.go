@@ -62,3 +62,22 @@ func mergeStages(out *Point, ps []Point) error {
 	out.Restage()
 	return nil
 }
+
+// Aborted says which threshold stopped a run, and when (seconds from the
+// start of measuring).
+type Aborted struct {
+	Reason string  `json:"reason"`
+	AtS    float64 `json:"at_s"`
+}
+
+// recoveryGates are one recovery_s gate per spike: a spike that never
+// recovered fails whatever its time.
+func recoveryGates(spikes []Spike, limit float64) []Gate {
+	out := make([]Gate, 0, len(spikes))
+	for _, sp := range spikes {
+		g := gate("recovery_s", limit, sp.RecoveryS)
+		g.Passed = g.Passed && sp.Recovered
+		out = append(out, g)
+	}
+	return out
+}
