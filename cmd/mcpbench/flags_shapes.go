@@ -1,11 +1,13 @@
 package main
 
 import (
+	"context"
 	"time"
 
 	"github.com/spf13/pflag"
 
 	"github.com/mcpbench/mcpbench/harness"
+	"github.com/mcpbench/mcpbench/results"
 )
 
 // shapeFlags are run's load shapes and the watches that go with them:
@@ -17,6 +19,8 @@ type shapeFlags struct {
 	maxRecovery time.Duration
 	abortOn     []string
 	dashboard   string
+
+	rules []results.AbortRule
 }
 
 func (s *shapeFlags) register(fs *pflag.FlagSet) {
@@ -62,4 +66,29 @@ func (s *shapeFlags) apply(fs *pflag.FlagSet, load *harness.Load, interval time.
 		load.RateStages = st
 	}
 	return nil
+}
+
+// check reads the --abort-on rules.
+func (s *shapeFlags) check() error {
+	s.rules = s.rules[:0]
+	for _, text := range s.abortOn {
+		r, err := results.ParseAbortRule(text)
+		if err != nil {
+			return usagef("--abort-on %v", err)
+		}
+		s.rules = append(s.rules, r)
+	}
+	return nil
+}
+
+// attach registers the abort watch when there are rules, and returns the
+// context the run goes on (the watch ends it) with the watch, nil without.
+func (s *shapeFlags) attach(ctx context.Context, setup *harness.Setup) (context.Context, *abortOutput) {
+	if len(s.rules) == 0 {
+		return ctx, nil
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	a := &abortOutput{cancel: cancel, watch: results.AbortWatch{Rules: s.rules}}
+	setup.Outputs = append(setup.Outputs, a)
+	return ctx, a
 }

@@ -103,7 +103,8 @@ func runMain(ctx context.Context, args []string, e env) int {
 		return exitFor(e, "run", err)
 	}
 	defer stop()
-	r, err := harness.Run(ctx, cfg)
+	runCtx, abort := f.shapes.attach(ctx, &cfg.Setup)
+	r, err := harness.Run(runCtx, cfg)
 	if err != nil {
 		unit := "request"
 		if cfg.Scenario != nil {
@@ -114,14 +115,16 @@ func runMain(ctx context.Context, args []string, e env) int {
 	defer giveBackRunMemory()()
 	gates := f.gate.gates()
 	gates.FailOnLeak = f.series.failOnLeak
-	gateFailed := gates.Run(r)
+	gates.MaxRecoveryS = f.shapes.maxRecovery.Seconds()
+	abort.mark(r)
+	gateFailed := gates.Run(r) || r.Aborted != nil
 	if r.Point.Interrupted && outs[report.FormatJSON].path == "" {
 		// What was measured before the stop is kept, not lost with the run.
 		outs[report.FormatJSON] = output{path: filepath.Join(f.output.outDir, reportBase(&f.target, "run")+".json"), flag: "--out-dir"}
 	}
 	writeErr := writeFormats(report.RunFormats, r, outs, e)
 	f.output.announce(outs, e)
-	return finish(e, "run", writeErr, r.Point.Interrupted, gateFailed)
+	return finish(e, "run", writeErr, r.Point.Interrupted && r.Aborted == nil, gateFailed)
 }
 
 // giveBackRunMemory returns what the finished load left (its sessions'
@@ -191,6 +194,9 @@ func (f *runFlags) config(fs *pflag.FlagSet, e *env) (harness.RunConfig, error) 
 	if err := f.series.validate(); err != nil {
 		return harness.RunConfig{}, err
 	}
+	if err := f.shapes.check(); err != nil {
+		return harness.RunConfig{}, err
+	}
 	spec, err := f.calls.spec(&f.workload)
 	if err != nil {
 		return harness.RunConfig{}, err
@@ -207,6 +213,9 @@ func (f *runFlags) scenarioConfig(fs *pflag.FlagSet, e *env) (harness.RunConfig,
 	load, err := f.scenario.runLoad(&f.workload, &f.shard, fs.Changed("users"))
 	if err == nil {
 		err = f.shapes.apply(fs, &load, f.series.interval)
+	}
+	if err == nil {
+		err = f.shapes.check()
 	}
 	if err != nil {
 		return harness.RunConfig{}, err
