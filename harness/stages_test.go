@@ -135,3 +135,38 @@ func TestRateStagesCountAStallFromTheIntendedTime(t *testing.T) {
 		t.Fatal("no stall fell inside a stage")
 	}
 }
+
+// TestSpikeRecoveryIsTheQueuesDrainTime: 8 slots of 50 ms serve 160/s.
+// Held at 80/s, then 240/s for 2 s, the server queues (240-160)·2 = 160
+// requests, which drain at 160-80 = 80/s once the rate is back: 2 s. The
+// recovery the report gives must be that within one interval.
+func TestSpikeRecoveryIsTheQueuesDrainTime(t *testing.T) {
+	const (
+		slots   = 8
+		service = 50 * time.Millisecond
+		base    = 80.0
+		peak    = 240.0
+		spike   = 2.0 // seconds
+	)
+	_, setup := startModelled(t, target.Config{Capacity: slots, ServiceTime: service}, 200)
+	stages := mustStages(t, "1s:80,2s:80,0s:240,2s:240,0s:80,5s:80")
+	r, err := Run(context.Background(), RunConfig{Setup: setup, Load: bench.Config{RateStages: stages, MaxInFlight: 200}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &r.Point
+	checkSums(t, p, len(stages))
+	capacity := slots / service.Seconds()
+	drain := (peak - capacity) * spike / (capacity - base)
+	if len(p.Spikes) != 1 {
+		t.Fatalf("spikes %+v, want one", p.Spikes)
+	}
+	sp := p.Spikes[0]
+	t.Logf("spike after stage %d, back at stage %d (%.0f s): recovered %v in %.2f s; the queue drains in %.2f s", sp.Stage, sp.Back, sp.EndS, sp.Recovered, sp.RecoveryS, drain)
+	for i := range p.Series.Len() {
+		t.Logf("bucket %d: %d answers, p99 %.1f ms", i, p.Series.Requests(i), p.Series.P99MS[i])
+	}
+	if sp.Stage != 2 || sp.Back != 5 || sp.EndS != 5 || !sp.Recovered || math.Abs(sp.RecoveryS-drain) > p.Series.IntervalS {
+		t.Errorf("spike %+v: want stages 2 to 5, ending at 5 s, recovered in %.1f s within an interval", sp, drain)
+	}
+}

@@ -51,3 +51,25 @@ func TestAbortWatchNeedsTheBreachToLast(t *testing.T) {
 		t.Errorf("a slow interval: %+v", a)
 	}
 }
+
+func TestMaxRecoveryGatesEachSpike(t *testing.T) {
+	r := &RunReport{}
+	r.Spikes = []Spike{{Stage: 2, Back: 4, RecoveryS: 1.5, Recovered: true}, {Stage: 5, Back: 7, RecoveryS: 0.5}}
+	if !(Gates{MaxRecoveryS: 2}).Run(r) {
+		t.Error("a spike that never recovered passed")
+	}
+	var rec []Gate
+	for _, g := range r.Gates {
+		if g.Name == "recovery_s" {
+			rec = append(rec, g)
+		}
+	}
+	if len(rec) != 2 || !rec[0].Passed || rec[1].Passed {
+		t.Errorf("recovery gates %+v", rec)
+	}
+	r = &RunReport{}
+	r.Spikes = []Spike{{RecoveryS: 2.5, Recovered: true}}
+	if !(Gates{MaxRecoveryS: 2}).Run(r) {
+		t.Error("a 2.5 s recovery passed a 2 s gate")
+	}
+}
