@@ -127,7 +127,9 @@ func spikes(st Stages, sums []StageSummary, s *Series) []Spike {
 		for j < len(st) && st[j].Target > v1 {
 			j++
 		}
-		if j == len(st) {
+		// A load that never came back, or came back as the stages ended,
+		// leaves no time to recover in.
+		if j == len(st) || sums[j].ToS >= st.Total().Seconds() {
 			break
 		}
 		sp := Spike{Stage: k, Back: j + 1, EndS: sums[j].ToS, BaselineP99MS: base.P99MS}

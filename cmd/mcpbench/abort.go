@@ -2,8 +2,10 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"sync"
 
+	"github.com/mcpbench/mcpbench/dashboard"
 	"github.com/mcpbench/mcpbench/harness"
 	"github.com/mcpbench/mcpbench/results"
 )
@@ -43,4 +45,20 @@ func (a *abortOutput) mark(r *results.RunReport) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	r.Aborted = a.aborted
+}
+
+// dashboardOutput is the live page (--dashboard), which says where it is
+// once it listens.
+type dashboardOutput struct {
+	*dashboard.Dashboard
+	e   env
+	cmd string
+}
+
+func (d dashboardOutput) Start(m harness.Meta) error {
+	if err := d.Dashboard.Start(m); err != nil {
+		return err
+	}
+	fmt.Fprintf(d.e.stderr, "mcpbench %s: dashboard at %s\n", d.cmd, d.URL())
+	return nil
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/mcpbench/mcpbench/dashboard"
 	"github.com/mcpbench/mcpbench/harness"
 	"github.com/mcpbench/mcpbench/results"
 )
@@ -68,8 +69,13 @@ func (s *shapeFlags) apply(fs *pflag.FlagSet, load *harness.Load, interval time.
 	return nil
 }
 
-// check reads the --abort-on rules.
+// check reads the --abort-on rules and the --dashboard address.
 func (s *shapeFlags) check() error {
+	if s.dashboard != "" {
+		if _, err := dashboard.ListenAddr(s.dashboard); err != nil {
+			return usagef("--dashboard %s: want host:port or a port (%v)", s.dashboard, err)
+		}
+	}
 	s.rules = s.rules[:0]
 	for _, text := range s.abortOn {
 		r, err := results.ParseAbortRule(text)
@@ -81,14 +87,21 @@ func (s *shapeFlags) check() error {
 	return nil
 }
 
-// attach registers the abort watch when there are rules, and returns the
-// context the run goes on (the watch ends it) with the watch, nil without.
-func (s *shapeFlags) attach(ctx context.Context, setup *harness.Setup) (context.Context, *abortOutput) {
+// attach registers the live page and the abort watch as they are asked
+// for, and returns the context the run goes on (the watch ends it), the
+// watch (nil without rules) and what closes the page.
+func (s *shapeFlags) attach(ctx context.Context, setup *harness.Setup, e env, cmd string) (context.Context, *abortOutput, func()) {
+	closePage := func() {}
+	if s.dashboard != "" {
+		d := dashboard.New(s.dashboard, harness.Redact(setup.Options.URL))
+		setup.Outputs = append(setup.Outputs, dashboardOutput{Dashboard: d, e: e, cmd: cmd})
+		closePage = d.Close
+	}
 	if len(s.rules) == 0 {
-		return ctx, nil
+		return ctx, nil, closePage
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	a := &abortOutput{cancel: cancel, watch: results.AbortWatch{Rules: s.rules}}
 	setup.Outputs = append(setup.Outputs, a)
-	return ctx, a
+	return ctx, a, closePage
 }

@@ -103,7 +103,8 @@ func runMain(ctx context.Context, args []string, e env) int {
 		return exitFor(e, "run", err)
 	}
 	defer stop()
-	runCtx, abort := f.shapes.attach(ctx, &cfg.Setup)
+	runCtx, abort, closePage := f.shapes.attach(ctx, &cfg.Setup, e, "run")
+	defer closePage()
 	r, err := harness.Run(runCtx, cfg)
 	if err != nil {
 		unit := "request"

@@ -69,6 +69,7 @@ func TestStagesFlagsAreChecked(t *testing.T) {
 		{[]string{"--rate-stages", "2s"}, "DURATION:TARGET"},
 		{[]string{"--abort-on", "p99>>1"}, "METRIC>VALUE"},
 		{[]string{"--abort-on", "cpu>1"}, "none of"},
+		{[]string{"--dashboard", "host:port"}, "--dashboard host:port"},
 	} {
 		r := runCLI(t, nil, append([]string{"run", "--url", "http://127.0.0.1:1/mcp"}, c.args...)...)
 		if r.code != 2 || !strings.Contains(r.stderr, c.want) {

@@ -40,6 +40,7 @@ var layers = map[string]int{
 	"results":          5,
 	"report":           6,
 	"harness":          7,
+	"dashboard":        8,
 	"cmd/mcpbench":     10,
 
 	// Commands beside mcpbench that make test builds: make image's builder
