@@ -1,6 +1,10 @@
 package results
 
-import "github.com/mcpbench/mcpbench/bench"
+import (
+	"fmt"
+
+	"github.com/mcpbench/mcpbench/bench"
+)
 
 // StageSummary is one stage of a staged run (--stages, --rate-stages):
 // its span in seconds from the start of measuring, the target it reached
@@ -80,4 +84,44 @@ func recoveryGates(spikes []Spike, limit float64) []Gate {
 		out = append(out, g)
 	}
 	return out
+}
+
+// stageChecks compares two staged points stage by stage, as a point's
+// figures are gated, when their stages span the same times; a spike's
+// recovery is shown beside them, not gated (its limit is --max-recovery).
+func (c *Comparison) stageChecks(scope string, b, n *Point, g Limits) {
+	if len(b.Stages) == 0 && len(n.Stages) == 0 {
+		return
+	}
+	if !sameSpans(b.Stages, n.Stages) {
+		c.Notes = append(c.Notes, fmt.Sprintf("%s: the stages differ (%d and %d, or other spans): not compared stage by stage", scope, len(b.Stages), len(n.Stages)))
+		return
+	}
+	for k := range b.Stages {
+		bs, ns := &b.Stages[k], &n.Stages[k]
+		s := fmt.Sprintf("%s, stage %d", scope, k+1)
+		c.add(Check{Scope: s, Metric: "rps", Base: ptrF(bs.RPS), New: ptrF(ns.RPS), kind: KindRPS}, g.RPS)
+		c.add(Check{Scope: s, Metric: "p95_ms", Base: ptrF(bs.P95MS), New: ptrF(ns.P95MS), kind: KindLatency}, g.P95)
+		c.add(Check{Scope: s, Metric: "p99_ms", Base: ptrF(bs.P99MS), New: ptrF(ns.P99MS), kind: KindLatency}, g.P99)
+		c.add(Check{Scope: s, Metric: "error_rate", Base: ptrF(bs.ErrorRate), New: ptrF(ns.ErrorRate), kind: KindErrorRate}, g.ErrorRate)
+	}
+	if len(b.Spikes) == len(n.Spikes) {
+		for i := range b.Spikes {
+			s := fmt.Sprintf("%s, spike %d", scope, i+1)
+			c.add(Check{Scope: s, Metric: "recovery_s", Base: ptrF(b.Spikes[i].RecoveryS), New: ptrF(n.Spikes[i].RecoveryS), kind: KindLatency}, Limit{Off: true})
+		}
+	}
+}
+
+// sameSpans says whether two stage lists cover the same times.
+func sameSpans(a, b []StageSummary) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].FromS != b[i].FromS || a[i].ToS != b[i].ToS {
+			return false
+		}
+	}
+	return true
 }
