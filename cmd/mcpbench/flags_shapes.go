@@ -54,19 +54,48 @@ func (s *shapeFlags) apply(fs *pflag.FlagSet, load *harness.Load, interval time.
 		}
 	}
 	st, err := harness.ParseStages(text)
-	if err == nil {
-		err = st.Check(interval)
-	}
 	if err != nil {
 		return usagef("%s: %v", name, err)
 	}
+	return setStages(load, name, st, interval)
+}
+
+// setStages puts checked stages into load in place of its level and length.
+func setStages(load *harness.Load, name string, st harness.Stages, interval time.Duration) error {
+	if err := st.Check(interval); err != nil {
+		return usagef("%s: %v", name, err)
+	}
 	load.Concurrency, load.Rate, load.Total, load.Duration = 0, 0, 0, 0
-	if name == "--stages" {
-		load.Stages = st
-	} else {
+	if name == "--rate-stages" || name == "rate_stages" {
 		load.RateStages = st
+	} else {
+		load.Stages = st
 	}
 	return nil
+}
+
+// fromFile takes a scenario file's stages when no flag gave any.
+func (s *shapeFlags) fromFile(fs *pflag.FlagSet, load *harness.Load, file *harness.ScenarioFile, interval time.Duration) error {
+	if s.stages != "" || s.rateStages != "" || file == nil {
+		return nil
+	}
+	st, rate := file.LoadStages()
+	if st == nil {
+		return nil
+	}
+	if len(file.Stages) > 0 && len(file.RateStages) > 0 {
+		return usagef("--scenario %s: stages or rate_stages, not both", file.Name)
+	}
+	name := "stages"
+	if rate {
+		name = "rate_stages"
+	}
+	for _, f := range shapeConflicts {
+		if fs.Lookup(f) != nil && fs.Changed(f) {
+			return usagef("--scenario %s has %s, which set the load and its length: drop --%s", file.Name, name, f)
+		}
+	}
+	return setStages(load, name, st, interval)
 }
 
 // check reads the --abort-on rules and the --dashboard address.

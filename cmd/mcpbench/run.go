@@ -225,6 +225,9 @@ func (f *runFlags) scenarioConfig(fs *pflag.FlagSet, e *env) (harness.RunConfig,
 		return harness.RunConfig{}, err
 	}
 	spec, err := f.scenario.spec(&f.workload, &f.calls)
+	if err == nil {
+		err = f.shapes.fromFile(fs, &load, spec.File, f.series.interval)
+	}
 	if err != nil {
 		return harness.RunConfig{}, err
 	}
