@@ -57,7 +57,7 @@ type dashboardOutput struct {
 
 func (d dashboardOutput) Start(m harness.Meta) error {
 	if err := d.Dashboard.Start(m); err != nil {
-		return err
+		return fmt.Errorf("--dashboard: %w", err)
 	}
 	fmt.Fprintf(d.e.stderr, "mcpbench %s: dashboard at %s\n", d.cmd, d.URL())
 	return nil
