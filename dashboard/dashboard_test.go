@@ -3,6 +3,7 @@ package dashboard
 import (
 	"bytes"
 	"context"
+	"io"
 	"net/http"
 	"os"
 	"os/exec"
@@ -13,6 +14,7 @@ import (
 	"time"
 
 	"github.com/mcpbench/mcpbench/harness"
+	"github.com/mcpbench/mcpbench/sweep"
 	"github.com/mcpbench/mcpbench/target"
 )
 
@@ -172,5 +174,50 @@ func TestListenAddrDefaultsToLoopback(t *testing.T) {
 	}
 	if _, err := ListenAddr("host:port"); err == nil {
 		t.Error("a port that is not a number was taken")
+	}
+}
+
+func TestDashboardFollowsASweepLevelByLevel(t *testing.T) {
+	d := New("127.0.0.1:0", "http://127.0.0.1:1/mcp")
+	if err := d.Start(harness.Meta{Command: "sweep", Interval: time.Second}); err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	iv := func(n int, c int) harness.PointInterval {
+		pi := harness.PointInterval{Step: sweep.Step{Level: sweep.Level{Concurrency: c}, N: n}}
+		pi.Start, pi.End, pi.Length, pi.Requests, pi.Sent, pi.RPS = time.Now(), time.Second, time.Second, 10, 10, 10
+		pi.Kinds, pi.Counts[0] = []string{"ok"}, 10
+		return pi
+	}
+	get := func() string {
+		resp, err := http.Get(d.URL())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var b strings.Builder
+		if _, err := io.Copy(&b, resp.Body); err != nil {
+			t.Fatal(err)
+		}
+		return b.String()
+	}
+	d.Interval(iv(1, 2))
+	d.Interval(iv(1, 2))
+	if page := get(); !strings.Contains(page, "closed loop, 2 workers") {
+		t.Errorf("level 1's page does not say its level")
+	}
+	d.Interval(iv(2, 8))
+	d.mu.Lock()
+	n, c := d.cur.point.Series.Len(), d.cur.point.Concurrency
+	d.mu.Unlock()
+	if n != 1 || c != 8 {
+		t.Errorf("the second level starts afresh: %d buckets at concurrency %d", n, c)
+	}
+	if page := get(); !strings.Contains(page, `fetch("/seq"`) {
+		t.Error("a live page without its poll")
+	}
+	d.Stop(harness.Final{Err: io.EOF})
+	if page := get(); strings.Contains(page, `fetch("/seq"`) {
+		t.Error("the page still polls after the end")
 	}
 }

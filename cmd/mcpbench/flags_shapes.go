@@ -29,8 +29,13 @@ func (s *shapeFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&s.rateStages, "rate-stages", "", "open loop in stages `D:R[,D:R…]`: over each D the rate (session rate with --scenario) moves linearly to R per second")
 	fs.DurationVar(&s.maxRecovery, "max-recovery", 0, "exit 1 when a spike's recovery takes longer than `D` (0 = no gate)")
 	fs.StringArrayVar(&s.abortOn, "abort-on", nil, "stop the run, exit 1, when `EXPR` holds, e.g. 'p99>500ms for 30s', 'error_rate>5% for 10s', 'rps<100 for 20s' (repeatable)")
-	fs.StringVar(&s.dashboard, "dashboard", "", "serve a live HTML report at `ADDR` (host:port, loopback unless a host is named) while the run lasts")
+	s.registerDashboard(fs)
 	limitFlags(fs, pauseUpTo(maxRunTime), "max-recovery")
+}
+
+// registerDashboard adds --dashboard alone (sweep has no stages).
+func (s *shapeFlags) registerDashboard(fs *pflag.FlagSet) {
+	fs.StringVar(&s.dashboard, "dashboard", "", "serve the HTML report live at `ADDR` (host:port, or a port on 127.0.0.1) while the command runs; read-only")
 }
 
 // shapeConflicts are the load flags a stage list replaces.
