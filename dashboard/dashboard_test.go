@@ -14,33 +14,14 @@ import (
 	"time"
 
 	"github.com/mcpbench/mcpbench/harness"
+	"github.com/mcpbench/mcpbench/internal/browsertest"
 	"github.com/mcpbench/mcpbench/sweep"
 	"github.com/mcpbench/mcpbench/target"
 )
 
-// chromium finds the browser as report's browser tests do: make test
-// requires it (MCPBENCH_REQUIRE_BROWSER=1), a plain go test skips.
-func chromium(t *testing.T) string {
-	t.Helper()
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	if os.Getenv("MCPBENCH_REQUIRE_BROWSER") != "" {
-		t.Fatal("no Chromium on PATH: run scripts/install-chromium.sh")
-	}
-	t.Skip("no Chromium on PATH: the browser checks need scripts/install-chromium.sh (make test runs it)")
-	return ""
-}
-
-// browser runs headless Chromium on url with extra flags, kept to this
-// machine (no name resolution, no background traffic).
+// browser runs headless Chromium on url with extra flags.
 func browser(ctx context.Context, t *testing.T, path, url string, extra ...string) *exec.Cmd {
-	args := []string{"--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
-		"--disable-component-update", "--disable-sync", "--disable-extensions", "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
-		"--user-data-dir=" + t.TempDir(), "--window-size=1200,900"}
-	return exec.CommandContext(ctx, path, append(append(args, extra...), url)...)
+	return exec.CommandContext(ctx, path, append(append(browsertest.Flags(t.TempDir()), extra...), url)...)
 }
 
 // requests counts what the dashboard was asked for, by path.
@@ -62,7 +43,7 @@ func (r *requests) get(p string) int {
 // a browser killed mid-run leaves the run whole, and nothing but the
 // dashboard's own paths is asked for.
 func TestDashboardInChromium(t *testing.T) {
-	chrome := chromium(t)
+	chrome := browsertest.Chromium(t)
 	srv, err := target.Start(context.Background(), target.Config{Tools: 2, Capacity: 64, ServiceTime: 5 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)

@@ -55,6 +55,21 @@ func mustStages(t *testing.T, s string) bench.Stages {
 	return st
 }
 
+// runStaged runs a staged level, checks its sums and logs its stages.
+func runStaged(t *testing.T, setup Setup, load bench.Config) *results.Point {
+	t.Helper()
+	r, err := Run(context.Background(), RunConfig{Setup: setup, Load: load})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &r.Point
+	checkSums(t, p, len(load.Shape()))
+	for k, st := range p.Stages {
+		t.Logf("stage %d: %g-%g s target %g: %d requests, %.1f/s, p99 %.1f ms", k+1, st.FromS, st.ToS, st.Target, st.Requests, st.RPS, st.P99MS)
+	}
+	return p
+}
+
 // held says whether stage k holds its target (the one before ends there).
 func held(p *results.Point, k int) bool {
 	return k > 0 && p.Stages[k-1].Target == p.Stages[k].Target && p.Stages[k].ToS > p.Stages[k].FromS
@@ -64,17 +79,11 @@ func TestClosedStagesFollowTheServersCapacity(t *testing.T) {
 	const service = 20 * time.Millisecond
 	_, setup := startModelled(t, target.Config{Capacity: 64, ServiceTime: service}, 32)
 	stages := mustStages(t, "1s:4,2s:4,1s:12,2s:12,1s:2")
-	r, err := Run(context.Background(), RunConfig{Setup: setup, Load: bench.Config{Stages: stages}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := &r.Point
-	checkSums(t, p, len(stages))
+	p := runStaged(t, setup, bench.Config{Stages: stages})
 	if p.Concurrency != 12 {
 		t.Errorf("concurrency %d, want the peak 12", p.Concurrency)
 	}
 	for k, st := range p.Stages {
-		t.Logf("stage %d: %g-%g s target %g: %d requests, %.1f/s, p99 %.1f ms", k+1, st.FromS, st.ToS, st.Target, st.Requests, st.RPS, st.P99MS)
 		if !held(p, k) {
 			continue
 		}
@@ -88,14 +97,8 @@ func TestClosedStagesFollowTheServersCapacity(t *testing.T) {
 func TestRateStagesHoldTheirRates(t *testing.T) {
 	_, setup := startModelled(t, target.Config{Capacity: 64, ServiceTime: 5 * time.Millisecond}, 64)
 	stages := mustStages(t, "1s:100,2s:100,0s:300,2s:300")
-	r, err := Run(context.Background(), RunConfig{Setup: setup, Load: bench.Config{RateStages: stages, MaxInFlight: 64}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := &r.Point
-	checkSums(t, p, len(stages))
+	p := runStaged(t, setup, bench.Config{RateStages: stages, MaxInFlight: 64})
 	for k, st := range p.Stages {
-		t.Logf("stage %d: %g-%g s target %g: %d requests, %.1f/s, p99 %.1f ms", k+1, st.FromS, st.ToS, st.Target, st.Requests, st.RPS, st.P99MS)
 		if held(p, k) && math.Abs(st.RPS-st.Target) > 0.1*st.Target {
 			t.Errorf("stage %d at %.1f/s, want %g/s within 10%%", k+1, st.RPS, st.Target)
 		}
@@ -109,12 +112,7 @@ func TestRateStagesCountAStallFromTheIntendedTime(t *testing.T) {
 	const stall = 400 * time.Millisecond
 	srv, setup := startModelled(t, target.Config{Capacity: 64, ServiceTime: 2 * time.Millisecond, Stall: stall, StallEvery: 1500 * time.Millisecond}, 64)
 	stages := mustStages(t, "1s:100,2s:100,1s:200")
-	r, err := Run(context.Background(), RunConfig{Setup: setup, Load: bench.Config{RateStages: stages, MaxInFlight: 64}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := &r.Point
-	checkSums(t, p, len(stages))
+	p := runStaged(t, setup, bench.Config{RateStages: stages, MaxInFlight: 64})
 	start := p.Series.StartedAt
 	covered := 0
 	for _, w := range srv.Health().Stalls {
@@ -150,12 +148,7 @@ func TestSpikeRecoveryIsTheQueuesDrainTime(t *testing.T) {
 	)
 	_, setup := startModelled(t, target.Config{Capacity: slots, ServiceTime: service}, 200)
 	stages := mustStages(t, "1s:80,2s:80,0s:240,2s:240,0s:80,5s:80")
-	r, err := Run(context.Background(), RunConfig{Setup: setup, Load: bench.Config{RateStages: stages, MaxInFlight: 200}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := &r.Point
-	checkSums(t, p, len(stages))
+	p := runStaged(t, setup, bench.Config{RateStages: stages, MaxInFlight: 200})
 	capacity := slots / service.Seconds()
 	drain := (peak - capacity) * spike / (capacity - base)
 	if len(p.Spikes) != 1 {
