@@ -17,6 +17,8 @@ import (
 type abortOutput struct {
 	harness.NopOutput
 	cancel context.CancelFunc
+	e      env
+	cmd    string
 
 	mu      sync.Mutex
 	watch   results.AbortWatch
@@ -33,6 +35,7 @@ func (a *abortOutput) Interval(iv harness.PointInterval) {
 		P50MS: iv.P50MS, P95MS: iv.P95MS, P99MS: iv.P99MS, Max: iv.MaxMS}
 	if ab := a.watch.Observe(f); ab != nil {
 		a.aborted = ab
+		fmt.Fprintf(a.e.stderr, "mcpbench %s: aborting at %.1f s: %s\n", a.cmd, ab.AtS, ab.Reason)
 		a.cancel()
 	}
 }

@@ -135,7 +135,7 @@ func (s *shapeFlags) attach(ctx context.Context, setup *harness.Setup, e env, cm
 		return ctx, nil, closePage
 	}
 	ctx, cancel := context.WithCancel(ctx)
-	a := &abortOutput{cancel: cancel, watch: results.AbortWatch{Rules: s.rules}}
+	a := &abortOutput{cancel: cancel, e: e, cmd: cmd, watch: results.AbortWatch{Rules: s.rules}}
 	setup.Outputs = append(setup.Outputs, a)
 	return ctx, a, closePage
 }

@@ -47,6 +47,9 @@ func TestAbortOnStopsTheRun(t *testing.T) {
 		t.Fatalf("no aborted in the report: %s", b[:min(len(b), 400)])
 	}
 	t.Logf("aborted at %.1f s (%s); the run measured %.1f s, the command took %s", rep.Aborted.AtS, rep.Aborted.Reason, rep.ElapsedS, took)
+	if !strings.Contains(r.stderr, "mcpbench run: aborting at ") {
+		t.Errorf("stderr does not say the run is aborting: %q", r.stderr)
+	}
 	if !strings.HasPrefix(rep.Aborted.Reason, "p99>100ms for 2s") {
 		t.Errorf("reason %q does not name the p99 rule", rep.Aborted.Reason)
 	}
