@@ -269,7 +269,7 @@ func (f *runFlags) benchConfig(concurrencySet bool) (harness.Load, error) {
 	if w.rate > 0 && concurrencySet && w.maxInFlight == 0 {
 		cfg.MaxInFlight = w.concurrency // -c with --rate bounds the workers
 	}
-	if w.rate == 0 && w.maxInFlight > 0 {
+	if w.rate == 0 && w.maxInFlight > 0 && f.shapes.rateStages == "" {
 		return cfg, usagef("--max-in-flight goes with --rate (a closed loop has -c in flight)")
 	}
 	if cfg.Total == 0 && cfg.Duration == 0 {

@@ -73,6 +73,8 @@ func TestStagesFlagsAreChecked(t *testing.T) {
 		{[]string{"--abort-on", "p99>>1"}, "METRIC>VALUE"},
 		{[]string{"--abort-on", "cpu>1"}, "none of"},
 		{[]string{"--dashboard", "host:port"}, "--dashboard host:port"},
+		{[]string{"--stages", "2s:4", "--max-in-flight", "8"}, "--max-in-flight goes with --rate"},
+		{[]string{"--rate-stages", "2s:4", "--max-in-flight", "8", "--dashboard", "host:port"}, "--dashboard host:port"},
 	} {
 		r := runCLI(t, nil, append([]string{"run", "--url", "http://127.0.0.1:1/mcp"}, c.args...)...)
 		if r.code != 2 || !strings.Contains(r.stderr, c.want) {
