@@ -68,7 +68,7 @@ type Config struct {
 	Stages     Stages
 	RateStages Stages
 	// Loops > 0 runs the workers as tasks of that many event loops (at
-	// most one per worker) when the workload is LoopReady and the level
+	// most one per worker) when every worker is a LoopWorker and the level
 	// has no MaxRate; else, and in session runs, each has a goroutine.
 	Loops int
 }
@@ -138,7 +138,7 @@ func runRequests(ctx context.Context, cfg Config, wl RequestLoad) (Point, error)
 
 	r := newRunner(cfg, ctx, reqCtx, workers, ops, kinds)
 	r.counting, _ = wl.(Counting)
-	r.startLoops(wl)
+	r.startLoops()
 	defer r.stopLoops()
 	drive := r.closedLoop
 	if cfg.Rate > 0 {

@@ -25,7 +25,10 @@ const module = "github.com/mcpbench/mcpbench/"
 // docs/architecture.md draws the same map.
 var layers = map[string]int{
 	"internal/evloop":      0,
-	"mcp":                  1,
+	"internal/jsonscan":    0,
+	"internal/h1":          1,
+	"mcp/oauth":            1,
+	"mcp":                  2,
 	"toolschema":           1,
 	"logscan":              1,
 	"target":               1,
@@ -55,7 +58,7 @@ var layers = map[string]int{
 // generator, the workload or the client beneath it, so harness stays the
 // front door.
 var bypasses = map[string][]string{
-	"cmd/mcpbench": {"bench", "workload", "mcp", "internal/evloop"},
+	"cmd/mcpbench": {"bench", "workload", "mcp", "mcp/oauth", "internal/h1", "internal/evloop"},
 }
 
 // longFuncs are the functions allowed over maxFuncLines, each with why.
