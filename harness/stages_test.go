@@ -2,7 +2,9 @@ package harness
 
 import (
 	"context"
+	"fmt"
 	"math"
+	"strings"
 	"testing"
 	"time"
 
@@ -75,23 +77,38 @@ func held(p *results.Point, k int) bool {
 	return k > 0 && p.Stages[k-1].Target == p.Stages[k].Target && p.Stages[k].ToS > p.Stages[k].FromS
 }
 
+// TestClosedStagesFollowTheServersCapacity: 64 slots of 20 ms, so N
+// workers make N / 20 ms requests a second while N stays under 64. Every
+// held stage must come within 10% of that. A rate too high is always a
+// bug; one too low may be a machine busy with other work (each request
+// then waits for the CPU too), so a low run is measured once more.
 func TestClosedStagesFollowTheServersCapacity(t *testing.T) {
 	const service = 20 * time.Millisecond
 	_, setup := startModelled(t, target.Config{Capacity: 64, ServiceTime: service}, 32)
 	stages := mustStages(t, "1s:4,2s:4,1s:12,2s:12,1s:2")
-	p := runStaged(t, setup, bench.Config{Stages: stages})
-	if p.Concurrency != 12 {
-		t.Errorf("concurrency %d, want the peak 12", p.Concurrency)
-	}
-	for k, st := range p.Stages {
-		if !held(p, k) {
-			continue
+	var off []string
+	for attempt := 0; attempt < 2; attempt++ {
+		p := runStaged(t, setup, bench.Config{Stages: stages})
+		if p.Concurrency != 12 {
+			t.Errorf("concurrency %d, want the peak 12", p.Concurrency)
 		}
-		want := st.Target / service.Seconds()
-		if math.Abs(st.RPS-want) > 0.1*want {
-			t.Errorf("stage %d held %g workers at %.1f/s, want %.0f/s within 10%%", k+1, st.Target, st.RPS, want)
+		off = off[:0]
+		for k, st := range p.Stages {
+			want := st.Target / service.Seconds()
+			if !held(p, k) || math.Abs(st.RPS-want) <= 0.1*want {
+				continue
+			}
+			if st.RPS > want {
+				t.Fatalf("stage %d held %g workers at %.1f/s, above the ceiling %.0f/s", k+1, st.Target, st.RPS, want)
+			}
+			off = append(off, fmt.Sprintf("stage %d held %g workers at %.1f/s, want %.0f/s within 10%%", k+1, st.Target, st.RPS, want))
 		}
+		if len(off) == 0 {
+			return
+		}
+		t.Logf("attempt %d: %s", attempt+1, strings.Join(off, "; "))
 	}
+	t.Error(strings.Join(off, "; "))
 }
 
 func TestRateStagesHoldTheirRates(t *testing.T) {
