@@ -88,6 +88,7 @@ func TestDashboardInChromium(t *testing.T) {
 	time.Sleep(4 * time.Second)
 	_ = open.Process.Kill()
 	_ = open.Wait()
+	t.Logf("an open page for 4 s: %d loads, %d polls so far", seen.get("/")-before, seen.get("/seq"))
 	if got := seen.get("/") - before; got < 2 || seen.get("/seq") < 2 {
 		t.Errorf("an open page loaded %d times and polled %d times in 4 s", got, seen.get("/seq"))
 	}
@@ -106,7 +107,9 @@ func TestDashboardInChromium(t *testing.T) {
 	}
 	a := shot("a.png")
 	time.Sleep(4 * time.Second)
-	if b := shot("b.png"); bytes.Equal(a, b) {
+	b := shot("b.png")
+	t.Logf("screenshots 4 s apart: %d and %d bytes", len(a), len(b))
+	if bytes.Equal(a, b) {
 		t.Error("two screenshots 4 s apart are the same")
 	}
 
