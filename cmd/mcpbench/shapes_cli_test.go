@@ -11,7 +11,7 @@ import (
 	"github.com/mcpbench/mcpbench/target"
 )
 
-// TestAbortOnStopsTheRun: 8 slots of 20 ms, and workers that step from 8
+// TestAbortOnStopsTheRun: 8 slots of 20 ms, and workers that step from 4
 // to 64 between 13 and 14 s: p99 passes 100 ms (more than 40 workers
 // queue for 8 slots) about 14 s in. 'p99>100ms for 2s' must stop the run
 // by 20 s (it would last 24), exit 1, and name p99 in the full report.
@@ -19,7 +19,7 @@ func TestAbortOnStopsTheRun(t *testing.T) {
 	srv := startTarget(t, target.Config{Capacity: 8, ServiceTime: 20 * time.Millisecond})
 	out := filepath.Join(t.TempDir(), "run.json")
 	t0 := time.Now()
-	r := runCLI(t, nil, "run", "--url", srv.MCPURL(), "--stages", "1s:8,12s:8,1s:64,10s:64",
+	r := runCLI(t, nil, "run", "--url", srv.MCPURL(), "--stages", "1s:4,12s:4,1s:64,10s:64",
 		"--abort-on", "error_rate>50% for 5s", "--abort-on", "p99>100ms for 2s", "--json-out", out, "-q")
 	took := time.Since(t0)
 	if r.code != 1 {
