@@ -49,7 +49,7 @@ var flagGroups = map[string]string{
 	"concurrency": "Load", "rate": "Load", "max-in-flight": "Load", "total": "Load", "duration": "Load",
 	"warmup": "Load", "ramp-up": "Load", "max-rate": "Load", "seed": "Load", "driver": "Load",
 	"concurrency-values": "Load", "concurrency-range": "Load", "rate-values": "Load", "rate-range": "Load",
-	"refine": "Load", "cooldown": "Load",
+	"refine": "Load", "cooldown": "Load", "stages": "Load", "rate-stages": "Load",
 
 	"method": "Workload and tools", "tool": "Workload and tools", "args": "Workload and tools",
 	"gen-args": "Workload and tools", "arg-cardinality": "Workload and tools", "mix": "Workload and tools",
@@ -64,7 +64,7 @@ var flagGroups = map[string]string{
 	"allow-request-errors": "SLO and gates", "fail-on-slo": "SLO and gates", "count-tool-errors": "SLO and gates",
 	"require-concurrency": "SLO and gates", "fail-on-leak": "SLO and gates",
 	"max-p95-regression": "SLO and gates", "max-p99-regression": "SLO and gates", "max-rps-regression": "SLO and gates",
-	"max-error-rate-increase": "SLO and gates",
+	"max-error-rate-increase": "SLO and gates", "max-recovery": "SLO and gates", "abort-on": "SLO and gates",
 
 	"interval": "Time series and server", "live": "Time series and server", "server-pid": "Time series and server",
 	"server-metrics": "Time series and server", "server-metric": "Time series and server",
@@ -91,6 +91,7 @@ var flagGroups = map[string]string{
 
 	"json-out": "Outputs", "md-out": "Outputs", "html-out": "Outputs", "svg-out": "Outputs", "junit-out": "Outputs",
 	"out-dir": "Outputs", "quiet": "Outputs", "no-progress": "Outputs", "cpuprofile": "Outputs", "memprofile": "Outputs",
+	"dashboard": "Outputs",
 
 	"shard": "Shards", "start-at": "Shards",
 }
