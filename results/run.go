@@ -36,6 +36,9 @@ type RunReport struct {
 	// Shard is set on a shard's report (--shard); Merged on merge's output.
 	Shard  *Shard     `json:"shard,omitempty"`
 	Merged *MergeInfo `json:"merged,omitempty"`
+	// Aborted is set when a threshold (--abort-on) stopped the run early;
+	// the figures cover what was measured until then.
+	Aborted *Aborted `json:"aborted,omitempty"`
 	// Exemplars are the slowest requests of each operation among those
 	// sent with trace context (--trace), to find in the server's traces.
 	Exemplars []Exemplar `json:"exemplars,omitempty"`

@@ -40,6 +40,11 @@ import (
 // files their steps read, loaded.
 type ScenarioFile struct {
 	Scenarios []Scenario `yaml:"scenarios"`
+	// Stages shape the load as --stages does (users), RateStages as
+	// --rate-stages (sessions per second): k6's list of durations and
+	// targets. The flags win over the file.
+	Stages     []FileStage `yaml:"stages"`
+	RateStages []FileStage `yaml:"rate_stages"`
 	// Name is the file's base name, for reports.
 	Name string `yaml:"-"`
 }
@@ -167,7 +172,11 @@ func ParseScenarios(b []byte, dir string) (*ScenarioFile, error) {
 		}
 		var te *yaml.TypeError
 		if errors.As(err, &te) {
-			return nil, errors.New(strings.Join(te.Errors, "; "))
+			msgs := make([]string, len(te.Errors))
+			for i, m := range te.Errors {
+				msgs[i] = fileTerms(m)
+			}
+			return nil, errors.New(strings.Join(msgs, "; "))
 		}
 		return nil, errors.New(strings.TrimPrefix(err.Error(), "yaml: "))
 	}
@@ -194,8 +203,18 @@ func (s *Step) UnmarshalYAML(n *yaml.Node) error {
 		return nil
 	}
 	type plain Step // no UnmarshalYAML: the fields decode as usual
+	if err := knownKeys(n, s, "a step"); err != nil {
+		return err
+	}
 	if err := n.Decode((*plain)(s)); err != nil {
 		return err
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if n.Content[i].Value == "call" {
+			if err := knownKeys(n.Content[i+1], &CallStep{}, "a call"); err != nil {
+				return err
+			}
+		}
 	}
 	s.line = n.Line
 	for i := 0; i+1 < len(n.Content); i += 2 {

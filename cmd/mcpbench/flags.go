@@ -45,7 +45,7 @@ func parseFlags(fs *pflag.FlagSet, args []string, usage string, e env) (done boo
 	err := fs.Parse(args)
 	if errors.Is(err, pflag.ErrHelp) {
 		if strings.Contains(usage, "%s") {
-			usage = fmt.Sprintf(usage, fs.FlagUsages())
+			usage = fmt.Sprintf(usage, groupedUsages(fs))
 		}
 		fmt.Fprint(e.stdout, usage)
 		return true, exitOK
@@ -115,6 +115,9 @@ func flagError(err error) error {
 	if cfg, ok := errors.AsType[*harness.ConfigError](err); ok {
 		if cfg.Setting == "" {
 			return usagef("%v", err)
+		}
+		if settingFlags[cfg.Setting] == "" { // an output: its error names its flag
+			return usagef("%v", cfg.Err)
 		}
 		return usagef("%s: %v", settingFlags[cfg.Setting], cfg.Err)
 	}
