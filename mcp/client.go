@@ -299,26 +299,43 @@ func (c *Client) Request(ctx context.Context, s *Session, req Request, cursor st
 // ListTools reads every page of tools/list on s and returns the tools as
 // raw JSON, with the number of pages.
 func (c *Client) ListTools(ctx context.Context, s *Session) ([]json.RawMessage, int, error) {
-	var tools []json.RawMessage
+	tools, pages, err := c.List(ctx, s, "tools/list", "tools")
+	if err != nil {
+		return nil, pages, err
+	}
+	return c.learnTools(tools), pages, nil
+}
+
+// List reads every page of a listing (tools/list, resources/list,
+// resources/templates/list, prompts/list) on s and returns the entries of
+// its member key as raw JSON, with the number of pages.
+func (c *Client) List(ctx context.Context, s *Session, method, key string) ([]json.RawMessage, int, error) {
+	var entries []json.RawMessage
 	cursor, pages := "", 0
 	for {
 		// The session cuts off a listing whose cursors repeat or grow.
-		res, err := c.Request(ctx, s, Request{Method: "tools/list"}, cursor)
+		res, err := c.Request(ctx, s, Request{Method: method}, cursor)
 		if err != nil {
 			return nil, pages, err
 		}
 		pages++
-		var page struct {
-			Tools      []json.RawMessage `json:"tools"`
-			NextCursor string            `json:"nextCursor"`
+		var members map[string]json.RawMessage
+		var list []json.RawMessage
+		var next string
+		err = json.Unmarshal(res, &members)
+		if err == nil && members[key] != nil {
+			err = json.Unmarshal(members[key], &list)
 		}
-		if err := json.Unmarshal(res, &page); err != nil {
-			return nil, pages, &Error{Kind: KindTransport, Msg: "tools/list result", Err: err}
+		if err == nil && members["nextCursor"] != nil {
+			err = json.Unmarshal(members["nextCursor"], &next)
 		}
-		tools = append(tools, page.Tools...)
-		if page.NextCursor == "" {
-			return c.learnTools(tools), pages, nil
+		if err != nil {
+			return nil, pages, &Error{Kind: KindTransport, Msg: method + " result", Err: err}
 		}
-		cursor = page.NextCursor
+		entries = append(entries, list...)
+		if next == "" {
+			return entries, pages, nil
+		}
+		cursor = next
 	}
 }

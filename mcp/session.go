@@ -50,7 +50,7 @@ type Session struct {
 	// response but not to its end, the transport reads the rest off the
 	// clock.
 	stream streamEnd
-	// list follows the tools/list listing in progress; cursor is the
+	// list follows the listing (tools/list, prompts/list...) in progress; cursor is the
 	// cursor the current call was sent with.
 	list   listing
 	cursor string
@@ -92,8 +92,10 @@ func (s *Session) Prepare(req Request) (*Prepared, error) {
 		return nil, fmt.Errorf("%s params: %w", req.Method, err)
 	}
 	p := &Prepared{req: req, head: frameHead(req.Method, params)}
-	if req.Method == "tools/call" {
+	if nameKey(req.Method) != "" {
 		p.nameHeader = headerValue(req.Tool)
+	}
+	if req.Method == "tools/call" {
 		p.params = paramHeaders(s.c.params.get(req.Tool), req.Arguments)
 	}
 	s.prepared = append(s.prepared, p)
@@ -309,20 +311,20 @@ func (s *Session) classify(p *Prepared, res *Result, sent string) {
 		return
 	}
 	cursor, isError, structured := rep.inResult[inNextCursor], rep.inResult[inIsError], rep.inResult[inStructured]
-	switch p.req.Method {
-	case "tools/list":
+	switch m := p.req.Method; {
+	case Paged(m):
 		if raw := nonNull(cursor); raw != nil {
 			if err := json.Unmarshal(raw, &res.NextCursor); err != nil {
 				res.Kind = KindTransport
-				res.Err = &Error{Kind: KindTransport, Msg: "tools/list: nextCursor is not a string", Err: err}
+				res.Err = &Error{Kind: KindTransport, Msg: m + ": nextCursor is not a string", Err: err}
 				return
 			}
 		}
-		if err := s.list.follow(sent, res.NextCursor); err != nil {
+		if err := s.list.follow(m, sent, res.NextCursor); err != nil {
 			res.Kind, res.Err, res.NextCursor = KindTransport, err, ""
 			return
 		}
-	case "tools/call":
+	case m == "tools/call":
 		if string(isError) == "true" {
 			res.Kind = KindToolError
 			res.Err = &Error{Kind: KindToolError, Msg: p.req.Tool + ": " + s.toolErrorMessage(rep.Result)}
