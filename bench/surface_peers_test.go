@@ -123,3 +123,68 @@ func TestSurfaceEverything(t *testing.T) {
 		t.Fatalf("a bad URI's error does not carry the server's text: %q", example)
 	}
 }
+
+// TestSurfaceScenarioEverything: request steps of a scenario, two of them
+// at once, against server-everything: every session sends each exactly
+// once (counted at the proxy), and each step reports under its name.
+func TestSurfaceScenarioEverything(t *testing.T) {
+	entry := everythingEntry(t)
+	if entry == "" {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	base, counts := countingProxy(t, startEverything(t, entry, "streamableHttp")+"/mcp")
+	c, err := mcp.Dial(ctx, mcp.Options{URL: base, PoolSize: 4, Timeout: 10 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close(ctx)
+	f, err := workload.ParseScenarios([]byte(`
+scenarios:
+  - name: reader
+    steps:
+      - request: {method: resources/list}
+      - parallel:
+          - name: doc
+            request: {method: resources/read, uri: "demo://resource/dynamic/text/1"}
+          - request: {method: prompts/get, prompt: args-prompt, args: {city: Paris}}
+      - request: {method: completion/complete, prompt: completable-prompt, args: {department: E}}
+`), t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	wl, err := workload.BuildScenarios(ctx, c, "", workload.ScenarioSpec{File: f, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	counts.take()
+	const sessions = 10
+	p, err := bench.Run(ctx, bench.Config{Concurrency: 2, Total: sessions}, wl)
+	if err != nil || p.Errors != 0 || p.Sessions.Completed != sessions {
+		t.Fatalf("%+v %v %v", p.Sessions, p.ErrorExamples, err)
+	}
+	got := counts.take()
+	for _, m := range []string{"initialize", "resources/list", "resources/read", "prompts/get", "completion/complete", "DELETE"} {
+		if got[m] != sessions {
+			t.Errorf("the server received %d %s for %d sessions: %v", got[m], m, sessions, got)
+		}
+	}
+	for name, method := range map[string]string{"doc": "resources/read", "prompts/get args-prompt": "prompts/get", "resources/list": "resources/list"} {
+		if o := step(t, p, name); o.Method != method || o.Requests != sessions {
+			t.Errorf("step %q: %s, %d requests", name, o.Method, o.Requests)
+		}
+	}
+}
+
+// step finds the figures of a step by name.
+func step(t *testing.T, p bench.Point, name string) bench.OperationStats {
+	t.Helper()
+	for _, o := range p.ByOperation {
+		if o.Step == name {
+			return o
+		}
+	}
+	t.Fatalf("no step %q in %+v", name, p.ByOperation)
+	return bench.OperationStats{}
+}

@@ -94,9 +94,19 @@ func (s Spec) expandSurface(ctx context.Context, client *mcp.Client, m MixEntry)
 	return ops, nil
 }
 
+// requestLabel is how a request of method on target reads.
+func requestLabel(method, target string) string {
+	if target == "" {
+		return method
+	}
+	return method + " " + target
+}
+
 // givenSurface is the request an entry spells out.
 func givenSurface(m MixEntry) ([]mcp.Request, error) {
 	switch m.Method {
+	case "resources/list", "resources/templates/list", "prompts/list":
+		return []mcp.Request{{Method: m.Method}}, nil
 	case "resources/read":
 		return []mcp.Request{mcp.ReadResource(m.URI)}, nil
 	case "prompts/get":
