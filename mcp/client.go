@@ -47,6 +47,9 @@ type Options struct {
 	// (ParseClientRequests); nil declines elicitations and answers
 	// sampling and roots with method-not-found.
 	ClientRequests *ClientRequests
+	// AbandonFraction of the sessions end without a DELETE (abandon.go),
+	// as clients that go away do; 0 ends every one.
+	AbandonFraction float64
 	// Secrets are values the server's text must never carry into an
 	// error (a token sent in a header not in SensitiveHeaders, say); the
 	// sensitive headers' own values are hidden without being listed.
@@ -68,18 +71,19 @@ type ServerInfo struct {
 // its connection pool, the transport's link, the negotiated revision and
 // the server's identity.
 type Client struct {
-	opts    Options
-	url     *url.URL
-	link    link // gives each session its transport
-	rev     string
-	meta    []byte // modern _meta block, encoded once
-	info    ServerInfo
-	shared  string // session id shared by all workers in shared mode
-	maxBody int
-	counts  clientCounts
-	auth    *authState  // nil without OAuth
-	params  toolHeaders // the x-mcp-header marks of the tools listed
-	secrets []string    // hidden in the server's text (servertext.go)
+	opts     Options
+	url      *url.URL
+	link     link // gives each session its transport
+	rev      string
+	meta     []byte // modern _meta block, encoded once
+	info     ServerInfo
+	shared   string // session id shared by all workers in shared mode
+	maxBody  int
+	counts   clientCounts
+	abandons *abandons   // shared with detached clients
+	auth     *authState  // nil without OAuth
+	params   toolHeaders // the x-mcp-header marks of the tools listed
+	secrets  []string    // hidden in the server's text (servertext.go)
 }
 
 // ParseURL checks an endpoint URL. A URL with an empty path or "/" means
@@ -158,7 +162,7 @@ func Dial(ctx context.Context, o Options) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Client{opts: o, url: u, maxBody: int(o.MaxResponseBytes),
+	c := &Client{opts: o, url: u, maxBody: int(o.MaxResponseBytes), abandons: &abandons{},
 		secrets: append(SecretValues(o.Header), o.Secrets...)}
 	c.opts.DialCount = dials
 	if c.link, err = streamableLink(u, o, hc, dials); err != nil {

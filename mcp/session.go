@@ -50,6 +50,8 @@ type Session struct {
 	// response but not to its end, the transport reads the rest off the
 	// clock.
 	stream streamEnd
+	// ending says whether the session was abandoned (abandon.go).
+	ending ending
 	// list follows the listing (tools/list, prompts/list...) in progress; cursor is the
 	// cursor the current call was sent with.
 	list   listing
@@ -141,6 +143,11 @@ func (s *Session) doPerRequest(ctx context.Context, p *Prepared, cursor string) 
 		return Result{Kind: KindOf(err), Err: err}
 	}
 	r := s.do(ctx, p, cursor)
+	if s.c.abandonNext() {
+		s.abandon()
+		s.id = "" // gone: the next request opens another
+		return r
+	}
 	if err := s.t.endSession(ctx); err != nil && r.Kind == OK {
 		r.Kind, r.Err = KindOf(err), err
 	}
@@ -346,7 +353,7 @@ func (s *Session) toolErrorMessage(result []byte) string {
 // Close ends the session: DELETE for stateful revisions, as the spec asks.
 func (s *Session) Close(ctx context.Context) error {
 	s.t.close()
-	if s.shared || s.id == "" {
+	if s.shared || s.id == "" || s.Abandon() {
 		return nil
 	}
 	return s.t.endSession(ctx)

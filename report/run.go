@@ -65,6 +65,7 @@ func WriteRunSummary(w io.Writer, r *results.RunReport) error {
 		fmt.Fprintf(&b, "log       %s\n", logScanLine(r.LogScan))
 	}
 	writeSoakSummary(&b, r.Soak)
+	writeAbandoned(&b, r)
 	if p.Client.Saturated {
 		fmt.Fprintf(&b, "WARNING   the generator was saturated (%s): these figures describe mcpbench, not the server\n", p.Client.SaturationReason)
 	}

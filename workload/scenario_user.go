@@ -112,6 +112,9 @@ func (u *scenarioUser) close(ctx context.Context, s *mcp.Session, sc *scenarioPl
 		_ = s.Close(ctx)
 		return
 	}
+	if s.Abandon() { // gone without a DELETE: no closing step to time
+		return
+	}
 	t0 := time.Now()
 	err := s.Close(ctx)
 	smp := bench.Sample{Op: sc.closeOp}

@@ -138,6 +138,10 @@ func (wl *ScenarioWorkload) Operations() []bench.Operation { return slices.Clone
 // Kinds are mcp's error kinds and expect_failed.
 func (wl *ScenarioWorkload) Kinds() []string { return scenarioKinds }
 
+// Counters are the client's counts beside the steps (mcp.Client.Counters),
+// abandoned sessions among them.
+func (wl *ScenarioWorkload) Counters() map[string]int64 { return wl.Client.Counters() }
+
 // Scenarios names the scenarios in the file's order.
 func (wl *ScenarioWorkload) Scenarios() []string {
 	names := make([]string, len(wl.scenarios))
