@@ -132,7 +132,7 @@ func (u *scenarioUser) run(ctx context.Context, s *mcp.Session, k int, steps []*
 		}
 		switch st.kind {
 		case "think":
-			if !rec.Think(st.think.draw(u.rng)) {
+			if !rec.Think(time.Duration(float64(st.think.draw(u.rng)) * u.wl.think)) {
 				return false
 			}
 		case "repeat":
