@@ -114,6 +114,7 @@ func commands() []command {
 		{"logscan", "scan a server log for tools/list stats lines", logscanMain, func() *pflag.FlagSet { return new(logscanFlags).flagSet() }, true},
 		{"compare", "regression gate between two reports", compareMain, func() *pflag.FlagSet { return new(compareFlags).flagSet() }, true},
 		{"merge", "combine shard reports into one", mergeMain, func() *pflag.FlagSet { return new(mergeFlags).flagSet() }, true},
+		{"record", "record a real client's sessions as a scenario file", recordMain, func() *pflag.FlagSet { return new(recordFlags).flagSet() }, false},
 		{"serve", "the bundled reference MCP server", serveMain, func() *pflag.FlagSet { return new(serveFlags).flagSet() }, false},
 		{"version", "version, commit, Go version", versionMain, nil, false},
 		{"completion", "shell completion script for bash, zsh or fish", completionMain, nil, false},

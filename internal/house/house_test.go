@@ -33,6 +33,7 @@ var layers = map[string]int{
 	"internal/hist":    1,
 	"hostile":          1,
 	"sampler":          1,
+	"record":           1,
 	"bench":            2,
 	"workload":         3,
 	"sweep":            3,
