@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/url"
@@ -20,6 +21,11 @@ type RecordOptions struct {
 	Upstream string // the server's MCP endpoint
 	Out      string // the scenario file
 	Redact   []string
+	// Command, when set, is a stdio server to stand in front of instead:
+	// the client's messages come on Stdin, the server's go to Stdout.
+	Command        []string
+	Stdin          io.Reader
+	Stdout, Stderr io.Writer
 	// Ready, when set, is told the proxy's URL once it listens.
 	Ready func(url string)
 	// Wrote, when set, is told each time the file is written.
@@ -29,6 +35,17 @@ type RecordOptions struct {
 // Record runs the recording proxy until ctx ends, writing the scenario
 // file whenever a client ends a session and once more at the end.
 func Record(ctx context.Context, o RecordOptions) error {
+	if len(o.Command) > 0 {
+		calls, err := record.Stdio(ctx, o.Command, o.Stdin, o.Stdout, o.Stderr)
+		if err != nil {
+			return &ConfigError{Setting: "server command", Err: err}
+		}
+		n, err := record.Write(o.Out, [][]record.Call{calls}, o.Redact)
+		if err == nil && n > 0 && o.Wrote != nil {
+			o.Wrote(n)
+		}
+		return err
+	}
 	up, err := url.Parse(o.Upstream)
 	if err != nil || (up.Scheme != "http" && up.Scheme != "https") || up.Host == "" {
 		return &ConfigError{Setting: "upstream", Err: fmt.Errorf("%q is not an http(s) URL", o.Upstream)}

@@ -10,6 +10,7 @@ import (
 )
 
 const recordUsage = `Usage: mcpbench record --listen HOST:PORT --upstream URL --scenario-out FILE [flags]
+       mcpbench record --scenario-out FILE [flags] -- CMD ARGS...
 
 Record a real client's sessions as a scenario file: point the client at
 the proxy's URL (printed first on stdout) instead of the server. Every
@@ -20,6 +21,9 @@ and the next request as think steps, requests sent before the others were
 answered as a parallel block). FILE is written whenever a client ends a
 session and when record stops (Ctrl-C or SIGTERM). Replay it with
 mcpbench run --scenario FILE (--think-scale X to change the pauses).
+With a stdio server, make record the command the client launches, with
+the server's own command after --: the client's lines go to it and its
+lines come back unchanged, and FILE is written when the client closes.
 
 Flags:
 %s
@@ -48,13 +52,26 @@ func recordMain(ctx context.Context, args []string, e env) int {
 	if done, code := parseFlags(fs, args, recordUsage, e); done {
 		return code
 	}
+	stdio := fs.ArgsLenAtDash() >= 0
 	switch {
-	case fs.NArg() != 0:
-		return exitFor(e, "record", usagef("unexpected argument %q (see --help)", fs.Arg(0)))
-	case f.upstream == "":
-		return exitFor(e, "record", usagef("--upstream URL is required: the server's MCP endpoint"))
+	case fs.NArg() != 0 && !stdio:
+		return exitFor(e, "record", usagef("unexpected argument %q (a stdio server command goes after --)", fs.Arg(0)))
+	case stdio && fs.NArg() == 0:
+		return exitFor(e, "record", usagef("no server command after --"))
+	case stdio && f.upstream != "":
+		return exitFor(e, "record", usagef("--upstream is for HTTP servers; a stdio server's command goes after -- alone"))
 	case f.out == "":
 		return exitFor(e, "record", usagef("--scenario-out FILE is required"))
+	case stdio:
+		// The client runs record as its server: stdout is the protocol's.
+		err := harness.Record(ctx, harness.RecordOptions{Command: fs.Args(), Out: f.out, Redact: f.redact,
+			Stdin: e.stdin, Stdout: e.stdout, Stderr: e.stderr})
+		if err != nil {
+			return exitFor(e, "record", usagef("%v", err))
+		}
+		return exitOK
+	case f.upstream == "":
+		return exitFor(e, "record", usagef("--upstream URL is required: the server's MCP endpoint"))
 	}
 	if err := checkURL(f.upstream); err != nil {
 		return exitFor(e, "record", err)

@@ -134,36 +134,8 @@ func TestRecordRealClient(t *testing.T) {
 	if r := stop(); r.code != 0 {
 		t.Fatalf("record: exit %d: %s", r.code, r.stderr)
 	}
-	b, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var f struct {
-		Scenarios []struct {
-			Steps []map[string]any
-		}
-	}
-	if err := yaml.Unmarshal(b, &f); err != nil || len(f.Scenarios) != 1 {
-		t.Fatalf("%v: %s", err, b)
-	}
-	var kinds []string
-	for _, st := range f.Scenarios[0].Steps {
-		for k, v := range st {
-			if k == "think" {
-				if d, _ := time.ParseDuration(v.(string)); d >= 250*time.Millisecond {
-					k = "pause"
-				}
-			}
-			if p, ok := v.([]any); ok && k == "parallel" {
-				k = fmt.Sprintf("parallel of %d", len(p))
-			}
-			if k != "think" {
-				kinds = append(kinds, k)
-			}
-		}
-	}
-	if got := strings.Join(kinds, " "); got != "list call pause call parallel of 2" {
-		t.Fatalf("recorded steps (short pauses left out): %s\n%s", got, b)
+	if got := recordedKinds(t, out); got != "list call pause call parallel of 2" {
+		t.Fatalf("recorded steps: %s", got)
 	}
 	counts.mu.Lock()
 	counts.calls = map[string]int{}
@@ -181,5 +153,77 @@ func TestRecordRealClient(t *testing.T) {
 		if n != 4 {
 			t.Errorf("session %s: %d tools/call at the server, want 4", sid, n)
 		}
+	}
+}
+
+// recordedKinds reads the one scenario of a recorded file as a line of
+// its request steps (a parallel block says how many it holds), with
+// "pause" where a think step of at least the client's 300 ms comes just
+// before the second call. Other think steps are left out: how long the
+// client itself takes between calls (the SDK compiles the tools' schemas
+// after listing them) depends on the machine.
+func recordedKinds(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var f struct {
+		Scenarios []struct {
+			Steps []map[string]any
+		}
+	}
+	if err := yaml.Unmarshal(b, &f); err != nil || len(f.Scenarios) != 1 {
+		t.Fatalf("%v: %s", err, b)
+	}
+	t.Logf("recorded %s:\n%s", path, b)
+	var kinds []string
+	var think time.Duration
+	calls := 0
+	for _, st := range f.Scenarios[0].Steps {
+		for k, v := range st {
+			switch p, _ := v.([]any); {
+			case k == "think":
+				think, _ = time.ParseDuration(v.(string))
+				continue
+			case k == "call":
+				if calls++; calls == 2 && think >= 300*time.Millisecond {
+					kinds = append(kinds, "pause")
+				}
+			case k == "parallel":
+				k = fmt.Sprintf("parallel of %d", len(p))
+			}
+			kinds = append(kinds, k)
+			think = 0
+		}
+	}
+	return strings.Join(kinds, " ")
+}
+
+// TestRecordStdioFilesystem: the same over stdio. The SDK's client
+// launches record -- server-filesystem as its server; the recording holds
+// the pause and the parallel block, and replaying it (two users, six
+// sessions) runs without an error and changes nothing on disk.
+func TestRecordStdioFilesystem(t *testing.T) {
+	entry := peerEntry(t, "server-filesystem")
+	dir := filesystemScratch(t)
+	out := filepath.Join(t.TempDir(), "stdio.yaml")
+	launch, _ := json.Marshal([]string{binary, "record", "--scenario-out", out, "--", "node", entry, dir})
+	client := exec.Command("node", "testdata/record/client_stdio.cjs", string(launch), dir)
+	client.Env = append(os.Environ(), "NODE_PATH="+filepath.Join(filepath.Dir(entry), "../../.."))
+	if b, err := client.CombinedOutput(); err != nil {
+		t.Fatalf("the SDK client: %v\n%s", err, b)
+	}
+	if got := recordedKinds(t, out); got != "list call pause call parallel of 2" {
+		t.Fatalf("recorded steps: %s", got)
+	}
+	before := treeHash(t, dir)
+	r := runCLI(t, nil, "run", "--transport", "stdio", "--scenario", out, "--users", "2", "--max-sessions", "6",
+		"--think-scale", "0.1", "--json-out", filepath.Join(t.TempDir(), "r.json"), "--", "node", entry, dir)
+	if r.code != 0 {
+		t.Fatalf("replay: exit %d: %s", r.code, r.stderr)
+	}
+	if after := treeHash(t, dir); after != before {
+		t.Fatal("the replay changed the served directory")
 	}
 }
