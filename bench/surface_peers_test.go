@@ -67,23 +67,33 @@ func (mc *methodCount) take() map[string]int {
 	return n
 }
 
+// countedEverything dials server-everything through the counting proxy;
+// a nil client where it is not installed (everythingEntry says so).
+func countedEverything(t *testing.T) (context.Context, *mcp.Client, *methodCount) {
+	entry := everythingEntry(t)
+	if entry == "" {
+		return nil, nil, nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	t.Cleanup(cancel)
+	base, counts := countingProxy(t, startEverything(t, entry, "streamableHttp")+"/mcp")
+	c, err := mcp.Dial(ctx, mcp.Options{URL: base, PoolSize: 4, Timeout: 10 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close(context.Background()) })
+	return ctx, c, counts
+}
+
 // TestSurfaceEverything: resources and prompts against the TypeScript
 // SDK's server-everything. Each run's requests are counted by the proxy in
 // front of the server too: exactly n of the method measured, all answered
 // well; a URI the server does not have is a jsonrpc error with its text.
 func TestSurfaceEverything(t *testing.T) {
-	entry := everythingEntry(t)
-	if entry == "" {
+	ctx, c, counts := countedEverything(t)
+	if c == nil {
 		return
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	base, counts := countingProxy(t, startEverything(t, entry, "streamableHttp")+"/mcp")
-	c, err := mcp.Dial(ctx, mcp.Options{URL: base, PoolSize: 2, Timeout: 10 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close(ctx)
 	const n = 60
 	for _, spec := range []workload.Spec{
 		{Method: "resources/list"},
@@ -128,18 +138,10 @@ func TestSurfaceEverything(t *testing.T) {
 // at once, against server-everything: every session sends each exactly
 // once (counted at the proxy), and each step reports under its name.
 func TestSurfaceScenarioEverything(t *testing.T) {
-	entry := everythingEntry(t)
-	if entry == "" {
+	ctx, c, counts := countedEverything(t)
+	if c == nil {
 		return
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	base, counts := countingProxy(t, startEverything(t, entry, "streamableHttp")+"/mcp")
-	c, err := mcp.Dial(ctx, mcp.Options{URL: base, PoolSize: 4, Timeout: 10 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close(ctx)
 	f, err := workload.ParseScenarios([]byte(`
 scenarios:
   - name: reader
@@ -170,21 +172,13 @@ scenarios:
 			t.Errorf("the server received %d %s for %d sessions: %v", got[m], m, sessions, got)
 		}
 	}
-	for name, method := range map[string]string{"doc": "resources/read", "prompts/get args-prompt": "prompts/get", "resources/list": "resources/list"} {
-		if o := step(t, p, name); o.Method != method || o.Requests != sessions {
-			t.Errorf("step %q: %s, %d requests", name, o.Method, o.Requests)
-		}
-	}
-}
-
-// step finds the figures of a step by name.
-func step(t *testing.T, p bench.Point, name string) bench.OperationStats {
-	t.Helper()
+	byStep := map[string]bench.OperationStats{}
 	for _, o := range p.ByOperation {
-		if o.Step == name {
-			return o
+		byStep[o.Step] = o
+	}
+	for name, method := range map[string]string{"doc": "resources/read", "prompts/get args-prompt": "prompts/get", "resources/list": "resources/list"} {
+		if o := byStep[name]; o.Method != method || o.Requests != sessions {
+			t.Errorf("step %q: %q, %d requests", name, o.Method, o.Requests)
 		}
 	}
-	t.Fatalf("no step %q in %+v", name, p.ByOperation)
-	return bench.OperationStats{}
 }
