@@ -173,6 +173,9 @@ func (t *targetFlags) checkTransport() error {
 	default:
 		return usagef("--session must be per-worker, shared or per-request, not %q", t.session)
 	}
+	if t.abandon > 0 && harness.SessionMode(t.session) == harness.SessionShared {
+		return usagef("--abandon-sessions ends sessions without a DELETE; with --session shared there is one session, never ended")
+	}
 	return nil
 }
 
