@@ -62,7 +62,7 @@ hostile-doc:
 # one target per run). make fuzz FUZZTIME=30s for a quick pass.
 FUZZTIME ?= 5m
 FUZZ_TARGETS := \
-	./mcp/:FuzzSSEReader ./mcp/:FuzzClassify ./mcp/:FuzzMembers ./mcp/:FuzzParseMemo ./mcp/:FuzzWireAnswer \
+	./mcp/:FuzzSSEReader ./mcp/:FuzzClassify ./internal/jsonscan/:FuzzMembers ./mcp/:FuzzParseMemo ./internal/h1/:FuzzWireAnswer \
 	./report/:FuzzReadReports ./logscan/:FuzzParseStatsLine ./logscan/:FuzzWatchFeed \
 	./sweep/:FuzzParseRange ./cmd/mcpbench/:FuzzParseShard ./cmd/mcpbench/:FuzzFlagValues \
 	./toolschema/:FuzzGenerate ./toolschema/:FuzzDecode \

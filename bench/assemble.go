@@ -61,6 +61,7 @@ func (r *runner) point(end time.Time, cpu, runWait time.Duration) Point {
 	}
 	p.FirstEvent, p.TaskCreated = r.stages()
 	p.Series = r.buildSeries(end)
+	p.Stages, p.Spikes = SummarizeStages(r.cfg.Shape(), p.Series)
 	return p
 }
 

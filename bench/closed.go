@@ -40,6 +40,10 @@ func (r *runner) closedEach(n int, loop func(worker int, ln lane, measureFrom, d
 	if r.cfg.Duration > 0 {
 		deadline = measureFrom.Add(r.cfg.Duration)
 	}
+	if len(r.cfg.Stages) > 0 {
+		r.each(n, func(i int, ln lane) { r.staged(i, ln, measureFrom, loop) })
+		return
+	}
 	r.each(n, func(i int, ln lane) {
 		if r.cfg.RampUp > 0 && n > 1 {
 			delay := time.Duration(int64(r.cfg.RampUp) * int64(i) / int64(n))
@@ -49,6 +53,18 @@ func (r *runner) closedEach(n int, loop func(worker int, ln lane, measureFrom, d
 		}
 		loop(i, ln, measureFrom, deadline)
 	})
+}
+
+// staged runs worker i's loop in each of its stage windows, waiting
+// between them.
+func (r *runner) staged(i int, ln lane, measureFrom time.Time, loop func(worker int, ln lane, measureFrom, deadline time.Time)) {
+	sl := ln.sleeper()
+	for _, w := range r.cfg.Stages.Windows(i) {
+		if !sl.until(r.ctx, r.start.Add(w.From)) {
+			return
+		}
+		loop(i, ln, measureFrom, r.start.Add(w.To))
+	}
 }
 
 // closedWorker is one closed-loop worker's loop once it has joined.

@@ -61,8 +61,14 @@ type Config struct {
 	// window opens) from a goroutine of its own; the readings become the
 	// Series' server columns.
 	Gauges GaugeSource
+	// Stages shape a closed loop: the worker (or user) count follows them
+	// and Concurrency is their peak. RateStages shape an open loop: the
+	// rate follows them and Rate is their peak. Either sets Duration; the
+	// point then summarises each stage (stages.go).
+	Stages     Stages
+	RateStages Stages
 	// Loops > 0 runs the workers as tasks of that many event loops (at
-	// most one per worker) when the workload is LoopReady and the level
+	// most one per worker) when every worker is a LoopWorker and the level
 	// has no MaxRate; else, and in session runs, each has a goroutine.
 	Loops int
 }
@@ -72,6 +78,7 @@ type Config struct {
 // MaxInFlight, or by default enough for one second of requests (16 to
 // 1000).
 func (c Config) Workers() int {
+	c.shape()
 	if c.Rate <= 0 {
 		return c.Concurrency
 	}
@@ -131,7 +138,7 @@ func runRequests(ctx context.Context, cfg Config, wl RequestLoad) (Point, error)
 
 	r := newRunner(cfg, ctx, reqCtx, workers, ops, kinds)
 	r.counting, _ = wl.(Counting)
-	r.startLoops(wl)
+	r.startLoops()
 	defer r.stopLoops()
 	drive := r.closedLoop
 	if cfg.Rate > 0 {
@@ -173,7 +180,44 @@ func (r *runner) measure(warmup, drive func()) Point {
 	return p
 }
 
+// shape sets the level's peak and length from its stages, if it has any.
+func (c *Config) shape() {
+	if len(c.Stages) > 0 {
+		c.Concurrency, c.Rate = int(math.Ceil(c.Stages.Peak())), 0
+		c.Duration = c.Stages.Total()
+	}
+	if len(c.RateStages) > 0 {
+		c.Rate, c.Duration = c.RateStages.Peak(), c.RateStages.Total()
+	}
+}
+
+// staging checks the stages against the rest of the level.
+func (c *Config) staging() error {
+	st := c.Stages
+	if len(c.RateStages) > 0 {
+		st = c.RateStages
+	}
+	switch {
+	case len(st) == 0:
+		return nil
+	case len(c.Stages) > 0 && len(c.RateStages) > 0:
+		return fmt.Errorf("stages of workers or of a rate, not both")
+	case c.RampUp > 0 || c.Total > 0:
+		return fmt.Errorf("stages give the level its ramp and its length: no ramp-up or total beside them")
+	case c.MaxRate > 0 && len(c.RateStages) > 0:
+		return fmt.Errorf("rate stages fix the rate already: no max rate beside them")
+	}
+	return st.check(c.Interval)
+}
+
 func (c *Config) normalize() error {
+	if c.Interval <= 0 {
+		c.Interval = time.Second
+	}
+	if err := c.staging(); err != nil {
+		return err
+	}
+	c.shape()
 	if c.Rate < 0 || math.IsNaN(c.Rate) || math.IsInf(c.Rate, 0) {
 		return fmt.Errorf("rate must be a positive number")
 	}

@@ -15,11 +15,14 @@ import (
 // loops cost a request one write, one read and a share of an epoll_wait,
 // with no hand-off between cores; the drivers are the same code on both.
 
-// LoopReady is a Workload that says whether its workers may run as tasks
-// of event loops: true only when a Do waits on nothing but evloop Conns
-// (anything else would hold up the other tasks of its loop).
-type LoopReady interface {
-	OnLoops() bool
+// LoopWorker is a Worker that may run as a task of an event loop. Before
+// a level's loops run, OnLoop is called with the loop the worker's task
+// will run on, and it reports whether the worker then waits on nothing
+// but that loop (its Conns and sleeps; anything else would hold up the
+// other tasks of the loop). After the level, or when any worker said no
+// and the level runs on goroutines, OnLoop(nil) takes it off again.
+type LoopWorker interface {
+	OnLoop(l *evloop.Loop) bool
 }
 
 // Drivers, as a Point's Client.Driver names them.
@@ -29,7 +32,7 @@ const (
 )
 
 // lane is where one worker runs: reqCtx is the context its requests go
-// out on (carrying its loop, if any), loop its loop or nil.
+// out on, loop its loop or nil.
 type lane struct {
 	reqCtx context.Context
 	loop   *evloop.Loop
@@ -38,21 +41,48 @@ type lane struct {
 // sleeper returns a sleeper for the lane: on a loop it suspends the task.
 func (ln lane) sleeper() sleeper { return sleeper{loop: ln.loop} }
 
-// startLoops makes the level's event loops when loopsFit says they fit.
-func (r *runner) startLoops(wl Workload) {
-	lr, ok := wl.(LoopReady)
-	if !loopsFit(runtime.GOOS, r.cfg.Loops, r.cfg.MaxRate, ok && lr.OnLoops()) {
+// startLoops makes the level's event loops when loopsFit says they fit,
+// the workers all LoopWorkers, and tells each worker its loop: worker i
+// runs on loop i modulo their number. A worker that cannot run on its
+// loop sends the level back to goroutines.
+func (r *runner) startLoops() {
+	if !loopsFit(runtime.GOOS, r.cfg.Loops, r.cfg.MaxRate, r.loopWorkers()) {
 		return
 	}
 	g, err := evloop.NewGroup(min(r.cfg.Loops, len(r.workers)), r.ctx.Done())
 	if err != nil {
 		return // the goroutines will do
 	}
+	for i, w := range r.workers {
+		if !w.(LoopWorker).OnLoop(g.Loop(i)) {
+			r.offLoops(i + 1)
+			g.Close()
+			return
+		}
+	}
 	r.loops = g
+}
+
+// loopWorkers says the level has workers and every one may run on a loop.
+func (r *runner) loopWorkers() bool {
+	for _, w := range r.workers {
+		if _, ok := w.(LoopWorker); !ok {
+			return false
+		}
+	}
+	return len(r.workers) > 0
+}
+
+// offLoops takes the first n workers off the loops they were told.
+func (r *runner) offLoops(n int) {
+	for _, w := range r.workers[:n] {
+		w.(LoopWorker).OnLoop(nil)
+	}
 }
 
 func (r *runner) stopLoops() {
 	if r.loops != nil {
+		r.offLoops(len(r.workers))
 		r.loops.Close()
 	}
 }
@@ -82,7 +112,7 @@ func (r *runner) each(n int, fn func(i int, ln lane)) {
 	}
 	for i := range n {
 		r.loops.Go(r.reqCtx, i, func(ctx context.Context) {
-			fn(i, lane{reqCtx: ctx, loop: evloop.From(ctx)})
+			fn(i, lane{reqCtx: ctx, loop: r.loops.Loop(i)})
 		})
 	}
 	r.loops.Run()

@@ -98,7 +98,7 @@ func (r *runner) claim(sl *sleeper, sched Schedule, skip int64, measureFrom time
 
 // schedule is the open loop's send schedule.
 func (r *runner) schedule() Schedule {
-	return Schedule{Rate: r.cfg.Rate, Ramp: r.cfg.RampUp}
+	return Schedule{Rate: r.cfg.Rate, Ramp: r.cfg.RampUp, Stages: r.cfg.RateStages}
 }
 
 // rampRequests is how many requests of the schedule belong to the ramp

@@ -153,6 +153,10 @@ type Point struct {
 	Sessions *SessionStats
 	// Series is the point interval by interval (Config.Interval).
 	Series *Series
+	// Stages summarise a staged level stage by stage, and Spikes its
+	// rises and recoveries (stage_summary.go).
+	Stages []StageSummary
+	Spikes []Spike
 
 	// Hist is the decoded form of Histogram, kept for merging and for
 	// percentiles a report may want beyond the fixed ones.

@@ -12,10 +12,15 @@ import (
 type Schedule struct {
 	Rate float64       // requests per second once ramped
 	Ramp time.Duration // linear rise from 0; 0 means full rate at once
+	// Stages, when set, give the rate instead (rate stages).
+	Stages Stages
 }
 
 // At returns the offset of request i from the start.
 func (s Schedule) At(i int64) time.Duration {
+	if len(s.Stages) > 0 {
+		return s.Stages.at(i)
+	}
 	if s.Rate <= 0 {
 		return 0
 	}
@@ -36,6 +41,9 @@ func (s Schedule) At(i int64) time.Duration {
 func (s Schedule) Count(t time.Duration) int64 {
 	if s.Rate <= 0 || t <= 0 {
 		return 0
+	}
+	if len(s.Stages) > 0 {
+		return int64(math.Ceil(s.Stages.due(t) - 1e-9))
 	}
 	x := t.Seconds()
 	ramp := s.Ramp.Seconds()

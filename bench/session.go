@@ -26,12 +26,6 @@ type SessionLoad interface {
 	NewUser(ctx context.Context, id int) (User, error)
 }
 
-// SessionWorkload is SessionLoad's former name, kept for callers that
-// name it.
-//
-// Deprecated: use SessionLoad.
-type SessionWorkload = SessionLoad
-
 // User runs sessions one after another, from one goroutine.
 type User interface {
 	// Session runs one whole session, reporting every step to rec as it

@@ -52,6 +52,7 @@ func runSessions(ctx context.Context, cfg Config, wl SessionLoad) (Point, error)
 // seconds of sessions (16 to 1000), since a session lasts far longer than
 // a request.
 func (c Config) Users() int {
+	c.shape()
 	if c.Rate <= 0 || c.MaxInFlight > 0 {
 		return c.Workers()
 	}

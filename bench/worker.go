@@ -74,11 +74,6 @@ type RequestLoad interface {
 	NewWorker(ctx context.Context, id int) (Worker, error)
 }
 
-// Workload is RequestLoad's former name, kept for callers that name it.
-//
-// Deprecated: use RequestLoad.
-type Workload = RequestLoad
-
 // Counting is a Load that counts things beside its requests (messages
 // the server sent, token refreshes...). Counters returns the counts so far
 // by name; they only grow, and a Point carries their growth over the

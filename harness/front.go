@@ -30,7 +30,12 @@ type (
 	// Interval is one settled bucket of the series (an Output gets it in
 	// a PointInterval).
 	Interval = bench.Interval
+	// Stages are a staged level's shape (--stages, --rate-stages).
+	Stages = bench.Stages
 )
+
+// ParseStages reads stages written D:N[,D:N…].
+func ParseStages(s string) (Stages, error) { return bench.ParseStages(s) }
 
 // The target: how to reach and speak to the server.
 type (

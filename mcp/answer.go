@@ -6,8 +6,9 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
-	"strings"
 	"time"
+
+	"github.com/mcpbench/mcpbench/internal/h1"
 )
 
 // Reading answers into the session: a JSON body, an SSE stream, an error
@@ -59,13 +60,14 @@ func (s *Session) readJSON(body io.Reader, id int64, res *Result) (bool, error) 
 	return true, nil
 }
 
-// streamEnd is how reading an SSE answer left its stream.
-type streamEnd uint8
+// streamEnd is how reading an SSE answer left its stream: the direct
+// engine's three ends, which finish its connection.
+type streamEnd = h1.StreamState
 
 const (
-	streamEnded    streamEnd = iota // read to its end
-	streamLeftOpen                  // left at the response; the rest is still to come
-	streamBroken                    // failed part-way: its connection is of no more use
+	streamEnded    = h1.StreamEnded    // read to its end
+	streamLeftOpen = h1.StreamLeftOpen // left at the response; the rest is still to come
+	streamBroken   = h1.StreamBroken   // failed part-way: its connection is of no more use
 )
 
 // readSSE reads events until the response to id arrives, and returns
@@ -183,18 +185,7 @@ func drain(r io.Reader) int64 {
 	return n
 }
 
-// readToEnd drains a stream and reports whether it got to the end.
-func readToEnd(r io.Reader) bool {
-	n, err := io.Copy(io.Discard, io.LimitReader(r, drainLimit))
-	return err == nil && n < drainLimit
-}
-
-func hasMediaType(ct, want string) bool {
-	if len(ct) < len(want) {
-		return false
-	}
-	return strings.EqualFold(ct[:len(want)], want)
-}
+func hasMediaType(ct, want string) bool { return h1.HasMediaType(ct, want) }
 
 func shortID(id string) string {
 	if len(id) > 8 {

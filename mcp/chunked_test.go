@@ -1,13 +1,14 @@
 package mcp
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"fmt"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcpbench/mcpbench/internal/h1"
 )
 
 // chunkedAnswer frames body as a chunked JSON answer, in chunks of at most
@@ -69,39 +70,35 @@ func BenchmarkChunkedAnswer(b *testing.B) {
 	ans := []byte(chunkedAnswer(body, 4096, "", ""))
 	for _, path := range []string{"in-place", "matched", "fasthttp"} {
 		b.Run(path, func(b *testing.B) {
-			d := &directTransport{httpTransport: httpTransport{s: &Session{}}, pool: &wirePool{maxBody: 1 << 20}}
+			d := &directTransport{httpTransport: httpTransport{s: &Session{}}, pool: h1.NewPool(h1.Config{Size: 1, MaxBody: 1 << 20})}
 			if path == "matched" { // compared with the loop memo's answer as it is read
-				d.pool.memo = memoOf(b, body)
+				d.memo = memoOf(b, body)
+				d.pool = readingPool(1 << 20)
 			}
-			rd := bytes.NewReader(ans)
-			c := &wireConn{nc: readerConn{r: rd}}
-			c.br = bufio.NewReaderSize(c, wireReadBuffer)
-			p := &Prepared{req: Request{Method: "tools/list"}}
+			stream := ans
+			if path == "fasthttp" { // a head the in-place parser leaves to fasthttp's
+				stream = bytes.Replace(ans, []byte("\r\n\r\n"), []byte("\r\nContent-Encoding: identity\r\n\r\n"), 1)
+			}
+			rd := bytes.NewReader(stream)
+			c := h1.NewConn(readerConn{r: rd})
 			var rep reply
 			b.SetBytes(int64(len(ans)))
 			b.ReportAllocs()
 			for b.Loop() {
-				rd.Reset(ans)
-				c.br.Reset(c)
-				var a wireAnswer
-				var err error
-				if path != "fasthttp" {
-					a, err = d.readAnswer(c, p, 1)
-				} else {
-					h, _ := peekHead(c.br)
-					err = d.readUncommon(c, &a, p, 0, h)
-				}
+				rd.Reset(stream)
+				c.Reader().Reset(c)
+				a, err := d.readAnswer(c, "tools/list", 1)
 				if err != nil {
 					b.Fatal(err)
 				}
 				if path == "matched" {
-					if !a.matched || !d.answersID(&a, 1) {
+					if !a.Matched || !d.answersID(&a, 1) {
 						b.Fatal("not matched")
 					}
-					d.returnLent(d.pool)
+					d.returnLent()
 					continue
 				}
-				if err := rep.parse(a.body); err != nil {
+				if err := rep.parse(a.Body); err != nil {
 					b.Fatal(err)
 				}
 			}

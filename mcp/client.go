@@ -10,6 +10,9 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
+
+	"github.com/mcpbench/mcpbench/internal/h1"
+	"github.com/mcpbench/mcpbench/mcp/oauth"
 )
 
 // Options configure a Client. The zero value of each field has a sensible
@@ -80,10 +83,10 @@ type Client struct {
 	shared   string // session id shared by all workers in shared mode
 	maxBody  int
 	counts   clientCounts
-	abandons *abandons   // shared with detached clients
-	auth     *authState  // nil without OAuth
-	params   toolHeaders // the x-mcp-header marks of the tools listed
-	secrets  []string    // hidden in the server's text (servertext.go)
+	abandons *abandons    // shared with detached clients
+	auth     *oauth.State // nil without OAuth
+	params   toolHeaders  // the x-mcp-header marks of the tools listed
+	secrets  []string     // hidden in the server's text (servertext.go)
 }
 
 // ParseURL checks an endpoint URL. A URL with an empty path or "/" means
@@ -179,28 +182,6 @@ func Dial(ctx context.Context, o Options) (*Client, error) {
 	return c, nil
 }
 
-// startOAuth gets the first token when OAuth was asked for, before any
-// request of the negotiation goes out.
-func (c *Client) startOAuth(ctx context.Context, hc *http.Client) error {
-	if c.opts.OAuth == nil {
-		return nil
-	}
-	if c.opts.Transport == TransportStdio {
-		return configErrorf("OAuth goes with the HTTP transports, not stdio")
-	}
-	// A client of its own, whose requests give up like any other.
-	authClient := sideClient(hc)
-	if tr, ok := authClient.Transport.(*http.Transport); ok {
-		tr.ResponseHeaderTimeout = c.opts.Timeout
-	}
-	a, err := newAuthState(*c.opts.OAuth, authClient)
-	if err != nil {
-		return err
-	}
-	c.auth = a
-	return a.start(ctx, c.url)
-}
-
 // streamableLink picks what carries Streamable HTTP under o.Engine: the
 // direct engine's pool, or net/http. (Negotiation may move to HTTP+SSE
 // later; stdio has a link of its own.)
@@ -209,9 +190,9 @@ func streamableLink(u *url.URL, o Options, hc *http.Client, dials *atomic.Int64)
 	direct := false
 	switch o.Engine {
 	case "", EngineAuto:
-		direct = wireEligible(u)
+		direct = h1.Serves(u)
 	case EngineDirect:
-		if !stdio && !wireEligible(u) {
+		if !stdio && !h1.Serves(u) {
 			return nil, optionErrorf("Engine", "the direct engine serves plain http:// without a proxy; the net/http engine serves the rest")
 		}
 		direct = true
@@ -222,8 +203,13 @@ func streamableLink(u *url.URL, o Options, hc *http.Client, dials *atomic.Int64)
 	if !direct || stdio {
 		return newHTTPLink(hc), nil
 	}
-	pool := newWirePool(u, o, max(o.PoolSize, 1), dials)
-	return directLink{newHTTPLink(hc), pool, newLoopPools(u, o, max(o.PoolSize, 1), dials)}, nil
+	return newDirectLink(hc, directConfig(u, o, dials)), nil
+}
+
+// directConfig is what the direct engine's pools are made with.
+func directConfig(u *url.URL, o Options, dials *atomic.Int64) h1.Config {
+	return h1.Config{Addr: h1.Addr(u), Size: max(o.PoolSize, 1), MaxBody: int(o.MaxResponseBytes),
+		Dials: dials, Gate: h1.NewDialGate(maxConcurrentDials)}
 }
 
 // ProtocolVersion is the negotiated revision.
@@ -256,7 +242,7 @@ func (c *Client) Close(ctx context.Context) {
 	}
 	c.link.close()
 	if c.auth != nil {
-		c.auth.close()
+		c.auth.Close()
 		c.auth = nil
 	}
 }

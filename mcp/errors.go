@@ -15,6 +15,8 @@ import (
 	"net/http"
 	"os"
 	"syscall"
+
+	"github.com/mcpbench/mcpbench/internal/h1"
 )
 
 // Kind classifies the outcome of one request. Every failure lands in exactly
@@ -70,6 +72,9 @@ type Error struct {
 	cut bool
 	// stray: an answer came, but to another request.
 	stray bool
+	// challenge: the WWW-Authenticate of an answer refused for its
+	// credentials (KindAuth), for OAuth to renew the token by.
+	challenge []string
 }
 
 func (e *Error) Error() string {
@@ -177,3 +182,39 @@ func optionErrorf(option, format string, a ...any) error {
 
 // msgTooLarge is the error of an answer over Options.MaxResponseBytes.
 const msgTooLarge = "answer larger than the response size limit"
+
+// wireError classifies what the engine returned into the client's Kinds.
+func wireError(p *Prepared, err error) *Error {
+	method := p.req.Method
+	var e *Error
+	var cut *h1.Cut
+	var large *h1.TooLarge
+	switch {
+	case errors.As(err, &e):
+		return e
+	case errors.As(err, &cut):
+		return answerCut(method, cut.Err, cut.What)
+	case errors.As(err, &large):
+		return tooLarge(method, large.What, large.Limit)
+	case errors.Is(err, h1.ErrNoFreeConn):
+		return &Error{Kind: KindTimeout, Msg: method + ": no free connection in time", Err: err}
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		return &Error{Kind: KindOf(err), Msg: method, Err: err}
+	}
+	var op *net.OpError
+	if errors.As(err, &op) && op.Op == "dial" {
+		return &Error{Kind: KindConnect, Msg: method, Err: err}
+	}
+	return &Error{Kind: classifyNetErr(err), Msg: method, Err: err}
+}
+
+// answerCut is the error for an answer that stopped coming: in time (a
+// time-out) or at all (a broken connection); what says how much came.
+func answerCut(method string, err error, what string) *Error {
+	k := classifyNetErr(err)
+	msg := method + ": the answer was cut short: " + what
+	if k == KindTimeout {
+		msg = method + ": no whole answer in time: " + what
+	}
+	return &Error{Kind: k, Msg: msg, Err: err}
+}

@@ -30,7 +30,7 @@ func bareClient(t *testing.T, url string, timeout time.Duration, maxBody int64, 
 	o.DialCount = dials
 	c := &Client{opts: o, url: u, maxBody: int(maxBody), link: newHTTPLink(hc)}
 	if engine == EngineDirect {
-		c.link = directLink{newHTTPLink(hc), newWirePool(u, o, 1, dials), newLoopPools(u, o, 1, dials)}
+		c.link = newDirectLink(hc, directConfig(u, o, dials))
 	}
 	return c
 }

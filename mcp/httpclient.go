@@ -9,6 +9,8 @@ import (
 	"os"
 	"sync/atomic"
 	"time"
+
+	"github.com/mcpbench/mcpbench/internal/h1"
 )
 
 // NewHTTPClient builds the pooled HTTP client a load run needs: as many idle
@@ -24,12 +26,12 @@ func NewHTTPClient(o Options) (*http.Client, *atomic.Int64, error) {
 		dials = new(atomic.Int64)
 	}
 	dialer := &net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}
-	gate := newDialGate()
+	gate := h1.NewDialGate(maxConcurrentDials)
 	tr := &http.Transport{
 		Proxy: http.ProxyFromEnvironment,
 		DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
 			dials.Add(1)
-			defer gate.enter()()
+			defer gate.Enter()()
 			return dialer.DialContext(ctx, network, addr)
 		},
 		MaxIdleConns:        pool,
@@ -86,14 +88,3 @@ const maxHeadBytes = 64 << 10
 // together, overflow the server's accept queue and measure the kernel's
 // retransmission back-off instead of the server.
 const maxConcurrentDials = 128
-
-// dialGate admits at most maxConcurrentDials dials at a time.
-type dialGate chan struct{}
-
-func newDialGate() dialGate { return make(dialGate, maxConcurrentDials) }
-
-// enter waits for a place and returns the function that leaves it.
-func (g dialGate) enter() func() {
-	g <- struct{}{}
-	return func() { <-g }
-}

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"net/http"
+
+	"github.com/mcpbench/mcpbench/internal/jsonscan"
 )
 
 // Protocol revisions this client speaks, newest first.
@@ -188,7 +190,7 @@ func (r *reply) parse(b []byte) error {
 		m = r.shared
 	}
 	if !m.recall(b, &r.found, &r.inResult) {
-		if err := membersWithin(b, replyKeys, r.found[:], resultKey, resultKeys[:], r.inResult[:]); err != nil {
+		if err := jsonscan.MembersWithin(b, replyKeys, r.found[:], resultKey, resultKeys[:], r.inResult[:]); err != nil {
 			r.ID, r.Method, r.Result, r.Error = nil, nil, nil, nil
 			r.found, r.inResult = [4][]byte{}, [numResultKeys][]byte{}
 			return err

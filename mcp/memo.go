@@ -1,6 +1,10 @@
 package mcp
 
-import "bytes"
+import (
+	"bytes"
+
+	"github.com/mcpbench/mcpbench/internal/jsonscan"
+)
 
 // A server answers the same request with the same bytes but for the id:
 // every tools/list of a run, every tools/call with the same arguments. The
@@ -93,7 +97,7 @@ func (m *parseMemo) recall(b []byte, found *[4][]byte, inner *[numResultKeys][]b
 	if len(b) < r.id.from || !bytes.Equal(b[:r.id.from], t[:r.id.from]) {
 		return false
 	}
-	end, err := skipValue(b, r.id.from, 1)
+	end, err := jsonscan.SkipValue(b, r.id.from, 1)
 	if err != nil {
 		return false
 	}

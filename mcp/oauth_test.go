@@ -3,37 +3,15 @@ package mcp
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
 
-	"golang.org/x/oauth2"
+	"github.com/mcpbench/mcpbench/mcp/oauth"
 )
-
-// TestRenewAt: a token is renewed a fifth of its life before it ends, and
-// never more than ten seconds before (inside the window in which the
-// oauth2 token sources fetch anew); one without an expiry is not renewed
-// on a schedule.
-func TestRenewAt(t *testing.T) {
-	got := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	for _, c := range []struct {
-		life, want time.Duration
-	}{
-		{10 * time.Second, 8 * time.Second},
-		{2 * time.Second, 1600 * time.Millisecond},
-		{time.Hour, time.Hour - 10*time.Second},
-	} {
-		b := &bearer{token: &oauth2.Token{Expiry: got.Add(c.life)}, got: got}
-		if at := renewAt(b); at.Sub(got) != c.want {
-			t.Errorf("a %v token renewed after %v, want %v", c.life, at.Sub(got), c.want)
-		}
-	}
-	if at := renewAt(&bearer{token: &oauth2.Token{}, got: got}); !at.IsZero() {
-		t.Errorf("a token without expiry renewed at %v", at)
-	}
-}
 
 // TestOAuthNeedsBrowser: an authorization server that shows a login page
 // instead of redirecting back cannot be followed without a person; Dial
@@ -58,7 +36,7 @@ func TestOAuthNeedsBrowser(t *testing.T) {
 	mux.HandleFunc("/register", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusCreated)
-		json.NewEncoder(w).Encode(map[string]any{"client_id": "c1", "redirect_uris": []string{redirectURL}})
+		json.NewEncoder(w).Encode(map[string]any{"client_id": "c1", "redirect_uris": []string{oauth.RedirectURL}})
 	})
 	mux.HandleFunc("/authorize", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html")
@@ -73,11 +51,13 @@ func TestOAuthNeedsBrowser(t *testing.T) {
 }
 
 // TestOAuthConfig: flows that cannot work are refused before anything is
-// sent.
+// sent, as configuration errors; OAuth does not go with stdio.
 func TestOAuthConfig(t *testing.T) {
 	for _, o := range []OAuth{{Flow: "password"}, {Flow: OAuthClientCredentials, ClientID: "id"}} {
-		if _, err := newAuthState(o, http.DefaultClient); err == nil {
-			t.Errorf("%+v accepted", o)
+		_, err := Dial(context.Background(), Options{URL: "http://127.0.0.1:1/mcp", Timeout: time.Second, OAuth: &o})
+		var ce *ConfigError
+		if !errors.As(err, &ce) {
+			t.Errorf("%+v: %v, want a configuration error", o, err)
 		}
 	}
 	_, err := Dial(context.Background(), Options{Transport: TransportStdio, Command: []string{"true"}, OAuth: &OAuth{}})

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/mcpbench/mcpbench/internal/h1"
 )
 
 // 2026-07-28 custom headers from tool parameters: a tool's inputSchema may
@@ -141,7 +143,7 @@ func walkAny(v any, f func(map[string]any) error) error {
 	return nil
 }
 
-func isTokenRune(c byte) bool { return tokenByte[c] }
+func isTokenRune(c byte) bool { return h1.TokenByte(c) }
 
 // paramHeaders are the Mcp-Param headers args give under bindings: a
 // value absent or null gives none; strings go as they are, integers in

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/mcpbench/mcpbench/internal/jsonscan"
 )
 
 // The server's own words in an error: the text of a tool result marked
@@ -91,27 +93,27 @@ func (c *Client) serverText(s string) string {
 // serverTextScanBytes.
 func toolErrorText(result []byte) string {
 	var content [1][]byte
-	if members(result, contentKeys, content[:]) != nil {
+	if jsonscan.Members(result, contentKeys, content[:]) != nil {
 		return ""
 	}
 	arr := content[0]
-	i := skipSpace(arr, 0)
+	i := jsonscan.SkipSpace(arr, 0)
 	if i >= len(arr) || arr[i] != '[' {
 		return ""
 	}
-	for i = skipSpace(arr, i+1); i < len(arr) && arr[i] == '{'; {
-		end, err := skipValue(arr, i, 1)
+	for i = jsonscan.SkipSpace(arr, i+1); i < len(arr) && arr[i] == '{'; {
+		end, err := jsonscan.SkipValue(arr, i, 1)
 		if err != nil {
 			return ""
 		}
 		var text [1][]byte
-		if members(arr[i:end], textKeys, text[:]) == nil && len(text[0]) > 0 && text[0][0] == '"' {
+		if jsonscan.Members(arr[i:end], textKeys, text[:]) == nil && len(text[0]) > 0 && text[0][0] == '"' {
 			return unquotePrefix(text[0], serverTextScanBytes)
 		}
-		if i = skipSpace(arr, end); i >= len(arr) || arr[i] != ',' {
+		if i = jsonscan.SkipSpace(arr, end); i >= len(arr) || arr[i] != ',' {
 			break
 		}
-		i = skipSpace(arr, i+1)
+		i = jsonscan.SkipSpace(arr, i+1)
 	}
 	return ""
 }

@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/mcpbench/mcpbench/internal/h1"
 )
 
 // Session is one worker's conversation with the server. It is not safe for
@@ -32,20 +34,14 @@ type Session struct {
 	scratch     [24]byte
 	result      Result
 	sendScratch []byte
-	// connWait is how long the current request waited for a connection,
-	// as its transport measured it (an HTTP trace, the direct pool).
-	connWait time.Duration
 	// sentAt is when the current request went out, for the time to its
 	// first SSE event; callAt when its logical call began (the first of
 	// its rounds). sentAtSet says do has just set sentAt for send.
 	sentAt, callAt time.Time
 	sentAtSet      bool
-	// refused and challenge are the status and WWW-Authenticate of the
-	// last answer refused for its credentials; retrying is set while the
-	// request is sent again with a new token.
-	refused   int
-	challenge []string
-	retrying  bool
+	// retrying is set while a request refused for its credentials is
+	// sent again with a new token.
+	retrying bool
 	// stream is how the last SSE answer was left: read up to the
 	// response but not to its end, the transport reads the rest off the
 	// clock.
@@ -186,7 +182,6 @@ func (s *Session) send(ctx context.Context, p *Prepared, head []byte) Result {
 	body = append(body, '}')
 	s.sendScratch = body
 
-	s.connWait = 0
 	if !s.sentAtSet {
 		s.sentAt = time.Now()
 	}
@@ -196,18 +191,18 @@ func (s *Session) send(ctx context.Context, p *Prepared, head []byte) Result {
 	// interfaces, a local would escape to the heap on every request.
 	res := &s.result
 	*res = Result{Sent: int64(len(body))}
+	// The transport fills res: ConnWait, Received, FirstEvent.
 	found, err := s.t.exchange(ctx, p, body, id, res)
-	res.ConnWait = s.connWait
 	if err != nil {
 		res.Kind = KindOf(err)
 		if res.Kind == OK {
 			res.Kind = KindTransport
 		}
 		res.Err = err
-		if res.Kind == KindTimeout && !errors.Is(err, errNoFreeConn) {
+		if res.Kind == KindTimeout && !errors.Is(err, h1.ErrNoFreeConn) {
 			s.t.cancel(id) // it went out: tell the server it is abandoned
 		}
-		if res.Kind == KindAuth && s.c.auth != nil && !s.retrying && s.c.auth.reauthorize(ctx, s.c.url, s.refused, s.challenge, token) {
+		if res.Kind == KindAuth && s.c.auth != nil && !s.retrying && s.reauthorize(ctx, err, token) {
 			s.retrying = true // once: the new token is in force now
 			r := addRound(*res, s.send(ctx, p, head))
 			s.retrying = false

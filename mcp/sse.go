@@ -5,6 +5,8 @@ import (
 	"bytes"
 	"errors"
 	"io"
+
+	"github.com/mcpbench/mcpbench/internal/h1"
 )
 
 // sseReader parses a text/event-stream incrementally. It keeps its buffers
@@ -131,23 +133,9 @@ func (s *sseReader) next() ([]byte, error) {
 				s.id = append(s.id[:0], value...)
 			}
 		case "retry":
-			if n, ok := atoiDigits(value); ok {
+			if n, ok := h1.AtoiDigits(value); ok {
 				s.retryMS = n
 			}
 		}
 	}
-}
-
-func atoiDigits(b []byte) (int, bool) {
-	if len(b) == 0 || len(b) > 9 {
-		return 0, false
-	}
-	n := 0
-	for _, c := range b {
-		if c < '0' || c > '9' {
-			return 0, false
-		}
-		n = n*10 + int(c-'0')
-	}
-	return n, true
 }

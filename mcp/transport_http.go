@@ -71,6 +71,7 @@ type httpTransport struct {
 	traceParent context.Context
 	traceCtx    context.Context
 	getConn     time.Time
+	connWait    time.Duration // the current request's wait for a connection (GotConn)
 	// What of the current request's answer came, as the trace saw it (on
 	// net/http's goroutines): for saying what the server did.
 	firstByte atomic.Bool
@@ -122,20 +123,20 @@ func (t *httpTransport) close() { t.stopListening() }
 // stream, into the session's reply.
 func (t *httpTransport) exchange(ctx context.Context, p *Prepared, body []byte, id int64, res *Result) (bool, error) {
 	ctx, cancel := context.WithTimeout(t.traced(ctx), t.s.c.opts.Timeout)
+	t.connWait = 0
 	t.firstByte.Store(false)
 	t.interim.Store(0)
 	resp, err := t.post(ctx, t.hc, t.s.c.url, t.header(p), body)
 	if err != nil {
 		cancel()
+		res.ConnWait = t.connWait
 		return false, t.postError(p, err)
 	}
 	t.s.stream = streamEnded
-	if isAuthStatus(resp.StatusCode) {
-		t.s.refused, t.s.challenge = resp.StatusCode, resp.Header.Values("WWW-Authenticate")
-	}
 	head := headOf(resp)
 	found, err := t.answer(ctx, p, id, res, &head, resp.Body)
 	t.finish(resp.Body, cancel)
+	res.ConnWait = t.connWait
 	return found, err
 }
 
@@ -167,10 +168,9 @@ func (t *httpTransport) traced(ctx context.Context) context.Context {
 	}
 	// A fresh trace each time: WithClientTrace chains the new trace to any
 	// in ctx by changing it, so a trace must never be attached twice.
-	s := t.s
 	t.trace = &httptrace.ClientTrace{
 		GetConn:              func(string) { t.getConn = time.Now() },
-		GotConn:              func(httptrace.GotConnInfo) { s.connWait = time.Since(t.getConn) },
+		GotConn:              func(httptrace.GotConnInfo) { t.connWait = time.Since(t.getConn) },
 		GotFirstResponseByte: func() { t.firstByte.Store(true) },
 		Got1xxResponse: func(code int, _ textproto.MIMEHeader) error {
 			t.interim.Store(int32(code))
@@ -288,11 +288,11 @@ func (t *httpTransport) postError(p *Prepared, err error) *Error {
 // session expiry, HTTP errors, and the JSON or SSE body.
 func (t *httpTransport) answer(ctx context.Context, p *Prepared, id int64, res *Result, h *answerHead, body io.Reader) (bool, error) {
 	s := t.s
-	if h.status == http.StatusNotFound && s.id != "" {
+	if h.Status == http.StatusNotFound && s.id != "" {
 		res.Received = drain(body)
-		return false, s.lost(ctx, h.status)
+		return false, s.lost(ctx, h.Status)
 	}
-	if h.status < 200 || h.status > 299 {
+	if h.Status < 200 || h.Status > 299 {
 		n, rpcErr := s.readErrorBody(body)
 		res.Received = n
 		e := h.statusError(p.req.Method)
@@ -303,18 +303,18 @@ func (t *httpTransport) answer(ctx context.Context, p *Prepared, id int64, res *
 			// mirrors them; the error object is the server's answer.
 			e.Kind = KindJSONRPC
 		}
-		if isAuthStatus(h.status) {
-			e.Kind = KindAuth
+		if isAuthStatus(h.Status) {
+			e.Kind, e.challenge = KindAuth, h.Challenge
 		}
 		return false, e
 	}
-	if h.sessionID != "" && p.req.Method == "initialize" {
-		s.id = h.sessionID
+	if h.Kept != "" && p.req.Method == "initialize" {
+		s.id = h.Kept
 	}
 	if e := h.refuse(p.req.Method, s.c.maxBody); e != nil {
 		return false, e // not drained: the connection goes
 	}
-	switch ct := h.contentType; {
+	switch ct := h.ContentType; {
 	case hasMediaType(ct, "text/event-stream"):
 		found, err := s.readSSE(ctx, body, id, res)
 		if !found && err == nil {

@@ -121,6 +121,8 @@ func (ls *legacyStream) close() {
 func (t *legacyTransport) exchange(ctx context.Context, p *Prepared, body []byte, id int64, res *Result) (bool, error) {
 	ctx, cancel := context.WithTimeout(t.traced(ctx), t.s.c.opts.Timeout)
 	defer cancel()
+	t.connWait = 0
+	defer func() { res.ConnWait = t.connWait }() // the trace's GotConn measures it
 	s := t.s
 	if t.stream == nil {
 		// A broken stream is a lost session: open a new one, as a

@@ -15,41 +15,44 @@ import (
 	"time"
 
 	"github.com/mcpbench/mcpbench/internal/evloop"
+	"github.com/mcpbench/mcpbench/internal/h1"
 )
 
-// onLoop runs fn as the one task of a one-loop group and waits for it.
-func onLoop(t testing.TB, fn func(ctx context.Context)) {
+// onLoop runs fn as the one task of a one-loop group, with s on the
+// loop, and waits for it; s is back on the client's pool after.
+func onLoop(t testing.TB, s *Session, fn func(ctx context.Context)) {
 	t.Helper()
 	g, err := evloop.NewGroup(1, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer g.Close()
+	if !s.OnLoop(g.Loop(0)) {
+		t.Fatal("a plain-HTTP session on the direct engine should go on a loop")
+	}
+	defer s.OnLoop(nil)
 	g.Go(context.Background(), 0, fn)
 	g.Run()
 }
 
-// Requests made on a loop's context go out on the loop's connection: the
+// Requests of a session on a loop go out on the loop's connection: the
 // session's own, adopted (no second dial), and keep the hot path's
 // promise of no allocation per request.
 func TestLoopRequestsAdoptTheSessionsConnection(t *testing.T) {
 	ctx := context.Background()
 	c, s, p := rawSession(t, rawServer(t), EngineAuto)
-	if !c.LoopReady() {
-		t.Fatal("a plain-HTTP client on the direct engine should be loop-ready")
-	}
 	if r := s.Do(ctx, p, ""); r.Kind != OK {
 		t.Fatal(r.Err)
 	}
 	dials := c.Dials()
 	var allocs float64
-	onLoop(t, func(lctx context.Context) {
+	onLoop(t, s, func(lctx context.Context) {
 		if r := s.Do(lctx, p, ""); r.Kind != OK {
 			t.Error(r.Err)
 			return
 		}
 		tr := s.t.(*directTransport)
-		if tr.pool == tr.base || tr.pool.onLoop != evloop.From(lctx) {
+		if lp, ok := tr.pool.(*h1.LoopPool); !ok || lp.Loop() == nil {
 			t.Error("the request did not use the loop's pool")
 		}
 		// Not testing.AllocsPerRun: it sets GOMAXPROCS to 1, which would
@@ -92,7 +95,7 @@ func TestLoopRequestTimesOut(t *testing.T) {
 	answering.Store(false)
 	var r Result
 	var took time.Duration
-	onLoop(t, func(lctx context.Context) {
+	onLoop(t, s, func(lctx context.Context) {
 		start := time.Now()
 		r = s.Do(lctx, p, "")
 		took = time.Since(start)
@@ -152,7 +155,7 @@ func BenchmarkClientOnlyLoop(b *testing.B) {
 	_, s, p := rawSession(b, rawServer(b), EngineAuto)
 	b.ReportAllocs()
 	b.ResetTimer()
-	onLoop(b, func(lctx context.Context) {
+	onLoop(b, s, func(lctx context.Context) {
 		for range b.N {
 			if r := s.Do(lctx, p, ""); r.Kind != OK {
 				b.Error(r.Err)
@@ -181,7 +184,7 @@ func TestLoopPoolsDialNoMoreThanTheWorkers(t *testing.T) {
 // replies point into it.
 func TestLoopSessionsShareOneParseMemo(t *testing.T) {
 	_, sessions := sessionsOnLoops(t, 4, 1, 20)
-	loopMemo := sessions[0].t.(*directTransport).loopPool.memo
+	loopMemo := sessions[0].t.(*directTransport).memo
 	if loopMemo == nil || len(loopMemo.text()) == 0 {
 		t.Fatal("the loop's memo holds no answer")
 	}
@@ -226,6 +229,9 @@ func sessionsOnLoops(t *testing.T, workers, loops, rounds int) (*Client, []*Sess
 	defer g.Close()
 	var failed atomic.Int64
 	for i, s := range sessions {
+		if !s.OnLoop(g.Loop(i)) {
+			t.Fatal("a session would not go on a loop")
+		}
 		g.Go(ctx, i%loops, func(lctx context.Context) {
 			p, _ := s.Prepare(Request{Method: "tools/list"})
 			for range rounds {
@@ -233,7 +239,7 @@ func sessionsOnLoops(t *testing.T, workers, loops, rounds int) (*Client, []*Sess
 					failed.Add(1)
 					return
 				}
-				evloop.From(lctx).SleepUntil(lctx, time.Now().Add(100*time.Microsecond)) // let the others in
+				g.Loop(i).SleepUntil(lctx, time.Now().Add(100*time.Microsecond)) // let the others in
 			}
 		})
 	}
@@ -276,6 +282,7 @@ func TestLoopPoolWithoutAFreeSlotDoesNotStopTheLoop(t *testing.T) {
 	defer g.Close()
 	var results [2]Result
 	for i, s := range sessions {
+		s.OnLoop(g.Loop(0))
 		g.Go(ctx, 0, func(lctx context.Context) {
 			p, _ := s.Prepare(Request{Method: "tools/list"})
 			results[i] = s.Do(lctx, p, "")
@@ -289,47 +296,13 @@ func TestLoopPoolWithoutAFreeSlotDoesNotStopTheLoop(t *testing.T) {
 	if results[0].Kind != OK {
 		t.Errorf("first request: %v %v", results[0].Kind, results[0].Err)
 	}
-	if results[1].Kind == OK || results[1].Err == nil || !strings.Contains(results[1].Err.Error(), errNoFreeConn.Error()) {
-		t.Errorf("second request: %v %v, want the pool's %q", results[1].Kind, results[1].Err, errNoFreeConn)
-	}
-}
-
-// A loop connection's read buffer grows to hold the answers it carries,
-// so that an answer that has come is read in one call; past the client's
-// budget for that growth it stays as it was.
-func TestLoopReadBuffersGrowToTheAnswerWithinBudget(t *testing.T) {
-	big := json.RawMessage(`{"tools":[{"name":"t","description":"` + strings.Repeat("d", 20<<10) + `","inputSchema":{"type":"object"}}]}`)
-	url := modernServer(t, func(string, json.RawMessage, *http.Request) json.RawMessage { return big })
-	for _, budget := range []int64{loopReadBudget, 0} {
-		ctx := context.Background()
-		c, s, g := loopSession(t, Options{URL: url, PoolSize: 2})
-		c.link.(directLink).loops.budget = budget
-		var sizes []int
-		g.Go(ctx, 0, func(lctx context.Context) {
-			p, _ := s.Prepare(Request{Method: "tools/list"})
-			for range 3 {
-				if r := s.Do(lctx, p, ""); r.Kind != OK {
-					t.Errorf("budget %d: %v %v", budget, r.Kind, r.Err)
-					return
-				}
-			}
-			for _, wc := range s.t.(*directTransport).loopPool.idle {
-				sizes = append(sizes, wc.br.Size())
-			}
-		})
-		g.Run()
-		if len(sizes) != 1 {
-			t.Fatalf("budget %d: %d idle loop connections, want 1", budget, len(sizes))
-		}
-		grew := sizes[0] > len(big)
-		if grew != (budget > 0) || !grew && sizes[0] != wireReadBuffer {
-			t.Errorf("budget %d: a %d-byte answer left a %d-byte read buffer", budget, len(big), sizes[0])
-		}
+	if results[1].Kind == OK || results[1].Err == nil || !strings.Contains(results[1].Err.Error(), h1.ErrNoFreeConn.Error()) {
+		t.Errorf("second request: %v %v, want the pool's %q", results[1].Kind, results[1].Err, h1.ErrNoFreeConn)
 	}
 }
 
 // loopSession is a session of a client dialled with o (a 5 s time-out if
-// o has none) and a group of one event loop to run its requests on; all
+// o has none) on a group of one event loop to run its requests on; all
 // are closed when t ends.
 func loopSession(t testing.TB, o Options) (*Client, *Session, *evloop.Group) {
 	t.Helper()
@@ -339,5 +312,8 @@ func loopSession(t testing.TB, o Options) (*Client, *Session, *evloop.Group) {
 		t.Fatal(err)
 	}
 	t.Cleanup(g.Close)
+	if !s.OnLoop(g.Loop(0)) {
+		t.Fatal("the session would not go on the loop")
+	}
 	return c, s, g
 }

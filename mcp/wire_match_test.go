@@ -1,16 +1,17 @@
 package mcp
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"fmt"
 	"io"
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/mcpbench/mcpbench/hostile"
+	"github.com/mcpbench/mcpbench/internal/h1"
 )
 
 // matchBase is the answer the memo holds in these tests: members before
@@ -39,21 +40,33 @@ func (t *trickle) Read(p []byte) (int, error) { return t.r.Read(p[:min(len(p), t
 
 // readMatched reads ans, an answer to request id, on a loop transport
 // whose memo is memo, step bytes per read.
-func readMatched(t testing.TB, memo *parseMemo, ans string, id int64, step int) (*directTransport, wireAnswer, error) {
+func readMatched(t testing.TB, memo *parseMemo, ans string, id int64, step int) (*directTransport, h1.Answer, error) {
 	t.Helper()
 	d, c := matchingConn(memo, ans, step)
-	a, err := d.readAnswer(c, &Prepared{req: Request{Method: "tools/list"}}, id)
+	a, err := d.readAnswer(c, "tools/list", id)
 	return d, a, err
+}
+
+// readAnswer reads the answer to method's request id from c as exchange
+// does, with the loop memo's prediction.
+func (t *directTransport) readAnswer(c *h1.Conn, method string, id int64) (h1.Answer, error) {
+	req := t.request(method, id)
+	err := t.call.Read(t.pool, c, &req, &t.ans)
+	return t.ans, err
 }
 
 // matchingConn is a loop transport whose memo is memo, and a connection
 // on which stream comes, step bytes per read.
-func matchingConn(memo *parseMemo, stream string, step int) (*directTransport, *wireConn) {
-	d := &directTransport{httpTransport: httpTransport{s: &Session{}}, pool: &wirePool{maxBody: 1 << 20, memo: memo}}
+func matchingConn(memo *parseMemo, stream string, step int) (*directTransport, *h1.Conn) {
+	d := &directTransport{httpTransport: httpTransport{s: &Session{}}, pool: readingPool(1 << 20), memo: memo}
 	d.s.rep.shared = memo
-	c := &wireConn{nc: readerConn{r: &trickle{strings.NewReader(stream), step}}}
-	c.br = bufio.NewReaderSize(c, wireReadBuffer)
-	return d, c
+	return d, h1.NewConn(readerConn{r: &trickle{strings.NewReader(stream), step}})
+}
+
+// readingPool is a loop pool that only reads (it has no loop), whose
+// answers may have bodies of up to limit bytes.
+func readingPool(limit int) h1.Pool {
+	return h1.NewLoopPools(h1.NewPool(h1.Config{Size: 1, MaxBody: limit})).For(nil)
 }
 
 func withLength(body string) string {
@@ -71,13 +84,13 @@ func TestMatchedAnswerFillsTheReplyAsAScanWould(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, ans := range []string{withLength(body), chunkedAnswer(body, 1, "", ""), chunkedAnswer(body, 10, ";x=y", ""), chunkedAnswer(body, 4096, "", "X-T: 1\r\n")} {
-		for _, step := range []int{1, 3, 64, wireReadBuffer} {
+		for _, step := range []int{1, 3, 64, h1.ReadBuffer} {
 			d, a, err := readMatched(t, memoOf(t, matchBase), ans, id, step)
 			if err != nil {
 				t.Fatalf("step %d: %v", step, err)
 			}
-			if !a.matched || a.body != nil || a.size != len(body) {
-				t.Fatalf("step %d, %.60q: matched %v, body %d bytes, size %d; want matched, size %d", step, ans, a.matched, len(a.body), a.size, len(body))
+			if !a.Matched || a.Body != nil || a.Size != len(body) {
+				t.Fatalf("step %d, %.60q: matched %v, body %d bytes, size %d; want matched, size %d", step, ans, a.Matched, len(a.Body), a.Size, len(body))
 			}
 			if !d.answersID(&a, id) || !d.held.parsed {
 				t.Fatal("a matched answer was not taken as the request's")
@@ -125,8 +138,8 @@ func TestUnmatchedAnswerIsReadAsItCame(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%q: %v", body, err)
 			}
-			if a.matched || string(a.body) != body {
-				t.Fatalf("%q: matched %v, body %q", body, a.matched, a.body)
+			if a.Matched || string(a.Body) != body {
+				t.Fatalf("%q: matched %v, body %q", body, a.Matched, a.Body)
 			}
 		}
 	}
@@ -151,8 +164,8 @@ func TestMatchedAnswerCutShortSaysHowMuchCame(t *testing.T) {
 // answer).
 func TestLentMemoTextIsNotWrittenOver(t *testing.T) {
 	memo := memoOf(t, matchBase)
-	d, a, err := readMatched(t, memo, withLength(matchBase), 7, wireReadBuffer)
-	if err != nil || !a.matched || !d.answersID(&a, 7) {
+	d, a, err := readMatched(t, memo, withLength(matchBase), 7, h1.ReadBuffer)
+	if err != nil || !a.Matched || !d.answersID(&a, 7) {
 		t.Fatalf("not matched: %v", err)
 	}
 	result := string(d.s.rep.Result)
@@ -163,7 +176,7 @@ func TestLentMemoTextIsNotWrittenOver(t *testing.T) {
 	if string(d.s.rep.Result) != result {
 		t.Fatalf("the lent reply's result became %s", d.s.rep.Result)
 	}
-	d.returnLent(d.pool)
+	d.returnLent()
 	answers := [][]byte{[]byte(matchBase), []byte(strings.Replace(matchBase, `"a"`, `"x"`, 1))}
 	i := 0
 	if n := testing.AllocsPerRun(100, func() { i++; _ = other.parse(answers[i%2]) }); n != 0 {
@@ -175,37 +188,13 @@ func TestLentMemoTextIsNotWrittenOver(t *testing.T) {
 		t.Errorf("%v allocations remembering an answer after one too large to keep", n)
 	}
 	// A lent text is not emptied either.
-	d, a, err = readMatched(t, memo, withLength(matchBase), 7, wireReadBuffer)
-	if err != nil || !a.matched || !d.answersID(&a, 7) {
+	d, a, err = readMatched(t, memo, withLength(matchBase), 7, h1.ReadBuffer)
+	if err != nil || !a.Matched || !d.answersID(&a, 7) {
 		t.Fatalf("not matched: %v", err)
 	}
 	_ = other.parse(answers[1])
-	if string(d.s.rep.Result) != result || len(d.match.from.text) == 0 {
+	if string(d.s.rep.Result) != result || len(d.predFrom.text) == 0 {
 		t.Fatalf("the lent reply's result became %s", d.s.rep.Result)
-	}
-}
-
-// The feed of a prediction, cut anywhere, matches it, and appendFed
-// gives back what was fed.
-func TestBodyMatchFeedInPieces(t *testing.T) {
-	var m bodyMatch
-	parts := [3][]byte{[]byte(`{"id":`), []byte("42"), []byte(`,"x":1}`)}
-	whole := []byte(`{"id":42,"x":1}`)
-	for cut := range len(whole) + 1 {
-		m = bodyMatch{on: true, want: parts}
-		if k := m.feed(whole[:cut]); k != cut || !m.on {
-			t.Fatalf("cut %d: first piece matched %d", cut, k)
-		}
-		if got := m.appendFed(nil); !bytes.Equal(got, whole[:cut]) {
-			t.Fatalf("cut %d: fed %q", cut, got)
-		}
-		if k := m.feed(whole[cut:]); k != len(whole)-cut || !m.complete() {
-			t.Fatalf("cut %d: second piece matched %d, complete %v", cut, k, m.complete())
-		}
-	}
-	m = bodyMatch{on: true, want: parts}
-	if k := m.feed([]byte(`{"id":43`)); k != 6 || m.on {
-		t.Fatalf("a different id matched %d bytes, on %v", k, m.on)
 	}
 }
 
@@ -225,11 +214,13 @@ func FuzzWireMatch(f *testing.F) {
 		_, plain, perr := readMatched(t, nil, ans, 3, int(step)+1)
 		// Twice on one connection: the second head is the pool's last.
 		d, c := matchingConn(memoOf(t, matchBase), ans+ans, int(step)+1)
-		p := &Prepared{req: Request{Method: "tools/list"}}
-		a, err := d.readAnswer(c, p, 3)
-		if err == nil && !plain.close {
-			d.returnLent(d.pool)
-			a, err = d.readAnswer(c, p, 3)
+		a, err := d.readAnswer(c, "tools/list", 3)
+		if err == nil && !plain.Close {
+			if a.Matched {
+				d.answersID(&a, 3) // the reply takes the memo's text
+			}
+			d.returnLent()
+			a, err = d.readAnswer(c, "tools/list", 3)
 		}
 		if (err == nil) != (perr == nil) || err != nil && err.Error() != perr.Error() {
 			t.Fatalf("with a memo: %v; without: %v", err, perr)
@@ -237,68 +228,21 @@ func FuzzWireMatch(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if a.answerHead != plain.answerHead || a.close != plain.close {
-			t.Fatalf("head %+v close %v; without a memo %+v %v", a.answerHead, a.close, plain.answerHead, plain.close)
+		if !reflect.DeepEqual(a.Head, plain.Head) || a.Close != plain.Close {
+			t.Fatalf("head %+v close %v; without a memo %+v %v", a.Head, a.Close, plain.Head, plain.Close)
 		}
 		predicted := strings.Replace(matchBase, `"id":7`, `"id":3`, 1)
 		switch {
-		case a.matched && string(body) != predicted:
+		case a.Matched && string(body) != predicted:
 			t.Fatalf("%q matched the prediction", body)
-		case a.matched && (d.lent == nil || a.size != len(body)):
-			t.Fatalf("matched, lent %v, size %d", d.lent != nil, a.size)
-		case !a.matched && !bytes.Equal(a.body, plain.body):
-			t.Fatalf("body %q, without a memo %q", a.body, plain.body)
-		case !a.matched && string(body) == predicted:
+		case a.Matched && (!d.answersID(&a, 3) || d.lent == nil || a.Size != len(body)):
+			t.Fatalf("matched, lent %v, size %d", d.lent != nil, a.Size)
+		case !a.Matched && !bytes.Equal(a.Body, plain.Body):
+			t.Fatalf("body %q, without a memo %q", a.Body, plain.Body)
+		case !a.Matched && string(body) == predicted:
 			t.Fatal("the prediction itself was not matched")
 		}
 	})
-}
-
-// An answer whose head is byte for byte the pool's last plain one takes
-// that head's reading; any other head is parsed.
-func TestLoopPoolRecallsItsLastHead(t *testing.T) {
-	body := `{"jsonrpc":"2.0","id":1,"result":{}}`
-	plain := withLength(body)
-	heads := []string{
-		plain,
-		plain,
-		strings.Replace(plain, "200 OK", "201 Created", 1),
-		strings.Replace(plain, "Content-Type: application/json", "Content-Type: application/json\r\nConnection: close", 1),
-		"HTTP/1.1 503 Service Unavailable\r\nRetry-After: 7\r\nContent-Length: 2\r\n\r\n{}",
-		"HTTP/1.1 503 Service Unavailable\r\nRetry-After: 7\r\nContent-Length: 2\r\n\r\n{}",
-	}
-	d, c := matchingConn(new(parseMemo), strings.Join(heads, ""), wireReadBuffer)
-	p := &Prepared{req: Request{Method: "tools/list"}}
-	for i, ans := range heads {
-		var want wireAnswer
-		h, _ := peekHead(bufio.NewReader(strings.NewReader(ans)))
-		if !parseHead(h, &want, false) {
-			t.Fatalf("answer %d: not a plain head", i)
-		}
-		a, err := d.readAnswer(c, p, 1)
-		if err != nil {
-			t.Fatalf("answer %d: %v", i, err)
-		}
-		if a.answerHead != want.answerHead || a.close != want.close {
-			t.Errorf("answer %d: head %+v close %v, parsed %+v %v", i, a.answerHead, a.close, want.answerHead, want.close)
-		}
-		if remembered := string(d.pool.head.text); i < 2 && remembered != string(h) {
-			t.Errorf("answer %d: the pool remembers %q", i, remembered)
-		}
-	}
-	// The second of two same heads was not parsed again: a mark put on
-	// the pool's reading comes back.
-	d, c = matchingConn(new(parseMemo), plain+plain, wireReadBuffer)
-	if _, err := d.readAnswer(c, p, 1); err != nil {
-		t.Fatal(err)
-	}
-	d.pool.head.parsed.contentType = "marked"
-	if a, err := d.readAnswer(c, p, 1); err != nil || a.contentType != "marked" {
-		t.Errorf("the same head again read as %q (%v), not recalled", a.contentType, err)
-	}
-	if string(d.pool.head.text) == "" || strings.Contains(string(d.pool.head.text), "503") {
-		t.Errorf("the pool remembers %q, want the last plain success's head", d.pool.head.text)
-	}
 }
 
 // A matched answer with more bytes behind it on the connection (a server

@@ -12,58 +12,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpbench/mcpbench/internal/h1"
 	"go.uber.org/goleak"
 )
-
-func TestParseHead(t *testing.T) {
-	cases := []struct {
-		name, head  string
-		ok          bool
-		status, n   int
-		ct, session string
-		close       bool
-	}{
-		{"common", "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 12\r\nMcp-Session-Id: abc\r\n\r\n", true, 200, 12, "application/json", "abc", false},
-		{"no reason phrase", "HTTP/1.1 202\r\nContent-Length: 0\r\n\r\n", true, 202, 0, "", "", false},
-		{"names in any case", "HTTP/1.1 404 Not Found\r\ncontent-length:  3 \r\nCONNECTION: Close\r\ncontent-type: text/plain\r\n\r\n", true, 404, 3, "text/plain", "", true},
-		{"same length twice", "HTTP/1.1 200 OK\r\nContent-Length: 5\r\nContent-Length: 5\r\n\r\n", true, 200, 5, "", "", false},
-		{"lengths disagree", "HTTP/1.1 200 OK\r\nContent-Length: 5\r\nContent-Length: 6\r\n\r\n", false, 0, 0, "", "", false},
-		{"chunked stream", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nContent-Type: text/event-stream\r\n\r\n", false, 0, 0, "", "", false},
-		{"chunked JSON", "HTTP/1.1 200 OK\r\nTransfer-Encoding: Chunked\r\nContent-Type: application/json\r\n\r\n", true, 200, -1, "application/json", "", false},
-		{"chunked and a length", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nContent-Length: 2\r\n\r\n", false, 0, 0, "", "", false},
-		{"chunked twice", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nTransfer-Encoding: chunked\r\n\r\n", false, 0, 0, "", "", false},
-		{"codings", "HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip, chunked\r\n\r\n", false, 0, 0, "", "", false},
-		{"no length", "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n\r\n", false, 0, 0, "", "", false},
-		{"bad length", "HTTP/1.1 200 OK\r\nContent-Length: -1\r\n\r\n", false, 0, 0, "", "", false},
-		{"HTTP/1.0", "HTTP/1.0 200 OK\r\nContent-Length: 2\r\n\r\n", false, 0, 0, "", "", false},
-		{"interim", "HTTP/1.1 100 Continue\r\n\r\n", false, 0, 0, "", "", false},
-		{"no content", "HTTP/1.1 204 No Content\r\nContent-Length: 0\r\n\r\n", false, 0, 0, "", "", false},
-		{"folded header", "HTTP/1.1 200 OK\r\nContent-Length: 2\r\nX-A: b\r\n c\r\n\r\n", false, 0, 0, "", "", false},
-		{"space in a name", "HTTP/1.1 200 OK\r\nContent-Length: 2\r\nX A: b\r\n\r\n", false, 0, 0, "", "", false},
-		{"bad status", "HTTP/1.1 2x0 OK\r\nContent-Length: 2\r\n\r\n", false, 0, 0, "", "", false},
-		{"not HTTP", "SSH-2.0-OpenSSH\r\n\r\n", false, 0, 0, "", "", false},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			var a wireAnswer
-			ok := parseHead([]byte(c.head), &a, true)
-			if ok != c.ok {
-				t.Fatalf("parsed %v, want %v", ok, c.ok)
-			}
-			if !ok {
-				return
-			}
-			if a.status != c.status || a.length != c.n || a.contentType != c.ct || a.sessionID != c.session || a.close != c.close {
-				t.Fatalf("got %+v", a)
-			}
-		})
-	}
-	var a wireAnswer
-	parseHead([]byte("HTTP/1.1 200 OK\r\nContent-Length: 0\r\nMcp-Session-Id: abc\r\n\r\n"), &a, false)
-	if a.sessionID != "" {
-		t.Fatal("the session id was read on a request that does not ask for one")
-	}
-}
 
 // scriptServer answers each request on a connection with the next of the
 // answers script gives for it, written in pieces of step bytes (all at once
@@ -288,8 +239,8 @@ func TestDirectCancelInFlight(t *testing.T) {
 // TestDirectStaleConnection: a connection the server closed while it sat
 // idle is noticed before use and replaced, so no request fails for it.
 func TestDirectStaleConnection(t *testing.T) {
-	defer func(d time.Duration) { wireStaleAfter = d }(wireStaleAfter)
-	wireStaleAfter = 50 * time.Millisecond
+	defer func(d time.Duration) { h1.StaleAfter = d }(h1.StaleAfter)
+	h1.StaleAfter = 50 * time.Millisecond
 	// The server closes after each answer without saying so.
 	url := scriptServer(t, 0, func(int, int, string) string { return jsonAnswer("", toolsResult) + "\x00close" })
 	cl := bareClient(t, url, 5*time.Second, 1<<20, EngineDirect)
@@ -297,7 +248,7 @@ func TestDirectStaleConnection(t *testing.T) {
 	s := cl.newSession()
 	p, _ := s.Prepare(Request{Method: "tools/list"})
 	for i := range 3 {
-		time.Sleep(2 * wireStaleAfter)
+		time.Sleep(2 * h1.StaleAfter)
 		if r := s.Do(context.Background(), p, ""); r.Kind != OK {
 			t.Fatalf("request %d: %s: %v", i, r.Kind, r.Err)
 		}

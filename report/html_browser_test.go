@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcpbench/mcpbench/internal/browsertest"
 )
 
 // The HTML pages are opened in headless Chromium (Debian's package, which
@@ -19,36 +21,10 @@ import (
 // #mcpbench-errors and counts the resources it fetched; the test dumps the
 // DOM after load and reads those, plus the browser's own console log.
 
-// chromium finds the browser. make test requires it
-// (MCPBENCH_REQUIRE_BROWSER=1); a plain go test on a machine without it
-// skips the browser checks and says so.
-func chromium(t *testing.T) string {
-	t.Helper()
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	if os.Getenv("MCPBENCH_REQUIRE_BROWSER") != "" {
-		t.Fatal("no Chromium on PATH: run scripts/install-chromium.sh")
-	}
-	t.Skip("no Chromium on PATH: the browser checks need scripts/install-chromium.sh (make test runs it)")
-	return ""
-}
+// chromium and browserFlags are browsertest's.
+func chromium(t *testing.T) string { return browsertest.Chromium(t) }
 
-// browserFlags keep headless Chromium to the page: no sandbox (tests may
-// run as root in a container), no GPU, no background traffic of its own,
-// no name resolution (nothing can leave the machine), a fresh profile.
-func browserFlags(profile string) []string {
-	return []string{
-		"--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-		"--disable-background-networking", "--disable-component-update", "--disable-sync",
-		"--disable-default-apps", "--disable-extensions", "--mute-audio",
-		"--host-resolver-rules=MAP * ~NOTFOUND",
-		"--user-data-dir=" + profile, "--window-size=1200,900",
-		"--enable-logging=stderr", "--v=0",
-	}
-}
+func browserFlags(profile string) []string { return browsertest.Flags(profile) }
 
 // openInBrowser loads file and returns the DOM after load and the
 // browser's log.

@@ -21,6 +21,9 @@ func runPage(r *results.RunReport) *htmlPage {
 	for _, s := range runSeriesSections(r) {
 		page.add(s)
 	}
+	if s := shapesSection(p); s != nil {
+		page.add(*s)
+	}
 	page.add(htmlSection{ID: "spectrum", Title: "Latency by percentile", Charts: []*htmlChart{pointSpectrum("spectrum", "Latency by percentile", p)}})
 	if len(p.ByOperation) > 0 {
 		head, rows := operationsTable("", p.ByOperation)
@@ -79,8 +82,11 @@ func runVerdict(r *results.RunReport) htmlVerdict {
 	if p.Client.Saturated {
 		v.warn("The generator was saturated: " + p.Client.SaturationReason + ". These figures describe mcpbench, not the server.")
 	}
-	if p.Interrupted {
+	if p.Interrupted && r.Aborted == nil {
 		v.warn("Interrupted: the figures cover what was measured before the stop.")
+	}
+	if r.Aborted != nil {
+		v.Level, v.Headline = levelFail, abortedLine(r.Aborted)
 	}
 	v.addMerge(r.Merged)
 	for _, l := range runSeriesVerdicts(r) {

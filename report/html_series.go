@@ -27,8 +27,11 @@ func runSeriesSections(r *results.RunReport) []htmlSection {
 	if t := trendFor(r.Soak, "p99_ms"); t != nil {
 		lat.Series = append(lat.Series, trendLine(s, r.Soak, t, 1))
 	}
-	out := []htmlSection{{ID: "over-time", Title: "Over time", Intro: []string{seriesIntro(s)},
-		Charts: []*htmlChart{throughputOverTime(s), lat, loadOverTime(s)}}}
+	charts := []*htmlChart{throughputOverTime(s), lat, loadOverTime(s)}
+	for _, c := range charts {
+		c.VLines = append(c.VLines, stageMarks(&r.Point)...)
+	}
+	out := []htmlSection{{ID: "over-time", Title: "Over time", Intro: []string{seriesIntro(s)}, Charts: charts}}
 	if charts := serverOverTime(s, r.Soak); len(charts) > 0 {
 		out = append(out, htmlSection{ID: "server-over-time", Title: "Server over time", Intro: []string{serverIntro(s)}, Charts: charts})
 	}

@@ -45,6 +45,7 @@ func WriteRunSummary(w io.Writer, r *results.RunReport) error {
 			fmtMS(u.P50MS), fmtMS(u.P95MS), fmtMS(u.P99MS), fmtMS(u.MaxMS), fmtMS(lag.P99))
 	}
 	stageSummary(&b, p)
+	shapesSummary(&b, r)
 	if p.Sessions != nil {
 		writeSessionSummary(&b, p) // its step table is the per-operation list
 	} else {
@@ -113,6 +114,9 @@ func WriteRunMarkdown(w io.Writer, r *results.RunReport) error {
 	if p.Interrupted {
 		b.WriteString("> **Interrupted:** the figures cover what was measured before the stop.\n\n")
 	}
+	if r.Aborted != nil {
+		b.WriteString("> **" + abortedLine(r.Aborted) + "**\n\n")
+	}
 	headerMarkdown(&b, &r.Header)
 	if p.Sessions != nil {
 		if _, err := io.WriteString(w, b.String()); err != nil {
@@ -166,6 +170,9 @@ func writeRunTail(w io.Writer, r *results.RunReport) error {
 		return err
 	}
 	if err := writeStagesMarkdown(w, p); err != nil {
+		return err
+	}
+	if err := writeShapesMarkdown(w, p); err != nil {
 		return err
 	}
 	if len(p.ErrorsByKind) > 0 {

@@ -180,6 +180,7 @@ func (c *Comparison) pointChecks(scope string, b, n *Point, g Limits, full bool)
 	if b.Sessions != nil && n.Sessions != nil {
 		c.sessionChecks(scope, b, n, g)
 	}
+	c.stageChecks(scope, b, n, g)
 }
 
 // dropCheck gates a recommendation figure: any drop, or losing it

@@ -34,6 +34,9 @@ type Gates struct {
 	// FailOnLeak fails a run whose soak analysis finds a leak (a server
 	// series that grows, significantly and materially).
 	FailOnLeak bool
+	// MaxRecoveryS fails a staged run in which a spike took longer than
+	// this many seconds to recover (or did not recover); 0 gates nothing.
+	MaxRecoveryS float64
 }
 
 // gate checks one figure against its upper limit.
@@ -59,6 +62,11 @@ func (g Gates) Run(r *RunReport) bool {
 	}
 	if g.FailOnLeak {
 		add(gate("leaks", 0, float64(r.Soak.Leaks())), true)
+	}
+	if g.MaxRecoveryS > 0 {
+		for _, gt := range recoveryGates(p.Spikes, g.MaxRecoveryS) {
+			add(gt, true)
+		}
 	}
 	return failed
 }

@@ -66,6 +66,9 @@ func mergePoints(ps []Point, spanS float64) (Point, []string, error) {
 	}
 	out.Series = series
 	notes = appendNew(notes, ns...)
+	if err := mergeStages(&out, ps); err != nil {
+		return out, nil, err
+	}
 	if len(ps[0].ByOperation) > 0 {
 		ops, exact, err := mergeOperations(ps, spanS)
 		if err != nil {

@@ -114,6 +114,8 @@ type Point struct {
 	Counters      map[string]int64  `json:"counters,omitempty"`
 	Sessions      *SessionStats     `json:"sessions,omitempty"`
 	Series        *Series           `json:"series,omitempty"`
+	Stages        []StageSummary    `json:"stages,omitempty"`
+	Spikes        []Spike           `json:"spikes,omitempty"`
 
 	// Hist is the decoded Histogram, for merging and for percentiles a
 	// renderer wants beyond the fixed ones.

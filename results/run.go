@@ -38,6 +38,9 @@ type RunReport struct {
 	// Shard is set on a shard's report (--shard); Merged on merge's output.
 	Shard  *Shard     `json:"shard,omitempty"`
 	Merged *MergeInfo `json:"merged,omitempty"`
+	// Aborted is set when a threshold (--abort-on) stopped the run early;
+	// the figures cover what was measured until then.
+	Aborted *Aborted `json:"aborted,omitempty"`
 }
 
 // Workload says what was sent, so compare and merge can refuse reports of

@@ -41,6 +41,11 @@ import (
 // files their steps read, loaded.
 type ScenarioFile struct {
 	Scenarios []Scenario `yaml:"scenarios"`
+	// Stages shape the load as --stages does (users), RateStages as
+	// --rate-stages (sessions per second): k6's list of durations and
+	// targets. The flags win over the file.
+	Stages     []FileStage `yaml:"stages"`
+	RateStages []FileStage `yaml:"rate_stages"`
 	// Name is the file's base name, for reports.
 	Name string `yaml:"-"`
 }

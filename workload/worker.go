@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/mcpbench/mcpbench/bench"
+	"github.com/mcpbench/mcpbench/internal/evloop"
 	"github.com/mcpbench/mcpbench/mcp"
 )
 
@@ -23,7 +24,7 @@ type Op struct {
 	Info *ToolInfo
 }
 
-// Workload is what MCP workers send; it is the engine's bench.Workload.
+// Workload is what MCP workers send: the generator's bench.RequestLoad.
 type Workload struct {
 	Client   *mcp.Client
 	Ops      []Op
@@ -32,9 +33,9 @@ type Workload struct {
 }
 
 var (
-	_ bench.Workload  = (*Workload)(nil)
-	_ bench.Counting  = (*Workload)(nil)
-	_ bench.LoopReady = (*Workload)(nil)
+	_ bench.RequestLoad = (*Workload)(nil)
+	_ bench.Counting    = (*Workload)(nil)
+	_ bench.LoopWorker  = (*mcpWorker)(nil)
 )
 
 // An mcp.Kind is reported to the engine as the bench.Kind of the same
@@ -166,6 +167,6 @@ func (w *mcpWorker) Do(ctx context.Context) bench.Sample {
 
 func (w *mcpWorker) Close(ctx context.Context) error { return w.s.Close(ctx) }
 
-// OnLoops says the workers may run as tasks of event loops
-// (bench.LoopReady): the client waits only on the loops' connections.
-func (wl *Workload) OnLoops() bool { return wl.Client.LoopReady() }
+// OnLoop puts the worker's session on l's connections (bench.LoopWorker):
+// it may run as a task of l when the client waits only on the loop.
+func (w *mcpWorker) OnLoop(l *evloop.Loop) bool { return w.s.OnLoop(l) }

@@ -116,6 +116,9 @@ func flagError(err error) error {
 		if cfg.Setting == "" {
 			return usagef("%v", err)
 		}
+		if settingFlags[cfg.Setting] == "" { // an output: its error names its flag
+			return usagef("%v", cfg.Err)
+		}
 		return usagef("%s: %v", settingFlags[cfg.Setting], cfg.Err)
 	}
 	if unr, ok := errors.AsType[*harness.UnreachableError](err); ok {

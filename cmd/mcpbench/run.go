@@ -55,6 +55,7 @@ type runFlags struct {
 	shard    shardFlags
 	series   seriesFlags
 	scenario scenarioFlags
+	shapes   shapeFlags
 }
 
 // flagSet is run's flag set, bound to f.
@@ -74,6 +75,7 @@ func (f *runFlags) register(fs *pflag.FlagSet) {
 	f.series.register(fs, true)
 	f.output.register(fs, "write the reports to `DIR` as mcpbench-<host>_<port>-run.json, .md and .html (when given; an interrupted run without --json-out keeps its JSON there)")
 	f.shard.register(fs)
+	f.shapes.register(fs)
 }
 
 func runMain(ctx context.Context, args []string, e env) int {
@@ -101,7 +103,9 @@ func runMain(ctx context.Context, args []string, e env) int {
 		return exitFor(e, "run", err)
 	}
 	defer stop()
-	r, err := harness.Run(ctx, cfg)
+	runCtx, abort, closePage := f.shapes.attach(ctx, &cfg.Setup, e, "run")
+	defer closePage()
+	r, err := harness.Run(runCtx, cfg)
 	if err != nil {
 		unit := "request"
 		if cfg.Scenario != nil {
@@ -112,14 +116,16 @@ func runMain(ctx context.Context, args []string, e env) int {
 	defer giveBackRunMemory()()
 	gates := f.gate.gates()
 	gates.FailOnLeak = f.series.failOnLeak
-	gateFailed := gates.Run(r)
+	gates.MaxRecoveryS = f.shapes.maxRecovery.Seconds()
+	abort.mark(r)
+	gateFailed := gates.Run(r) || r.Aborted != nil
 	if r.Point.Interrupted && outs[report.FormatJSON].path == "" {
 		// What was measured before the stop is kept, not lost with the run.
 		outs[report.FormatJSON] = output{path: filepath.Join(f.output.outDir, reportBase(&f.target, "run")+".json"), flag: "--out-dir"}
 	}
 	writeErr := writeFormats(report.RunFormats, r, outs, e)
 	f.output.announce(outs, e)
-	return finish(e, "run", writeErr, r.Point.Interrupted, gateFailed)
+	return finish(e, "run", writeErr, r.Point.Interrupted && r.Aborted == nil, gateFailed)
 }
 
 // giveBackRunMemory returns what the finished load left (its sessions'
@@ -177,6 +183,9 @@ func (f *runFlags) config(fs *pflag.FlagSet, e *env) (harness.RunConfig, error) 
 		return harness.RunConfig{}, err
 	}
 	load, err := f.benchConfig(fs.Changed("concurrency"))
+	if err == nil {
+		err = f.shapes.apply(fs, &load, f.series.interval)
+	}
 	if err != nil {
 		return harness.RunConfig{}, err
 	}
@@ -184,6 +193,9 @@ func (f *runFlags) config(fs *pflag.FlagSet, e *env) (harness.RunConfig, error) 
 		return harness.RunConfig{}, err
 	}
 	if err := f.series.validate(); err != nil {
+		return harness.RunConfig{}, err
+	}
+	if err := f.shapes.check(); err != nil {
 		return harness.RunConfig{}, err
 	}
 	spec, err := f.calls.spec(&f.workload)
@@ -200,6 +212,12 @@ func (f *runFlags) config(fs *pflag.FlagSet, e *env) (harness.RunConfig, error) 
 // scenarioConfig is config for sessions of a scenario file.
 func (f *runFlags) scenarioConfig(fs *pflag.FlagSet, e *env) (harness.RunConfig, error) {
 	load, err := f.scenario.runLoad(&f.workload, &f.shard, fs.Changed("users"))
+	if err == nil {
+		err = f.shapes.apply(fs, &load, f.series.interval)
+	}
+	if err == nil {
+		err = f.shapes.check()
+	}
 	if err != nil {
 		return harness.RunConfig{}, err
 	}
@@ -207,6 +225,9 @@ func (f *runFlags) scenarioConfig(fs *pflag.FlagSet, e *env) (harness.RunConfig,
 		return harness.RunConfig{}, err
 	}
 	spec, err := f.scenario.spec(&f.workload, &f.calls)
+	if err == nil {
+		err = f.shapes.fromFile(fs, &load, spec.File, f.series.interval)
+	}
 	if err != nil {
 		return harness.RunConfig{}, err
 	}
@@ -248,7 +269,7 @@ func (f *runFlags) benchConfig(concurrencySet bool) (harness.Load, error) {
 	if w.rate > 0 && concurrencySet && w.maxInFlight == 0 {
 		cfg.MaxInFlight = w.concurrency // -c with --rate bounds the workers
 	}
-	if w.rate == 0 && w.maxInFlight > 0 {
+	if w.rate == 0 && w.maxInFlight > 0 && f.shapes.rateStages == "" {
 		return cfg, usagef("--max-in-flight goes with --rate (a closed loop has -c in flight)")
 	}
 	if cfg.Total == 0 && cfg.Duration == 0 {

@@ -60,6 +60,7 @@ type sweepFlags struct {
 	shard              shardFlags
 	series             seriesFlags
 	scenario           scenarioFlags
+	page               shapeFlags // --dashboard only
 }
 
 func (f *sweepFlags) register(fs *pflag.FlagSet) {
@@ -79,6 +80,7 @@ func (f *sweepFlags) register(fs *pflag.FlagSet) {
 	f.output.register(fs, "write the reports to `DIR` as mcpbench-<host>_<port>-sweep.json, .md, .svg and .html when no --json-out, --md-out, --svg-out or --html-out is given")
 	fs.StringVar(&f.svgOut, "svg-out", "", "write the chart to `FILE`")
 	f.shard.register(fs)
+	f.page.registerDashboard(fs)
 	limitFlags(fs, pauseUpTo(maxWait), "cooldown")
 	limitFlags(fs, atLeastOne(maxWorkers), "require-concurrency")
 }
@@ -141,6 +143,9 @@ func sweepMain(ctx context.Context, args []string, e env) int {
 		return code
 	}
 	cfg, err := f.config(fs, &e)
+	if err == nil {
+		err = f.page.check()
+	}
 	if err != nil {
 		return exitFor(e, "sweep", err)
 	}
@@ -156,6 +161,8 @@ func sweepMain(ctx context.Context, args []string, e env) int {
 	}
 	defer stop()
 	watch(&cfg.Setup, e, "sweep", f.output.noProgress || f.series.live)
+	_, _, closePage := f.page.attach(ctx, &cfg.Setup, e, "sweep")
+	defer closePage()
 	r, runErr := harness.Sweep(ctx, cfg)
 	if r == nil {
 		return harnessExit(e, "sweep", "point", runErr)

@@ -53,12 +53,15 @@ func NewGroup(n int, done <-chan struct{}) (*Group, error) {
 // Size is the number of loops.
 func (g *Group) Size() int { return len(g.loops) }
 
+// Loop is loop i (modulo the number of loops): the one Go(ctx, i, fn)
+// runs fn on, for code below the task to dial and sleep on.
+func (g *Group) Loop(i int) *Loop { return g.loops[i%len(g.loops)] }
+
 // Go adds a task to loop i (modulo the number of loops); it starts at the
-// next Run. fn gets ctx carrying the loop, for Conn-using code below it.
+// next Run. The loop reaches the task's code explicitly (Loop), not
+// through ctx.
 func (g *Group) Go(ctx context.Context, i int, fn func(ctx context.Context)) {
-	l := g.loops[i%len(g.loops)]
-	lctx := With(ctx, l)
-	l.spawn(func() { fn(lctx) })
+	g.Loop(i).spawn(func() { fn(ctx) })
 }
 
 // Go starts fn as another task of l, to run from l's next round. It must
@@ -123,17 +126,6 @@ func (g *Group) Close() {
 		l.wake.close()
 		syscall.Close(l.epfd)
 	}
-}
-
-type loopKey struct{}
-
-// With returns ctx carrying l.
-func With(ctx context.Context, l *Loop) context.Context { return context.WithValue(ctx, loopKey{}, l) }
-
-// From returns the loop ctx carries, or nil.
-func From(ctx context.Context) *Loop {
-	l, _ := ctx.Value(loopKey{}).(*Loop)
-	return l
 }
 
 // task is a coroutine of a loop.

@@ -48,7 +48,7 @@ func echo(c net.Conn) { _, _ = io.Copy(c, c) }
 // addr, closed after it; the dial's error, else fn's, lands in *err.
 func goDialed(g *Group, addr string, err *error, fn func(c net.Conn) error) {
 	g.Go(context.Background(), 0, func(ctx context.Context) {
-		c, derr := From(ctx).Dial(addr, time.Time{})
+		c, derr := g.Loop(0).Dial(addr, time.Time{})
 		if derr != nil {
 			*err = derr
 			return
@@ -77,7 +77,7 @@ func TestTasksExchangeOverLoops(t *testing.T) {
 	errs := make(chan error, tasks)
 	for i := range tasks {
 		g.Go(context.Background(), i, func(ctx context.Context) {
-			l := From(ctx)
+			l := g.Loop(i)
 			c, err := l.Dial(addr, time.Now().Add(5*time.Second))
 			if err != nil {
 				errs <- err
@@ -168,7 +168,7 @@ func TestDialRefused(t *testing.T) {
 	ln.Close()
 	g := newGroup(t, 1, nil)
 	g.Go(context.Background(), 0, func(ctx context.Context) {
-		_, err = From(ctx).Dial(addr, time.Now().Add(time.Second))
+		_, err = g.Loop(0).Dial(addr, time.Now().Add(time.Second))
 	})
 	g.Run()
 	var op *net.OpError
@@ -188,7 +188,7 @@ func TestSleepersWakeInOrderAndOnDone(t *testing.T) {
 	for i, ms := range []int{30, 10, 20, 5000} {
 		g.Go(context.Background(), 0, func(ctx context.Context) {
 			at := start.Add(time.Duration(ms) * time.Millisecond)
-			slept := From(ctx).SleepUntil(ctx, at)
+			slept := g.Loop(0).SleepUntil(ctx, at)
 			if slept && time.Now().Before(at) {
 				t.Errorf("sleeper %d woke early", i)
 			}
@@ -215,7 +215,7 @@ func TestConnOffLoop(t *testing.T) {
 	g := newGroup(t, 1, nil)
 	var c net.Conn
 	g.Go(context.Background(), 0, func(ctx context.Context) {
-		c, _ = From(ctx).Dial(addr, time.Time{})
+		c, _ = g.Loop(0).Dial(addr, time.Time{})
 	})
 	g.Run()
 	if c == nil {

@@ -25,7 +25,7 @@ func (g *Group) Size() int                                      { return 0 }
 func (g *Group) Go(context.Context, int, func(context.Context)) {}
 func (g *Group) Run()                                           {}
 func (g *Group) Close()                                         {}
-func From(context.Context) *Loop                                { return nil }
+func (g *Group) Loop(int) *Loop                                 { return nil }
 func (l *Loop) Dial(string, time.Time) (net.Conn, error)        { return nil, errUnavailable }
 func (l *Loop) Adopt(net.Conn) (net.Conn, error)                { return nil, errUnavailable }
 func (l *Loop) Go(func())                                       {}

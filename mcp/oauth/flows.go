@@ -1,4 +1,4 @@
-package mcp
+package oauth
 
 import (
 	"bytes"
@@ -33,7 +33,7 @@ import (
 // discover finds the protected resource's metadata (from the challenge's
 // resource_metadata, else its well-known places) and its authorization
 // server's.
-func (a *authState) discover(ctx context.Context, req *http.Request, resp *http.Response) (*oauthex.ProtectedResourceMetadata, *oauthex.AuthServerMeta, error) {
+func (a *State) discover(ctx context.Context, req *http.Request, resp *http.Response) (*oauthex.ProtectedResourceMetadata, *oauthex.AuthServerMeta, error) {
 	resource := req.URL.String()
 	var places []string
 	challenges, _ := oauthex.ParseWWWAuthenticate(resp.Header.Values("WWW-Authenticate"))
@@ -62,7 +62,7 @@ func (a *authState) discover(ctx context.Context, req *http.Request, resp *http.
 
 // assertionHandler is client credentials authenticated by a signed JWT.
 type assertionHandler struct {
-	a   *authState
+	a   *State
 	key crypto.Signer
 	src oauth2.TokenSource
 }
@@ -139,7 +139,7 @@ func parseClientKey(pemBytes []byte) (crypto.Signer, error) {
 // by metadata it insists shows PKCE, which an IdP that only exchanges
 // tokens need not; so the IdP's token endpoint is given.
 type enterpriseHandler struct {
-	a   *authState
+	a   *State
 	src oauth2.TokenSource
 }
 
@@ -207,7 +207,7 @@ func followHeadless(hc *http.Client) auth.AuthorizationCodeFetcher {
 					"this flow needs a browser, a person to log in; use --oauth client-credentials, or a token in MCPBENCH_TOKEN",
 					req.URL.Host, resp.StatusCode)
 			}
-			if strings.HasPrefix(loc.String(), redirectURL) {
+			if strings.HasPrefix(loc.String(), RedirectURL) {
 				q := loc.Query()
 				if e := q.Get("error"); e != "" {
 					return nil, fmt.Errorf("the authorization server refused: %s %s", e, q.Get("error_description"))

@@ -1,4 +1,8 @@
-package mcp
+// Package oauth obtains a client's bearer token by OAuth 2.1, on the Go
+// SDK's client, and keeps it fresh: one token for all of a client's
+// sessions, renewed in the background. It knows nothing of the MCP
+// client's error kinds: its errors are Error values mcp classifies.
+package oauth
 
 import (
 	"bytes"
@@ -28,19 +32,19 @@ import (
 // renewal at a time, so no request waits for a token and none is timed
 // with one; and an authorization redirect followed without a browser.
 
-// OAuth flows for OAuth.Flow.
+// Flows for Config.Flow.
 const (
-	OAuthAuto              = "auto"
-	OAuthClientCredentials = "client-credentials"
-	OAuthAuthorizationCode = "authorization-code"
-	// OAuthEnterprise is enterprise-managed authorization: an ID token
-	// from the organisation's IdP, exchanged there for an ID-JAG, and that
-	// at the server's authorization server for the token.
-	OAuthEnterprise = "enterprise"
+	Auto              = "auto"
+	ClientCredentials = "client-credentials"
+	AuthorizationCode = "authorization-code"
+	// Enterprise is enterprise-managed authorization: an ID token from
+	// the organisation's IdP, exchanged there for an ID-JAG, and that at
+	// the server's authorization server for the token.
+	Enterprise = "enterprise"
 )
 
-// OAuth asks a client to obtain its bearer token by OAuth 2.1.
-type OAuth struct {
+// Config asks a client to obtain its bearer token by OAuth 2.1.
+type Config struct {
 	// Flow is client-credentials, authorization-code, or auto: client
 	// credentials when a secret is given and the authorization server
 	// offers that grant, else the authorization code.
@@ -63,13 +67,13 @@ type OAuth struct {
 	OnToken func(token string)
 }
 
-// redirectURL is where the authorization server sends the browser back;
+// RedirectURL is where the authorization server sends the browser back;
 // nothing listens there, the headless follower stops at it.
-const redirectURL = "http://127.0.0.1/mcpbench/oauth/callback"
+const RedirectURL = "http://127.0.0.1/mcpbench/oauth/callback"
 
-// authState is a client's one token, shared by all its sessions.
-type authState struct {
-	o       OAuth
+// State is a client's one token, shared by all its sessions.
+type State struct {
+	o       Config
 	key     crypto.Signer // the parsed ClientKey, or nil
 	hc      *http.Client  // discovery, registration, tokens: never the measured pool
 	handler auth.OAuthHandler
@@ -93,32 +97,35 @@ type bearer struct {
 	got    time.Time
 }
 
-func newAuthState(o OAuth, hc *http.Client) (*authState, error) {
+// New checks o and readies its flow; hc carries discovery, registration
+// and token requests (never the measured pool). A flow that cannot work
+// is refused here, before anything is sent, with a ConfigError.
+func New(o Config, hc *http.Client) (*State, error) {
 	authHC := *hc
 	authHC.Transport = rootIssuer{base: hc.Transport}
 	if hc.Transport == nil {
 		authHC.Transport = rootIssuer{base: http.DefaultTransport}
 	}
-	a := &authState{o: o, hc: &authHC, kick: make(chan struct{}, 1), done: make(chan struct{})}
+	a := &State{o: o, hc: &authHC, kick: make(chan struct{}, 1), done: make(chan struct{})}
 	if o.Flow == "" {
-		a.o.Flow = OAuthAuto
+		a.o.Flow = Auto
 	}
 	switch a.o.Flow {
-	case OAuthAuto, OAuthClientCredentials, OAuthAuthorizationCode:
-	case OAuthEnterprise:
+	case Auto, ClientCredentials, AuthorizationCode:
+	case Enterprise:
 		if o.ClientID == "" || o.IdPTokenURL == "" || o.IdPClientID == "" || o.IDToken == "" {
-			return nil, configErrorf("the enterprise flow needs a client ID, the IdP's token endpoint, the client's ID there and an ID token")
+			return nil, configError("the enterprise flow needs a client ID, the IdP's token endpoint, the client's ID there and an ID token")
 		}
 	default:
-		return nil, configErrorf("unknown OAuth flow %q (client-credentials, authorization-code, enterprise or auto)", o.Flow)
+		return nil, configError("unknown OAuth flow %q (client-credentials, authorization-code, enterprise or auto)", o.Flow)
 	}
-	if a.o.Flow == OAuthClientCredentials && (o.ClientID == "" || o.ClientSecret == "" && o.ClientKey == nil) {
-		return nil, configErrorf("the client-credentials flow needs a client ID and a client secret or key")
+	if a.o.Flow == ClientCredentials && (o.ClientID == "" || o.ClientSecret == "" && o.ClientKey == nil) {
+		return nil, configError("the client-credentials flow needs a client ID and a client secret or key")
 	}
 	if o.ClientKey != nil {
 		key, err := parseClientKey(o.ClientKey)
 		if err != nil {
-			return nil, configErrorf("OAuth client key: %v", err)
+			return nil, configError("OAuth client key: %v", err)
 		}
 		a.key = key
 	}
@@ -129,9 +136,9 @@ func newAuthState(o OAuth, hc *http.Client) (*authState, error) {
 // is 401 (or 403) runs the flow the challenge leads to. A server that
 // asks for nothing leaves the client without a token until it refuses a
 // request. The renewer runs from then on.
-func (a *authState) start(ctx context.Context, u *url.URL) error {
+func (a *State) Start(ctx context.Context, u *url.URL) error {
 	req, resp, err := a.ask(ctx, u)
-	if err == nil && isAuthStatus(resp.StatusCode) {
+	if err == nil && IsAuthStatus(resp.StatusCode) {
 		err = a.authorize(ctx, req, resp)
 	}
 	if err != nil {
@@ -144,7 +151,7 @@ func (a *authState) start(ctx context.Context, u *url.URL) error {
 
 // ask sends the server a request without a token and returns its answer,
 // the body read and closed.
-func (a *authState) ask(ctx context.Context, u *url.URL) (*http.Request, *http.Response, error) {
+func (a *State) ask(ctx context.Context, u *url.URL) (*http.Request, *http.Response, error) {
 	body := []byte(`{"jsonrpc":"2.0","id":0,"method":"server/discover","params":{}}`)
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u.String(), bytes.NewReader(body))
 	if err != nil {
@@ -154,7 +161,7 @@ func (a *authState) ask(ctx context.Context, u *url.URL) (*http.Request, *http.R
 	req.Header.Set("Accept", "application/json, text/event-stream")
 	resp, err := a.hc.Do(req)
 	if err != nil {
-		return nil, nil, wrapNet(err, "OAuth: asking the server what it requires")
+		return nil, nil, &Error{What: "asking the server what it requires", Err: err, Net: true}
 	}
 	drain(resp.Body)
 	resp.Body.Close()
@@ -162,7 +169,7 @@ func (a *authState) ask(ctx context.Context, u *url.URL) (*http.Request, *http.R
 }
 
 // authorize runs the flow for a challenge and takes the token it gives.
-func (a *authState) authorize(ctx context.Context, req *http.Request, resp *http.Response) error {
+func (a *State) authorize(ctx context.Context, req *http.Request, resp *http.Response) error {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.handler == nil {
@@ -179,7 +186,7 @@ func (a *authState) authorize(ctx context.Context, req *http.Request, resp *http
 	return a.authorizeLocked(ctx)
 }
 
-func (a *authState) authorizeLocked(ctx context.Context) error {
+func (a *State) authorizeLocked(ctx context.Context) error {
 	ch := *a.challenge
 	ch.Body = http.NoBody
 	// The SDK's token sources keep the context they were made with for
@@ -187,15 +194,15 @@ func (a *authState) authorizeLocked(ctx context.Context) error {
 	// renewals. The auth client's own timeouts bound the calls instead.
 	ctx = context.WithoutCancel(ctx)
 	if err := a.handler.Authorize(ctx, a.target, &ch); err != nil {
-		return authError("authorizing", err)
+		return &Error{What: "authorizing", Err: err}
 	}
 	src, err := a.handler.TokenSource(ctx)
 	if err != nil || src == nil {
-		return authError("authorizing", errors.Join(err, errors.New("no token source")))
+		return &Error{What: "authorizing", Err: errors.Join(err, errors.New("no token source"))}
 	}
 	tok, err := src.Token()
 	if err != nil {
-		return authError("getting a token", err)
+		return &Error{What: "getting a token", Err: err}
 	}
 	a.source = src
 	a.take(tok)
@@ -203,15 +210,15 @@ func (a *authState) authorizeLocked(ctx context.Context) error {
 }
 
 // take makes tok the token every request carries from now on.
-func (a *authState) take(tok *oauth2.Token) {
+func (a *State) take(tok *oauth2.Token) {
 	if a.o.OnToken != nil {
 		a.o.OnToken(tok.AccessToken)
 	}
 	a.cur.Store(&bearer{header: "Bearer " + tok.AccessToken, token: tok, got: time.Now()})
 }
 
-// header is the Authorization value requests carry ("" before a token).
-func (a *authState) header() string {
+// Header is the Authorization value requests carry ("" before a token).
+func (a *State) Header() string {
 	if b := a.cur.Load(); b != nil {
 		return b.header
 	}
@@ -232,7 +239,7 @@ func renewAt(b *bearer) time.Time {
 
 // renewLoop renews the token before it expires, or at once when a request
 // was refused, until the client closes.
-func (a *authState) renewLoop(u *url.URL) {
+func (a *State) renewLoop(u *url.URL) {
 	defer a.wg.Done()
 	for {
 		due := make(<-chan time.Time)
@@ -264,12 +271,12 @@ func (a *authState) renewLoop(u *url.URL) {
 // renew gets a new token: from the token source (a refresh token, or the
 // client credentials again), or by authorizing again when it cannot. A
 // client that has no token yet asks the server for its challenge first.
-func (a *authState) renew(u *url.URL) error {
+func (a *State) renew(u *url.URL) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	if a.cur.Load() == nil {
 		req, resp, err := a.ask(ctx, u)
-		if err != nil || !isAuthStatus(resp.StatusCode) {
+		if err != nil || !IsAuthStatus(resp.StatusCode) {
 			return err
 		}
 		return a.authorize(ctx, req, resp)
@@ -289,13 +296,13 @@ func (a *authState) renew(u *url.URL) error {
 	return nil
 }
 
-// reauthorize answers a request refused with challenge while it carried
+// Reauthorize answers a request refused with challenge while it carried
 // token: it authorizes again with the challenge (for a 403 asking for more
 // scope, with the scopes it names) unless another request already got a
 // new token. It reports whether a new token is in force, for the refused
 // request to go again: the rare refusal costs its request the time of the
 // authorization, which the renewals before expiry keep from the others.
-func (a *authState) reauthorize(ctx context.Context, u *url.URL, status int, challenge []string, token string) bool {
+func (a *State) Reauthorize(ctx context.Context, u *url.URL, status int, challenge []string, token string) bool {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if cur := a.cur.Load(); cur != nil && cur.header != token {
@@ -315,38 +322,39 @@ func (a *authState) reauthorize(ctx context.Context, u *url.URL, status int, cha
 }
 
 // refused tells the renewer that the server refused a request's token.
-func (a *authState) refused() {
+func (a *State) refused() {
 	select {
 	case a.kick <- struct{}{}:
 	default: // a renewal is already asked for
 	}
 }
 
-func (a *authState) close() {
+// Close stops the renewals.
+func (a *State) Close() {
 	close(a.done)
 	a.wg.Wait()
 }
 
 // newHandler builds the SDK handler for the flow.
-func (a *authState) newHandler(ctx context.Context, req *http.Request, resp *http.Response) (auth.OAuthHandler, error) {
+func (a *State) newHandler(ctx context.Context, req *http.Request, resp *http.Response) (auth.OAuthHandler, error) {
 	o := a.o
 	flow := o.Flow
-	if flow == OAuthAuto {
+	if flow == Auto {
 		flow = a.pickFlow(ctx, req, resp)
 	}
 	switch {
-	case flow == OAuthEnterprise:
+	case flow == Enterprise:
 		return &enterpriseHandler{a: a}, nil
-	case flow == OAuthClientCredentials && a.key != nil:
+	case flow == ClientCredentials && a.key != nil:
 		return &assertionHandler{a: a, key: a.key}, nil
-	case flow == OAuthClientCredentials:
+	case flow == ClientCredentials:
 		return extauth.NewClientCredentialsHandler(&extauth.ClientCredentialsHandlerConfig{
 			Credentials: &oauthex.ClientCredentials{ClientID: o.ClientID, ClientSecretAuth: &oauthex.ClientSecretAuth{ClientSecret: o.ClientSecret}},
 			HTTPClient:  a.hc,
 		})
 	}
 	cfg := &auth.AuthorizationCodeHandlerConfig{
-		RedirectURL:              redirectURL,
+		RedirectURL:              RedirectURL,
 		AuthorizationCodeFetcher: followHeadless(a.hc),
 		RequestRefreshToken:      true,
 		Client:                   a.hc,
@@ -365,7 +373,7 @@ func (a *authState) newHandler(ctx context.Context, req *http.Request, resp *htt
 		// Dynamic registration, also the fallback of a metadata document
 		// the authorization server does not take.
 		cfg.DynamicClientRegistrationConfig = &auth.DynamicClientRegistrationConfig{Metadata: &oauthex.ClientRegistrationMetadata{
-			RedirectURIs:            []string{redirectURL},
+			RedirectURIs:            []string{RedirectURL},
 			ClientName:              "mcpbench",
 			GrantTypes:              []string{"authorization_code", "refresh_token"},
 			ResponseTypes:           []string{"code"},
@@ -381,48 +389,20 @@ func (a *authState) newHandler(ctx context.Context, req *http.Request, resp *htt
 // pickFlow decides auto: client credentials when the client has a secret
 // (or key) and the authorization server offers the grant, else
 // authorization code.
-func (a *authState) pickFlow(ctx context.Context, req *http.Request, resp *http.Response) string {
+func (a *State) pickFlow(ctx context.Context, req *http.Request, resp *http.Response) string {
 	if a.o.ClientID == "" || a.o.ClientSecret == "" && a.key == nil {
-		return OAuthAuthorizationCode
+		return AuthorizationCode
 	}
 	if _, asm, err := a.discover(ctx, req, resp); err == nil && slices.Contains(asm.GrantTypesSupported, "client_credentials") {
-		return OAuthClientCredentials
+		return ClientCredentials
 	}
-	return OAuthAuthorizationCode
+	return AuthorizationCode
 }
 
-// isAuthStatus says an HTTP status refuses the request's credentials.
-func isAuthStatus(status int) bool {
+// IsAuthStatus says an HTTP status refuses the request's credentials.
+func IsAuthStatus(status int) bool {
 	return status == http.StatusUnauthorized || status == http.StatusForbidden
 }
 
-func authError(what string, err error) *Error {
-	return &Error{Kind: KindAuth, Msg: "OAuth: " + what, Err: err}
-}
-
-// authHeader sets the Authorization header of the client's token, if it
-// has one; it replaces any given with -H.
-func (c *Client) authHeader(h http.Header) {
-	if c.auth != nil {
-		if v := c.auth.header(); v != "" {
-			h.Set("Authorization", v)
-		}
-	}
-}
-
-// tokenRefreshes is how many times the token was renewed.
-func (c *Client) tokenRefreshes() int64 {
-	if c.auth == nil {
-		return 0
-	}
-	return c.auth.renewals.Load()
-}
-
-// authToken is the token requests carry now, to tell when prepared
-// headers are out of date ("" without OAuth).
-func (c *Client) authToken() string {
-	if c.auth == nil {
-		return ""
-	}
-	return c.auth.header()
-}
+// Renewals is how many times the token was renewed.
+func (a *State) Renewals() int64 { return a.renewals.Load() }

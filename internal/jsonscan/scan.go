@@ -1,4 +1,8 @@
-package mcp
+// Package jsonscan is a small validating JSON scanner that finds the
+// values of a few members of an object without decoding it: it checks the
+// syntax of the whole text, allocates nothing, and returns sub-slices of
+// the input. mcp classifies every answer with it.
+package jsonscan
 
 import (
 	"encoding/binary"
@@ -9,8 +13,7 @@ import (
 // A JSON-RPC answer is classified from four top-level members, and a tool
 // result from two of its own. Decoding the whole document with
 // encoding/json allocated on every answer, so the hot path walks it with
-// this small validating scanner instead: it checks the syntax of the whole
-// text, allocates nothing, and returns sub-slices of the input.
+// this scanner instead.
 
 var errJSONSyntax = errors.New("malformed JSON")
 
@@ -18,23 +21,23 @@ var errJSONSyntax = errors.New("malformed JSON")
 // cannot make the scanner recurse without end.
 const maxJSONDepth = 10000
 
-// members finds the values of the keys in want among the members of the
+// Members finds the values of the keys in want among the members of the
 // JSON object in b, stores them (raw, sub-slices of b) in out, and checks
 // that b is exactly one well-formed JSON object. A key given twice keeps
 // its last value, as encoding/json does. Keys are compared as written
 // (escaped keys never match), which suffices for protocol member names.
-func members(b []byte, want [][]byte, out [][]byte) error {
-	return membersWithin(b, want, out, nil, nil, nil)
+func Members(b []byte, want [][]byte, out [][]byte) error {
+	return MembersWithin(b, want, out, nil, nil, nil)
 }
 
-// membersWithin is members that also collects, in the same pass, the keys
+// MembersWithin is members that also collects, in the same pass, the keys
 // in innerWant of the object under the key inner (into innerOut): a
 // JSON-RPC answer and the result inside it, read once.
-func membersWithin(b []byte, want, out [][]byte, inner []byte, innerWant, innerOut [][]byte) error {
+func MembersWithin(b []byte, want, out [][]byte, inner []byte, innerWant, innerOut [][]byte) error {
 	for i := range innerOut {
 		innerOut[i] = nil
 	}
-	i := skipSpace(b, 0)
+	i := SkipSpace(b, 0)
 	end, err := scanObject(b, i, want, out, inner, innerWant, innerOut, 1)
 	if err != nil {
 		return err
@@ -43,7 +46,7 @@ func membersWithin(b []byte, want, out [][]byte, inner []byte, innerWant, innerO
 }
 
 // scanObject scans the object starting at b[i], collecting the wanted
-// members (and those of the inner object, if asked), and returns the index
+// Members (and those of the inner object, if asked), and returns the index
 // just past it.
 func scanObject(b []byte, i int, want, out [][]byte, inner []byte, innerWant, innerOut [][]byte, depth int) (int, error) {
 	for k := range out {
@@ -52,7 +55,7 @@ func scanObject(b []byte, i int, want, out [][]byte, inner []byte, innerWant, in
 	if i >= len(b) || b[i] != '{' {
 		return 0, errJSONSyntax
 	}
-	i = skipSpace(b, i+1)
+	i = SkipSpace(b, i+1)
 	if i < len(b) && b[i] == '}' {
 		return i + 1, nil
 	}
@@ -65,16 +68,16 @@ func scanObject(b []byte, i int, want, out [][]byte, inner []byte, innerWant, in
 			return 0, err
 		}
 		key := b[i+1 : end-1]
-		i = skipSpace(b, end)
+		i = SkipSpace(b, end)
 		if i >= len(b) || b[i] != ':' {
 			return 0, errJSONSyntax
 		}
-		i = skipSpace(b, i+1)
+		i = SkipSpace(b, i+1)
 		var vend int
 		if inner != nil && string(key) == string(inner) && i < len(b) && b[i] == '{' {
 			vend, err = scanObject(b, i, innerWant, innerOut, nil, nil, nil, depth+1)
 		} else {
-			vend, err = skipValue(b, i, depth)
+			vend, err = SkipValue(b, i, depth)
 		}
 		if err != nil {
 			return 0, err
@@ -84,13 +87,13 @@ func scanObject(b []byte, i int, want, out [][]byte, inner []byte, innerWant, in
 				out[k] = b[i:vend]
 			}
 		}
-		i = skipSpace(b, vend)
+		i = SkipSpace(b, vend)
 		if i >= len(b) {
 			return 0, errJSONSyntax
 		}
 		switch b[i] {
 		case ',':
-			i = skipSpace(b, i+1)
+			i = SkipSpace(b, i+1)
 		case '}':
 			return i + 1, nil
 		default:
@@ -100,21 +103,21 @@ func scanObject(b []byte, i int, want, out [][]byte, inner []byte, innerWant, in
 }
 
 func trailing(b []byte, i int) error {
-	if skipSpace(b, i) != len(b) {
+	if SkipSpace(b, i) != len(b) {
 		return errJSONSyntax
 	}
 	return nil
 }
 
-func skipSpace(b []byte, i int) int {
+func SkipSpace(b []byte, i int) int {
 	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
 		i++
 	}
 	return i
 }
 
-// skipValue returns the index just past the JSON value starting at b[i].
-func skipValue(b []byte, i, depth int) (int, error) {
+// SkipValue returns the index just past the JSON value starting at b[i].
+func SkipValue(b []byte, i, depth int) (int, error) {
 	if i >= len(b) {
 		return 0, errJSONSyntax
 	}
@@ -141,7 +144,7 @@ func skipValue(b []byte, i, depth int) (int, error) {
 }
 
 func skipComposite(b []byte, i int, closer byte, object bool, depth int) (int, error) {
-	i = skipSpace(b, i+1)
+	i = SkipSpace(b, i+1)
 	if i < len(b) && b[i] == closer {
 		return i + 1, nil
 	}
@@ -154,17 +157,17 @@ func skipComposite(b []byte, i int, closer byte, object bool, depth int) (int, e
 			if err != nil {
 				return 0, err
 			}
-			i = skipSpace(b, end)
+			i = SkipSpace(b, end)
 			if i >= len(b) || b[i] != ':' {
 				return 0, errJSONSyntax
 			}
-			i = skipSpace(b, i+1)
+			i = SkipSpace(b, i+1)
 		}
-		end, err := skipValue(b, i, depth+1)
+		end, err := SkipValue(b, i, depth+1)
 		if err != nil {
 			return 0, err
 		}
-		i = skipSpace(b, end)
+		i = SkipSpace(b, end)
 		if i >= len(b) {
 			return 0, errJSONSyntax
 		}
@@ -174,7 +177,7 @@ func skipComposite(b []byte, i int, closer byte, object bool, depth int) (int, e
 		if b[i] != ',' {
 			return 0, errJSONSyntax
 		}
-		i = skipSpace(b, i+1)
+		i = SkipSpace(b, i+1)
 	}
 }
 

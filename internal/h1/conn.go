@@ -1,0 +1,143 @@
+// Package h1 is the direct engine: HTTP/1.1 POSTs on keep-alive
+// connections of its own, with a pool of them per client (goroutines) or
+// per event loop, an in-place parser of an answer's head, an in-place
+// reader of chunked bodies and a comparison of a body with a predicted
+// text as it is read. It speaks in plain values (a request's bytes, an
+// answer's head and body, error values of its own) and knows nothing of
+// what the bytes mean: mcp's direct transport is its one user.
+//
+// Its request is a byte string built once by the caller and written with
+// one call; the common answers (a status line, a few headers, then a body
+// of a Content-Length or in chunks) are parsed in place from the read
+// buffer. Anything less common (SSE streams, 1xx answers, folded headers)
+// goes to fasthttp's parser on the same buffered reader, since nothing has
+// been consumed yet.
+//
+// Why not fasthttp's client alone: its general request writer, header
+// parser and pool bookkeeping cost about 1 µs of CPU per request more than
+// this engine (side-by-side runs in the setting of scripts/bench-peers.sh
+// on a 2-core machine), CPU the server under test would lose.
+package h1
+
+import (
+	"bufio"
+	"errors"
+	"net"
+	"net/url"
+	"os"
+	"strings"
+	"time"
+)
+
+// ReadBuffer is a connection's read buffer: room for an answer's headers
+// and a typical small body. Small, so ten thousand connections stay
+// affordable.
+const ReadBuffer = 8 << 10
+
+// StaleAfter is how long a connection may idle before it is checked for a
+// close by the server before it carries a request (a variable for tests).
+var StaleAfter = 2 * time.Second
+
+// Conn is one keep-alive connection and its read buffer.
+type Conn struct {
+	nc       net.Conn
+	br       *bufio.Reader
+	lastUsed time.Time
+	// received counts the bytes read off the connection, so that an
+	// answer cut off can say how much of it came.
+	received int64
+}
+
+// NewConn wraps nc, a connection made elsewhere (tests read answers from
+// any reader this way).
+func NewConn(nc net.Conn) *Conn {
+	c := &Conn{nc: nc}
+	c.br = bufio.NewReaderSize(c, ReadBuffer)
+	return c
+}
+
+// Read reads from the connection for br, counting.
+func (c *Conn) Read(p []byte) (int, error) {
+	n, err := c.nc.Read(p)
+	c.received += int64(n)
+	return n, err
+}
+
+// Buffered is how many bytes were read off the connection past the last
+// answer: a connection that holds any is out of step with its requests.
+func (c *Conn) Buffered() int { return c.br.Buffered() }
+
+// Reader is the connection's buffered reader (tests reset it).
+func (c *Conn) Reader() *bufio.Reader { return c.br }
+
+// Used marks when the connection last carried a request.
+func (c *Conn) Used(at time.Time) { c.lastUsed = at }
+
+// Interrupt cuts off the request in flight on c, from any goroutine: its
+// reads and writes fail at once.
+func (c *Conn) Interrupt() { _ = c.nc.SetDeadline(time.Unix(1, 0)) }
+
+// alive reports whether an idle connection is still open: a read that
+// times out means it is; EOF or data nobody asked for means it is not.
+// (A deadline already past would fail the read before it is tried.)
+func (c *Conn) alive() bool {
+	if c.br.Buffered() > 0 {
+		return false
+	}
+	_ = c.nc.SetReadDeadline(time.Now().Add(time.Millisecond))
+	_, err := c.br.Peek(1)
+	_ = c.nc.SetReadDeadline(time.Time{})
+	var ne net.Error
+	return errors.As(err, &ne) && ne.Timeout()
+}
+
+// Serves says whether the engine can carry requests to u: plain http://
+// without a proxy in the way.
+func Serves(u *url.URL) bool {
+	if u.Scheme != "http" {
+		return false // TLS and HTTP/2 stay with net/http
+	}
+	for _, k := range []string{"HTTP_PROXY", "http_proxy", "ALL_PROXY", "all_proxy"} {
+		if os.Getenv(k) != "" && !noProxyCovers(u.Hostname()) {
+			return false // proxies are net/http's
+		}
+	}
+	return true
+}
+
+// noProxyCovers reports whether NO_PROXY names host (loopback always is, as
+// net/http treats it).
+func noProxyCovers(host string) bool {
+	if ip := net.ParseIP(host); host == "localhost" || ip != nil && ip.IsLoopback() {
+		return true
+	}
+	for _, k := range []string{"NO_PROXY", "no_proxy"} {
+		for _, h := range strings.Split(os.Getenv(k), ",") {
+			h = strings.TrimSpace(h)
+			if h == "*" || h != "" && strings.HasSuffix(host, strings.TrimPrefix(h, ".")) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// Addr is the address a pool for u dials: its host, port 80 by default.
+func Addr(u *url.URL) string {
+	if u.Port() == "" {
+		return net.JoinHostPort(u.Hostname(), "80")
+	}
+	return u.Host
+}
+
+// DialGate admits a bounded number of dials at a time.
+type DialGate chan struct{}
+
+// NewDialGate admits n dials at a time.
+func NewDialGate(n int) DialGate { return make(DialGate, n) }
+
+// Enter waits for a place and returns the function that leaves it.
+func (g DialGate) Enter() func() {
+	g <- struct{}{}
+	return func() { <-g }
+}
