@@ -24,7 +24,8 @@ type Series struct {
 	Sent   []int64
 	OK     []int64
 	Errors map[string][]int64
-	// RPS is answers per second of the bucket's own length.
+	// RPS is answers per second of the bucket's own length; NaN for a
+	// last bucket cut to under half an interval (BucketRate).
 	RPS []float64
 	// Latency percentiles of the requests answered in the bucket, from
 	// its histogram; 0 for a bucket with none.
@@ -52,6 +53,24 @@ func BucketS(i, n int, intervalS, lastS float64) float64 {
 		return lastS
 	}
 	return intervalS
+}
+
+// BucketRate is bucket i's answers per second of its own length, or NaN
+// (no rate) for a last bucket that the end of the run cut to under half
+// an interval: its few answers are the run's stragglers, and over a few
+// milliseconds they would read as several times the real rate. Its count
+// and length still stand (OK, Errors, LastS).
+func BucketRate(answered int64, i, n int, intervalS, lastS float64) float64 {
+	if PartialBucket(i, n, intervalS, lastS) {
+		return math.NaN()
+	}
+	return float64(answered) / BucketS(i, n, intervalS, lastS)
+}
+
+// PartialBucket says whether bucket i is a last one cut to under half an
+// interval, which has a count and a length but no rate.
+func PartialBucket(i, n int, intervalS, lastS float64) bool {
+	return n > 1 && i == n-1 && lastS < intervalS/2
 }
 
 // BucketRequests is bucket i's answers, ok and errors of every kind.
@@ -117,7 +136,7 @@ func (r *runner) buildSeries(end time.Time) *Series {
 		}
 		sent, done = sent+b.sent, done+answered
 		s.InFlight = append(s.InFlight, sent-done)
-		s.RPS = append(s.RPS, math.Round(1000*float64(answered)/BucketS(i, n, iv, s.LastS))/1000)
+		s.RPS = append(s.RPS, math.Round(1000*BucketRate(answered, i, n, iv, s.LastS))/1000)
 		s.P50MS, s.P95MS = append(s.P50MS, ms(b.p50)), append(s.P95MS, ms(b.p95))
 		s.P99MS, s.MaxMS = append(s.P99MS, ms(b.p99)), append(s.MaxMS, ms(b.max))
 		s.CPUS = append(s.CPUS, b.cpu.Seconds())

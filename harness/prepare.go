@@ -38,6 +38,8 @@ type Setup struct {
 	LogFile   string
 	// LogSettle is how long to wait after the load for the stats line that
 	// covers its end; negative: as long as the lines' interval suggests.
+	// It also bounds the wait before the load for a first stats line when
+	// the log has none yet (negative: logscan.AutoBaselineWait).
 	LogSettle time.Duration
 	// StartAt, when set, holds the load after connecting until that time,
 	// so that shards line up; the report's start is then the time sending
@@ -127,7 +129,7 @@ func connect(ctx context.Context, s *Setup, out *stream) (*prepared, error) {
 func (ss *prepared) ready(ctx context.Context) error {
 	s := ss.setup
 	if s.LogFile != "" {
-		m, err := logscan.Mark(s.LogFile)
+		m, err := logscan.MarkBaseline(ctx, s.LogFile, s.LogSettle)
 		if err != nil {
 			return &ConfigError{Setting: SettingLogFile, Err: err}
 		}

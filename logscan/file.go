@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"time"
 )
 
 // LookbackBytes is how far before a window Mark reads to find the baseline,
@@ -27,6 +28,11 @@ type Offset struct {
 	Baseline *Stats
 
 	marked bool
+	// waited is how long MarkBaseline waited for a baseline line.
+	waited time.Duration
+	// baselineAt is when that wait saw the baseline arrive, so that the
+	// watch knows the lines' interval from the first line in the window.
+	baselineAt time.Time
 	// lineStart is where the line holding Pos begins: Pos when Pos is at a
 	// line boundary, -1 when that start lies beyond LookbackBytes.
 	lineStart   int64

@@ -60,6 +60,9 @@ func StartWatch(path string, from Offset, poll time.Duration) *Watch {
 		stop: make(chan struct{}), done: make(chan struct{})}
 	// A window that begins inside a line starts reading at the next one.
 	w.skipping = from.marked && from.lineStart != from.Pos
+	if !from.baselineAt.IsZero() {
+		w.recent = []time.Time{from.baselineAt} // an arrival, for the interval only
+	}
 	go w.loop(poll)
 	return w
 }
@@ -307,6 +310,13 @@ type Coverage struct {
 	// Complete is true when the lines bracket the window: a baseline from
 	// before it and a line after it. Otherwise the delta is partial.
 	Complete bool `json:"complete"`
+	// BaselineWaitS is how long the window's start waited for the server's
+	// first stats line, when none had been written yet.
+	BaselineWaitS float64 `json:"baseline_wait_s,omitempty"`
+	// HeadUncoveredS is the start of the window no baseline covers: up to
+	// the first stats line in it (the whole window when none came). Its
+	// requests are missing from the delta.
+	HeadUncoveredS float64 `json:"head_uncovered_s,omitempty"`
 
 	started, end, first, last time.Time // zero first: no line seen
 }
@@ -315,7 +325,7 @@ func (w *Watch) coverage(end time.Time, settled time.Duration) Coverage {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	c := Coverage{MeasuredS: end.Sub(w.started).Seconds(), IntervalS: w.interval().Seconds(),
-		SettledS: settled.Seconds(), started: w.started, end: end}
+		SettledS: settled.Seconds(), BaselineWaitS: w.from.waited.Seconds(), started: w.started, end: end}
 	if w.lines > 0 {
 		c.first, c.last = w.first, w.recent[len(w.recent)-1]
 		c.TailSeen = w.tail
@@ -326,6 +336,12 @@ func (w *Watch) coverage(end time.Time, settled time.Duration) Coverage {
 // Finish completes the coverage with what the scan of the window found:
 // whether a baseline from before the window bracketed its start.
 func (c *Coverage) Finish(scan WindowScan) {
+	if scan.Baseline != BaselineBeforeWindow {
+		c.HeadUncoveredS = c.MeasuredS
+		if !c.first.IsZero() {
+			c.HeadUncoveredS = max(0, min(c.MeasuredS, c.first.Sub(c.started).Seconds()))
+		}
+	}
 	if c.last.IsZero() && scan.Baseline != BaselineBeforeWindow {
 		return
 	}

@@ -3,6 +3,7 @@ package mcp
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"sort"
@@ -44,17 +45,44 @@ func ParseClientRequests(spec string) (*ClientRequests, error) {
 	}
 	var canned map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &canned); err != nil {
-		return nil, configErrorf("--client-requests %s: not a JSON object of results by method: %v", spec, err)
+		return nil, configErrorf("--client-requests %s %s", spec, clientRequestsShape(raw, err))
 	}
 	for m, v := range canned {
+		line := keyLine(raw, m)
 		if methodIndex(m) == len(serverMethods)-1 {
-			return nil, configErrorf("--client-requests %s: %q is not a request a server sends (%s)", spec, m, strings.Join(serverMethods[:len(serverMethods)-1], ", "))
+			return nil, configErrorf("--client-requests %s line %d: %q is not a request a server sends (%s)", spec, line, m, strings.Join(serverMethods[:len(serverMethods)-1], ", "))
 		}
 		if len(bytes.TrimSpace(v)) == 0 || bytes.TrimSpace(v)[0] != '{' {
-			return nil, configErrorf("--client-requests %s: the answer to %s must be a JSON object", spec, m)
+			return nil, configErrorf("--client-requests %s line %d: the answer to %s must be a JSON object, e.g. {\"action\": \"accept\"}", spec, line, m)
 		}
 	}
 	return &ClientRequests{canned: canned}, nil
+}
+
+// clientRequestsShape says what is wrong with a --client-requests file
+// that is not a JSON object, at which line, in JSON's words.
+func clientRequestsShape(raw []byte, err error) string {
+	const want = `a JSON object of results by method, e.g. {"elicitation/create": {"action": "accept"}}`
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &se):
+		return fmt.Sprintf("line %d: not valid JSON (%v); want %s", lineOf(raw, se.Offset), se, want)
+	case errors.As(err, &te):
+		return fmt.Sprintf("line %d: found a JSON %s; want %s", lineOf(raw, te.Offset), te.Value, want)
+	}
+	return "line 1: want " + want
+}
+
+// lineOf is the line (from 1) of byte off in b.
+func lineOf(b []byte, off int64) int {
+	return 1 + bytes.Count(b[:min(max(off, 0), int64(len(b)))], []byte("\n"))
+}
+
+// keyLine is the line where the key k is written in the JSON object b.
+func keyLine(b []byte, k string) int {
+	q, _ := json.Marshal(k)
+	return lineOf(b, int64(bytes.Index(b, q)))
 }
 
 // clientCounts are the client's counts of what is not a measured request;

@@ -268,3 +268,23 @@ func TestListenStream(t *testing.T) {
 		}
 	}
 }
+
+// TestClientRequestsFileErrors: a bad --client-requests file is named
+// with the line and what was expected, in JSON's words, not Go's.
+func TestClientRequestsFileErrors(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "answers.json")
+	for bad, want := range map[string]string{
+		"{\n  \"elicitation/create\": {\"action\": \"accept\"},\n  \"tools/call\": {}\n}": file + ` line 3: "tools/call" is not a request a server sends`,
+		"{\n  \"roots/list\": [1]\n}": file + ` line 2: the answer to roots/list must be a JSON object, e.g. {"action": "accept"}`,
+		"[\n  1\n]":                   file + ` line 1: found a JSON array; want a JSON object of results by method`,
+		"{\n  \"ping\": {},\n}":       file + ` line 3: not valid JSON`,
+	} {
+		if err := os.WriteFile(file, []byte(bad), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		_, err := ParseClientRequests(file)
+		if err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "Go value") {
+			t.Errorf("%q: %v, want %q", bad, err, want)
+		}
+	}
+}

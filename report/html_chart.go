@@ -78,6 +78,9 @@ type refMark struct {
 type htmlChoice struct {
 	Label string    `json:"label"`
 	Y     [][]jsNum `json:"y"`
+	// Note, shown above the chart while the choice is, says why it draws
+	// no line (too few intervals).
+	Note string `json:"note,omitempty"`
 }
 
 // jsNum is a number in the page's data: non-finite values become null

@@ -67,6 +67,9 @@ func workloadEnv(w *results.Workload, p *results.Point) htmlTable {
 
 // loadText is a point's load in words.
 func loadText(p *results.Point) string {
+	if p.Sessions != nil { // a scenario's load is users, not workers
+		return sessionLoadLine(p)
+	}
 	if p.Rate != nil {
 		return fmt.Sprintf("open loop, %s requests/s offered, at most %d in flight", textfmt.Float(*p.Rate), p.Concurrency)
 	}

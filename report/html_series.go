@@ -23,6 +23,9 @@ func runSeriesSections(r *results.RunReport) []htmlSection {
 	if s == nil || s.Len() == 0 {
 		return nil
 	}
+	if note := tooFewNote(s); note != "" {
+		return []htmlSection{{ID: "over-time", Title: "Over time", Intro: []string{note}}}
+	}
 	lat := latencyOverTime(s)
 	if t := trendFor(r.Soak, "p99_ms"); t != nil {
 		lat.Series = append(lat.Series, trendLine(s, r.Soak, t, 1))
@@ -52,7 +55,9 @@ func runSeriesVerdicts(r *results.RunReport) []string {
 		return nil
 	}
 	out := soakVerdicts(r.Soak)
-	for i := 0; i < s.Len(); i++ {
+	// An absence before the first answer is the run's own start (a ramp,
+	// sessions not yet ended), said in the intro, not a stall.
+	for i := firstAnswered(s); i < s.Len(); i++ {
 		if s.Requests(i) == 0 && i < s.Len()-1 {
 			out = append(out, fmt.Sprintf("No request was answered between %s and %s s: the server stalled or the generator stopped.", seconds(float64(i)*s.IntervalS), seconds(s.EndS(i))))
 			break
@@ -63,10 +68,39 @@ func runSeriesVerdicts(r *results.RunReport) []string {
 
 func seriesIntro(s *results.Series) string {
 	text := fmt.Sprintf("%d intervals of %s s each; every value is drawn at the end of its interval, and each column adds up to the run's totals.", s.Len(), seconds(s.IntervalS))
+	if k := firstAnswered(s); k > 0 && k < s.Len() {
+		text += fmt.Sprintf(" Nothing was answered in the first %s s: the run's own start (a ramp-up, or sessions that had not ended yet, since a session's requests count when it is measured), not a stall.", seconds(float64(k)*s.IntervalS))
+	}
 	if n := shown(s); n < s.Len() {
 		text += fmt.Sprintf(" The last interval, cut to %s s by the end of the run, is not drawn: its few answers would make a spike of noise.", seconds(s.LastS))
 	}
 	return text
+}
+
+// firstAnswered is the first bucket with an answer (Len when none has).
+func firstAnswered(s *results.Series) int {
+	for i := range s.Len() {
+		if s.Requests(i) > 0 {
+			return i
+		}
+	}
+	return s.Len()
+}
+
+// tooFewNote says why a series is not drawn over time, when it has fewer
+// than two intervals to draw: a line needs two points, and empty axes
+// would read as a chart that failed. "" when it can be drawn.
+func tooFewNote(s *results.Series) string {
+	n := shown(s)
+	if n >= 2 {
+		return ""
+	}
+	text := fmt.Sprintf("Too short to draw over time: all %s s fall in one interval of %s s", seconds(s.LastS), seconds(s.IntervalS))
+	if s.Len() > n {
+		text = fmt.Sprintf("Too short to draw over time: one interval of %s s and a last one cut to %s s (%d answers, no rate) by the end of the level",
+			seconds(s.IntervalS), seconds(s.LastS), s.Requests(s.Len()-1))
+	}
+	return text + "; a line needs two. The figures are in the tables; a longer level or a shorter --interval draws one."
 }
 
 // shown is how many buckets the charts draw: all but a last one cut to
@@ -114,8 +148,14 @@ func perBucket(s *results.Series, answered bool, f func(i int) float64) []jsNum 
 	return out
 }
 
-// rateAt is bucket i's answers per second of its own length.
-func rateAt(s *results.Series, i int) float64 { return float64(s.Requests(i)) / s.BucketS(i) }
+// rateAt is bucket i's answers per second of its own length (none for a
+// last bucket cut short: bench.BucketRate).
+func rateAt(s *results.Series, i int) float64 {
+	if s.Partial(i) {
+		return math.NaN()
+	}
+	return float64(s.Requests(i)) / s.BucketS(i)
+}
 
 // errorsAt is bucket i's errors of every kind.
 func errorsAt(s *results.Series, i int) int64 {
@@ -258,7 +298,7 @@ func sweepSeriesSection(r *results.SweepReport) *htmlSection {
 		if chosen {
 			c.Selected = k
 		}
-		c.Choices = append(c.Choices, htmlChoice{Label: label, Y: [][]jsNum{
+		c.Choices = append(c.Choices, htmlChoice{Label: label, Note: tooFewNote(s), Y: [][]jsNum{
 			onGrid(xs, times, perBucket(s, true, func(b int) float64 { return s.P50MS[b] })),
 			onGrid(xs, times, perBucket(s, true, func(b int) float64 { return s.P99MS[b] })),
 			onGrid(xs, times, perBucket(s, false, func(b int) float64 { return rateAt(s, b) })),

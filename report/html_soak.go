@@ -111,7 +111,7 @@ func soakIntro(s *results.Soak) []string {
 	}
 	var out []string
 	if d := s.Drift; d != nil {
-		out = append(out, fmt.Sprintf("p99 latency: %s ms over the first tenth of the run, %s ms over the last (%.2f×).", fmtMS(d.FirstP99MS), fmtMS(d.LastP99MS), d.Ratio))
+		out = append(out, d.Line(fmtMS)+".")
 	}
 	if s.Note != "" {
 		out = append(out, "No trends: "+s.Note+".")

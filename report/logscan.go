@@ -31,6 +31,15 @@ func logScanLine(ls *logscan.WindowScan) string {
 		ls.StatsLines, ls.Delta.Requests, ls.Delta.CacheHits, ls.Delta.CacheMisses, probeHitRate(ls.WindowHitRatePct))
 }
 
+// logWarning is a summary's line, after prefix, when the stats lines do
+// not bracket the window: its delta then misses requests.
+func logWarning(ls *logscan.WindowScan, prefix string) string {
+	if ls.Coverage == nil || ls.Coverage.Complete {
+		return ""
+	}
+	return prefix + "log window " + LogCoverage(ls.Coverage) + "\n"
+}
+
 // WriteLogscanMarkdown writes the same figures as a Markdown table.
 func WriteLogscanMarkdown(w io.Writer, r *results.LogscanReport) error {
 	cell := strings.NewReplacer("|", `\|`, "\n", " ").Replace
@@ -69,6 +78,9 @@ func logscanFigures(r *logscan.WindowScan) [][2]string {
 		{"max build_max_ms", optFigure(r.MaxBuildMaxMs, "%g")},
 		{"max peak_in_flight", optFigure(r.MaxPeakInFlight, "%d")},
 	}
+	if c := LogCoverage(r.Coverage); c != "" {
+		figs = append(figs, [2]string{"coverage", c})
+	}
 	if r.CounterReset {
 		figs = append(figs, [2]string{"counter reset", "yes: the server restarted; deltas sum each run"})
 	}
@@ -90,14 +102,28 @@ func optFigure[T any](v *T, format string) string {
 // LogCoverage says in words whether the stats lines bracket the measured
 // window, so a partial log delta is never read as the whole count.
 func LogCoverage(c *logscan.Coverage) string {
-	switch {
-	case c == nil:
+	if c == nil {
 		return ""
-	case c.Complete:
-		return fmt.Sprintf("complete: the stats lines bracket the %.1f s window (waited %.1f s for the line after it)", c.MeasuredS, c.SettledS)
-	case c.TailSeen:
-		return fmt.Sprintf("partial: no stats line from before the window; the lines cover %.1f of %.1f s", c.CoveredS, c.MeasuredS)
-	default:
-		return fmt.Sprintf("partial: no stats line after the load was seen (waited %.1f s, lines every %.1f s); the lines cover %.1f of %.1f s", c.SettledS, c.IntervalS, c.CoveredS, c.MeasuredS)
 	}
+	if c.Complete {
+		return fmt.Sprintf("complete: the stats lines bracket the %.1f s window (waited %.1f s for the line after it)", c.MeasuredS, c.SettledS)
+	}
+	var gaps []string
+	if c.HeadUncoveredS > 0 {
+		gaps = append(gaps, headGap(c))
+	}
+	if !c.TailSeen {
+		gaps = append(gaps, fmt.Sprintf("no stats line after the load was seen (waited %.1f s, lines every %.1f s)", c.SettledS, c.IntervalS))
+	}
+	return fmt.Sprintf("partial: %s; the lines cover %.1f of %.1f s", strings.Join(gaps, "; "), c.CoveredS, c.MeasuredS)
+}
+
+// headGap says how much of the window's start no baseline covers, and
+// how long the start waited for the server's first stats line.
+func headGap(c *logscan.Coverage) string {
+	s := fmt.Sprintf("no stats line from before the window, so its first %.2f s are not counted", c.HeadUncoveredS)
+	if c.BaselineWaitS > 0 {
+		s += fmt.Sprintf(" (waited %.1f s for one before the load; a longer --log-settle waits longer)", c.BaselineWaitS)
+	}
+	return s
 }

@@ -64,6 +64,7 @@ func WriteRunSummary(w io.Writer, r *results.RunReport) error {
 	writeGateLines(&b, r.Gates, func(v float64) string { return textfmt.Float(textfmt.Round3(v)) })
 	if r.LogScan != nil {
 		fmt.Fprintf(&b, "log       %s\n", logScanLine(r.LogScan))
+		b.WriteString(logWarning(r.LogScan, "WARNING   "))
 	}
 	writeSoakSummary(&b, r.Soak)
 	writeAbandoned(&b, r)

@@ -146,8 +146,7 @@ func writeSoakMarkdown(w io.Writer, s *results.Soak) error {
 		io.WriteString(w, "No trend both significant and material.\n")
 	}
 	if d := s.Drift; d != nil {
-		fmt.Fprintf(w, "\np99 latency: %s ms in the first tenth of the run (%d requests), %s ms in the last (%d requests).\n",
-			fmtMS(d.FirstP99MS), d.FirstRequests, fmtMS(d.LastP99MS), d.LastRequests)
+		fmt.Fprintf(w, "\n%s.\n", d.Line(fmtMS))
 	}
 	if len(s.Trends) == 0 {
 		return nil

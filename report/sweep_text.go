@@ -154,6 +154,7 @@ func WriteSweepTable(w io.Writer, r *results.SweepReport) error {
 	}
 	if ls := r.LogScan; ls != nil {
 		fmt.Fprintf(&b, "log:  %s\n", logScanLine(ls))
+		b.WriteString(logWarning(ls, "WARNING: "))
 	}
 	writeGateLines(&b, r.Gates, textfmt.Float)
 	if _, err := io.WriteString(w, b.String()); err != nil {

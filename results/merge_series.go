@@ -6,6 +6,7 @@ import (
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
+	"github.com/mcpbench/mcpbench/bench"
 	"github.com/mcpbench/mcpbench/internal/hist"
 )
 
@@ -87,7 +88,7 @@ func mergeSeries(ps []Point) (*Series, []string, error) {
 func newSeriesOf(start time.Time, interval float64, n int) *Series {
 	return &Series{
 		StartedAt: start, IntervalS: interval,
-		Sent: make([]int64, n), OK: make([]int64, n), RPS: make([]float64, n),
+		Sent: make([]int64, n), OK: make([]int64, n), RPS: make(Column, n),
 		P50MS: make([]float64, n), P95MS: make([]float64, n), P99MS: make([]float64, n), MaxMS: make([]float64, n),
 		InFlight: make([]int64, n), CPUS: make([]float64, n), Histograms: make([]string, n),
 	}
@@ -132,7 +133,7 @@ func finishSeries(out *Series, hists []*hdrhistogram.Histogram) error {
 		answered := out.Requests(k)
 		inFlight += out.Sent[k] - answered
 		out.InFlight[k] = inFlight
-		out.RPS[k] = float64(answered) / out.BucketS(k)
+		out.RPS[k] = bench.BucketRate(answered, k, out.Len(), out.IntervalS, out.LastS)
 		if h == nil {
 			continue
 		}

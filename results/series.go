@@ -24,7 +24,7 @@ type Series struct {
 	Sent       []int64            `json:"sent"`
 	OK         []int64            `json:"ok"`
 	Errors     map[string][]int64 `json:"errors,omitempty"`
-	RPS        []float64          `json:"rps"`
+	RPS        Column             `json:"rps"` // null for a last bucket under half an interval
 	P50MS      []float64          `json:"p50_ms"`
 	P95MS      []float64          `json:"p95_ms"`
 	P99MS      []float64          `json:"p99_ms"`
@@ -58,6 +58,10 @@ func (s *Series) Requests(i int) int64 { return bench.BucketRequests(s.OK, s.Err
 
 // BucketS is the length of bucket i in seconds.
 func (s *Series) BucketS(i int) float64 { return bench.BucketS(i, s.Len(), s.IntervalS, s.LastS) }
+
+// Partial says whether bucket i is a last one cut to under half an
+// interval: it has a count and a length, and no rate.
+func (s *Series) Partial(i int) bool { return bench.PartialBucket(i, s.Len(), s.IntervalS, s.LastS) }
 
 // EndS is the end of bucket i in seconds from StartedAt.
 func (s *Series) EndS(i int) float64 {

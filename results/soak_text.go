@@ -72,9 +72,32 @@ func mergedP99(s *Series, from, to int) (p99Of, bool) {
 	return p99Of{p99: float64(h.ValueAtQuantile(99)) / 1000, n: h.TotalCount()}, true
 }
 
+// Enough says whether both tenths hold enough answers for their p99s to
+// be compared; a ramp-up that measured nothing in the first tenth is not
+// a drift of 0x.
+func (d *Drift) Enough() bool {
+	return d.FirstRequests >= driftMinRequests && d.LastRequests >= driftMinRequests
+}
+
+// Line is the drift in words, for the reports (ms prints a latency): the
+// two p99s with their answers, and the ratio only where it means something.
+func (d *Drift) Line(ms func(float64) string) string {
+	tenth := func(p99 float64, n int64) string {
+		if n == 0 {
+			return "no answers"
+		}
+		return fmt.Sprintf("%s ms (%d answers)", ms(p99), n)
+	}
+	s := fmt.Sprintf("p99 latency: %s over the first tenth of the run, %s over the last", tenth(d.FirstP99MS, d.FirstRequests), tenth(d.LastP99MS, d.LastRequests))
+	if !d.Enough() {
+		return s + fmt.Sprintf(": not enough answers to compare (%d needed in each)", driftMinRequests)
+	}
+	return s + fmt.Sprintf(" (%.2fx)", d.Ratio)
+}
+
 // driftVerdict judges a drift by the rules above.
 func driftVerdict(d *Drift) (Verdict, bool) {
-	if d == nil || d.FirstRequests < driftMinRequests || d.LastRequests < driftMinRequests {
+	if d == nil || !d.Enough() {
 		return Verdict{}, false
 	}
 	if d.LastP99MS < driftRatio*d.FirstP99MS || d.LastP99MS-d.FirstP99MS < driftMinMS {

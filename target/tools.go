@@ -13,6 +13,9 @@ import (
 const (
 	ToolEcho = "echo"
 	ToolFail = "fail"
+	// FailsByDesignMeta marks, in a tool's _meta, a tool whose every call
+	// is an error on purpose (mcpbench's workload reads the same key).
+	FailsByDesignMeta = "io.mcpbench/fails-by-design"
 )
 
 // toolDef is one registered tool with its answers prepared at start-up, so
@@ -94,6 +97,9 @@ func buildTools(n int, withClientTools bool) []*toolDef {
 			InputSchema:  object(schema{"message": str(nil)}),
 			OutputSchema: nil,
 			Annotations:  sideEffectFree(),
+			// Read-only, but an error by design: a client that picks tools
+			// itself (generated arguments) leaves it out unless asked.
+			Meta: mcp.Meta{FailsByDesignMeta: true},
 		}, nil, nil),
 	)
 	if withClientTools {

@@ -41,7 +41,14 @@ const mixExample = `[{"method":"tools/list","weight":3},{"method":"tools/call","
 func ParseMix(b []byte) ([]MixEntry, error) {
 	var raw []json.RawMessage
 	if err := json.Unmarshal(b, &raw); err != nil {
-		return nil, fmt.Errorf("%s; a mix is a list of operations, e.g. %s", textfmt.JSONError(err), mixExample)
+		return nil, fmt.Errorf("%s; a mix is a list of operations, e.g. %s", textfmt.JSONErrorIn(b, err), mixExample)
+	}
+	lines := textfmt.JSONListLines(b)
+	at := func(i int) string { // entry i, with its line
+		if i < len(lines) {
+			return fmt.Sprintf("entry %d (line %d)", i+1, lines[i])
+		}
+		return fmt.Sprintf("entry %d", i+1)
 	}
 	mix := make([]MixEntry, len(raw))
 	for i, r := range raw {
@@ -49,10 +56,10 @@ func ParseMix(b []byte) ([]MixEntry, error) {
 		dec.DisallowUnknownFields()
 		mix[i] = MixEntry{Weight: 1}
 		if err := dec.Decode(&mix[i]); err != nil {
-			return nil, fmt.Errorf("entry %d: %s", i+1, textfmt.JSONError(err))
+			return nil, fmt.Errorf("%s: %s", at(i), textfmt.JSONError(err))
 		}
 	}
-	if err := checkMix(mix); err != nil {
+	if err := checkMix(mix, at); err != nil {
 		return nil, err
 	}
 	if !slices.ContainsFunc(mix, func(m MixEntry) bool { return m.Weight > 0 }) {
@@ -61,29 +68,33 @@ func ParseMix(b []byte) ([]MixEntry, error) {
 	return mix, nil
 }
 
-// checkMix finds the first entry that cannot be sent.
-func checkMix(mix []MixEntry) error {
+// checkMix finds the first entry that cannot be sent; name says which
+// entry i is (nil: by its number).
+func checkMix(mix []MixEntry, name func(i int) string) error {
+	if name == nil {
+		name = func(i int) string { return fmt.Sprintf("entry %d", i+1) }
+	}
 	if len(mix) == 0 {
 		return errors.New("no operations")
 	}
 	for i, m := range mix {
 		switch {
 		case m.Weight < 0:
-			return fmt.Errorf("entry %d has a negative weight", i+1)
+			return fmt.Errorf("%s has a negative weight", name(i))
 		case m.Weight > maxWeight:
-			return fmt.Errorf("entry %d: weight %g is above %g (weights are relative: scale them down)", i+1, m.Weight, float64(maxWeight))
+			return fmt.Errorf("%s: weight %g is above %g (weights are relative: scale them down)", name(i), m.Weight, float64(maxWeight))
 		case m.Method == "":
-			return fmt.Errorf("entry %d has no method", i+1)
+			return fmt.Errorf("%s has no method", name(i))
 		case IsSurfaceMethod(m.Method):
 			if err := checkSurface(m); err != nil {
-				return fmt.Errorf("entry %d: %w", i+1, err)
+				return fmt.Errorf("%s: %w", name(i), err)
 			}
 		case m.Method == "tools/call" && m.Tool == "" && !m.GenArgs:
-			return fmt.Errorf("entry %d calls no tool (name one, or set gen_args to call the tools selected)", i+1)
+			return fmt.Errorf("%s calls no tool (name one, or set gen_args to call the tools selected)", name(i))
 		case m.Method == "tools/call" && m.Tool == "" && len(m.Args) > 0:
-			return fmt.Errorf("entry %d: args go with a tool named", i+1)
+			return fmt.Errorf("%s: args go with a tool named", name(i))
 		case m.Method != "tools/call" && (m.Tool != "" || m.GenArgs || len(m.Args) > 0 || m.URI != "" || m.Prompt != ""):
-			return fmt.Errorf("entry %d: tool, args and gen_args go with tools/call", i+1)
+			return fmt.Errorf("%s: tool, args and gen_args go with tools/call", name(i))
 		}
 	}
 	return nil

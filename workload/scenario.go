@@ -196,7 +196,11 @@ func ParseScenarios(b []byte, dir string) (*ScenarioFile, error) {
 		}
 		var te *yaml.TypeError
 		if errors.As(err, &te) {
-			return nil, errors.New(strings.Join(te.Errors, "; "))
+			msgs := make([]string, len(te.Errors))
+			for i, m := range te.Errors {
+				msgs[i] = fileTerms(m)
+			}
+			return nil, errors.New(strings.Join(msgs, "; "))
 		}
 		return nil, errors.New(strings.TrimPrefix(err.Error(), "yaml: "))
 	}
@@ -223,8 +227,18 @@ func (s *Step) UnmarshalYAML(n *yaml.Node) error {
 		return nil
 	}
 	type plain Step // no UnmarshalYAML: the fields decode as usual
+	if err := knownKeys(n, s, "a step"); err != nil {
+		return err
+	}
 	if err := n.Decode((*plain)(s)); err != nil {
 		return err
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if n.Content[i].Value == "call" {
+			if err := knownKeys(n.Content[i+1], &CallStep{}, "a call"); err != nil {
+				return err
+			}
+		}
 	}
 	s.line = n.Line
 	for i := 0; i+1 < len(n.Content); i += 2 {

@@ -36,6 +36,7 @@ type checker struct {
 	dir      string
 	seen     map[string]string // step name -> its operation, e.g. "tools/call echo"
 	kept     map[string]bool   // step names whose results later steps read
+	block    string            // "name: " inside a named parallel block, for its unnamed steps
 }
 
 func (f *ScenarioFile) check(dir string) error {
@@ -165,7 +166,7 @@ func (c *checker) step(s *Step, inParallel bool) error {
 	}
 	s.named = s.Name != ""
 	if s.Name == "" && s.isRequest() {
-		s.Name = s.operation()
+		s.Name = c.block + s.operation()
 	}
 	switch {
 	case strings.Contains(s.Name, "."):
@@ -200,6 +201,13 @@ func (c *checker) step(s *Step, inParallel bool) error {
 		if len(s.Parallel) == 0 {
 			return errors.New("an empty parallel block")
 		}
+		// A named block labels its unnamed calls, so they are reported
+		// under the name the file gave ("both: tools/call echo").
+		outer := c.block
+		if s.named {
+			c.block = s.Name + ": "
+		}
+		defer func() { c.block = outer }()
 		return c.steps(s.Parallel, true)
 	case "repeat":
 		if s.Repeat.Times < 1 || len(s.Repeat.Steps) == 0 {

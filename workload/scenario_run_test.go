@@ -307,3 +307,33 @@ func TestScenarioSelectsToolsByAnnotations(t *testing.T) {
 		t.Fatalf("building called %d tools", calls)
 	}
 }
+
+// TestNamedParallelLabelsItsCalls: a parallel step named "both" labels
+// its unnamed calls in the session stats ("both: tools/call echo"), not
+// under the bare operation the rest of the scenario also sends; a named
+// call inside keeps its own name.
+func TestNamedParallelLabelsItsCalls(t *testing.T) {
+	o := observe(t, target.Config{})
+	c := o.dial(t, 4)
+	wl := build(t, c, `
+scenarios:
+  - name: fan
+    steps:
+      - call: {tool: echo, args: {message: before}}
+      - name: both
+        parallel:
+          - call: {tool: echo, args: {message: a}}
+          - ping
+          - name: own
+            call: {tool: echo, args: {message: b}}
+`, nil, false)
+	p, err := bench.Run(context.Background(), bench.Config{Concurrency: 2, Total: 6}, wl)
+	if err != nil || p.Errors != 0 {
+		t.Fatalf("%v %v", p.ErrorExamples, err)
+	}
+	for name, want := range map[string]int64{"tools/call echo": 6, "both: tools/call echo": 6, "both: ping": 6, "own": 6} {
+		if got := step(t, p, name); got.Requests != want {
+			t.Errorf("step %q: %d requests, want %d", name, got.Requests, want)
+		}
+	}
+}

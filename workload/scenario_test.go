@@ -84,7 +84,7 @@ func TestScenarioErrors(t *testing.T) {
 		`scenarios: [{name: a, steps: [{request: {method: resources/read}}]}]`:                                  `scenario "a", step 1 (line 1): resources/read needs a uri (or generated arguments, which read the URIs resources/list gives)`,
 		`scenarios: [{name: a, steps: [{request: {method: prompts/list, prompt: p}}]}]`:                         `scenario "a", step 1 (line 1): prompts/list takes no uri, prompt, args or generated arguments`,
 		`scenarios: [{name: a, steps: [jump]}]`:                                                                 `line 1: a step is a list, call, ping, request, think, parallel or repeat, not "jump"`,
-		`scenarios: [{name: a, bogus: 1, steps: [ping]}]`:                                                       "line 1: field bogus not found in type workload.Scenario",
+		`scenarios: [{name: a, bogus: 1, steps: [ping]}]`:                                                       "line 1: a scenario has no key \"bogus\" (its keys: name, weight, steps)",
 		`scenarios: [{name: a, steps: [{ping: {}, list: {}}]}]`:                                                 `scenario "a", step 1 (line 1): a step is exactly one of list, call, ping, request, think, parallel, repeat; this one has 2`,
 		`scenarios: [{name: a, steps: [{call: {}}]}]`:                                                           `scenario "a", step 1 (line 1): a call names its tool, or generates arguments for any tool (gen_args: true)`,
 		`scenarios: [{name: a, steps: [{name: x.y, ping: {}}]}]`:                                                `scenario "a", step "x.y" (line 1): a step name may not contain a dot (from reads step.path)`,
@@ -100,6 +100,12 @@ func TestScenarioErrors(t *testing.T) {
 		`scenarios: [{name: a, steps: [{call: {tool: e, data: {file: none.jsonl}}}]}]`:                          `scenario "a", step 1 (line 1): data: open DIR/none.jsonl: no such file or directory`,
 		`scenarios: [{name: a, steps: [{name: x, ping: {}}, {name: x, list: {}}]}]`:                             `scenario "a", step "x" (line 1): the name "x" is already used for ping`,
 		`scenarios: [{name: a, steps: [{parallel: [{name: p, ping: {}}, {call: {tool: e, from: {m: p.x}}}]}]}]`: `scenario "a", step 2 (line 1): from m: no step named "p" comes before this one`,
+		// In the file's own terms, not Go's.
+		"scenarios:\n  - name: a\n    steps:\n      - call: {tool: echo, args: [1, 2]}\n":  "line 4: expected a mapping of names to values ({message: hi}), found a list",
+		"scenarios:\n  - name: a\n    steps:\n      - call: {tool: echo, argz: {}}\n":      `line 4: a call has no key "argz" (its keys: tool, args, gen_args, cardinality, data, from)`,
+		"scenarios:\n  - name: a\n    steps:\n      - nmae: x\n        ping:\n":            `line 4: a step has no key "nmae" (its keys: name, list, call, ping, request, think, parallel, repeat, expect)`,
+		"scenarios:\n  - name: a\n    steps: ping\n":                                       "line 3: expected a list of steps (- list, - call: {...}), found text (ping)",
+		"scenarios:\n  - name: a\n    steps:\n      - repeat: {times: x, steps: [ping]}\n": "line 4: expected a whole number, found text (x)",
 	} {
 		dir := t.TempDir()
 		_, err := ParseScenarios([]byte(in), dir)

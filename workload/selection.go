@@ -119,6 +119,9 @@ type toolDef struct {
 	InputSchema  json.RawMessage `json:"inputSchema"`
 	OutputSchema json.RawMessage `json:"outputSchema"`
 	Annotations  Annotations     `json:"annotations"`
+	Meta         struct {
+		FailsByDesign bool `json:"io.mcpbench/fails-by-design"`
+	} `json:"_meta"`
 }
 
 // catalog is the server's tools: by name, and in the order listed. The
@@ -190,6 +193,10 @@ func (c catalog) pick(sel Selection) ([]string, error) {
 		a := c.byName[name].Annotations
 		switch {
 		case !sel.matches(name):
+			e.Unmatched++
+		case c.byName[name].Meta.FailsByDesign && len(sel.Include) == 0:
+			// A tool that errors on purpose (the bundled server's fail)
+			// is called when --tools asks for it, never by chance.
 			e.Unmatched++
 		case !sel.admits(a.Effect()):
 			e.Left[a.Effect()]++

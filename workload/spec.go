@@ -88,7 +88,7 @@ func (s Spec) Check() error {
 	case len(s.Mix) == 0 && s.GenArgs && len(s.Args) > 0:
 		return ErrGenArgsReplaces
 	case len(s.Mix) > 0:
-		if err := checkMix(s.Mix); err != nil {
+		if err := checkMix(s.Mix, nil); err != nil {
 			return err
 		}
 	case s.URI != "" || s.Prompt != "":

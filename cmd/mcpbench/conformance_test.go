@@ -101,6 +101,7 @@ type conformanceResult struct {
 }
 
 func TestConformanceClients(t *testing.T) {
+	t.Parallel() // wall-clock bound, no figure it checks depends on the machine's speed: beside the other parallel tests
 	entry, node := conformanceHarness(t)
 	if entry == "" {
 		return

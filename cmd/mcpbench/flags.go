@@ -45,7 +45,7 @@ func parseFlags(fs *pflag.FlagSet, args []string, usage string, e env) (done boo
 	err := fs.Parse(args)
 	if errors.Is(err, pflag.ErrHelp) {
 		if strings.Contains(usage, "%s") {
-			usage = fmt.Sprintf(usage, fs.FlagUsages())
+			usage = fmt.Sprintf(usage, groupedUsages(fs))
 		}
 		fmt.Fprint(e.stdout, usage)
 		return true, exitOK

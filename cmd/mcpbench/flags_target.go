@@ -75,7 +75,7 @@ func (t *targetFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&t.clientRequests, "client-requests", "decline", "answers to requests from the server during a call: decline (elicitations declined, -32601 for sampling and roots), error (-32601 for all), or a JSON `FILE` of results by method")
 	fs.BoolVar(&t.getStream, "get-stream", false, "open each stateful session's GET stream too, to answer requests the server sends outside a call's own stream")
 	t.logSettle = autoSettle
-	fs.Var(&t.logSettle, "log-settle", "with --log-file: after the load, wait up to this long for the stats line that covers its end (auto: the lines' interval and a half, at most 15s; 0: no wait)")
+	fs.Var(&t.logSettle, "log-settle", "with --log-file: after the load, wait up to this long for the stats line that covers its end (auto: the lines' interval and a half, at most 15s; 0: no wait); before it, as long for a first stats line when the log has none yet (auto: 1s)")
 	enumFlag(fs, "transport", "auto", "http", "sse", "stdio")
 	enumFlag(fs, "engine", string(harness.EngineAuto), string(harness.EngineDirect), string(harness.EngineNetHTTP))
 	enumFlag(fs, "protocol-version", append([]string{"auto"}, harness.Revisions()...)...)

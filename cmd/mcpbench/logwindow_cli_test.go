@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -73,5 +74,41 @@ func TestLogWindowSlowInterval(t *testing.T) {
 	}
 	if cov.CoveredS >= cov.MeasuredS {
 		t.Fatalf("without the wait: covered %.2f s of %.2f s, want less", cov.CoveredS, cov.MeasuredS)
+	}
+}
+
+// TestLogWindowHeadOfAFreshServer: the server was started just before the
+// run and has written no stats line yet. The run waits for its first one,
+// so the log counts all 1,000 requests (it counted 731 to 816 before,
+// with no warning); told not to wait, it says how much of the head the
+// lines leave out.
+func TestLogWindowHeadOfAFreshServer(t *testing.T) {
+	t.Parallel()
+	fresh := func(every time.Duration) (*target.Running, string) {
+		logPath := filepath.Join(t.TempDir(), "server.log")
+		f, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+		if err != nil {
+			t.Fatal(err)
+		}
+		srv := startTarget(t, target.Config{Tools: 2, StatsLog: f, StatsInterval: every})
+		t.Cleanup(func() { srv.Close(); f.Close() })
+		return srv, logPath
+	}
+	srv, logPath := fresh(300 * time.Millisecond)
+	rep := runLogged(t, logPath, "run", "--url", srv.URL, "-c", "8", "-n", "1000")
+	cov := rep.LogScan.Coverage
+	// (On a slow machine the first line may come before the run starts:
+	// then no wait is needed, and the count must be whole all the same.)
+	if rep.LogScan.Baseline != logscan.BaselineBeforeWindow || rep.LogScan.Delta.Requests != rep.OK || !cov.Complete || cov.BaselineWaitS > 1.5 {
+		t.Fatalf("baseline %s, the log counted %d of %d, coverage %+v: want the first line waited for and every request counted",
+			rep.LogScan.Baseline, rep.LogScan.Delta.Requests, rep.OK, *cov)
+	}
+
+	// Lines every 2 s, so that the run is over before the first.
+	srv, logPath = fresh(2 * time.Second)
+	out := filepath.Join(t.TempDir(), "run.json")
+	r := runCLI(t, nil, "run", "--url", srv.URL, "-c", "8", "-n", "300", "--log-file", logPath, "--log-settle", "0", "--json-out", out, "--no-progress")
+	if r.code != 0 || !strings.Contains(r.stdout, "WARNING   log window partial: no stats line from before the window, so its first") {
+		t.Fatalf("exit %d, no warning of the uncovered head:\n%s%s", r.code, r.stdout, r.stderr)
 	}
 }

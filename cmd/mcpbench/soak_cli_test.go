@@ -113,6 +113,7 @@ func trendOf(t *testing.T, r *results.RunReport, series string) results.Trend {
 // verdict; the kept sessions must show in the server's series and be
 // flagged. The three run side by side: about 65 s in all.
 func TestSoakVerdicts(t *testing.T) {
+	t.Parallel() // wall-clock bound, no figure it checks depends on the machine's speed: beside the other parallel tests
 	const leakBytes = 20_000
 	dir := t.TempDir()
 	leakURL, leakPID := serveProcess(t, "--leak-per-request", strconv.Itoa(leakBytes))

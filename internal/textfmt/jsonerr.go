@@ -67,3 +67,46 @@ func jsonValue(v string) string {
 	}
 	return v
 }
+
+// JSONErrorIn is JSONError for an error in the contents b of a file:
+// where encoding/json says which byte, it says which line, as an editor
+// shows it.
+func JSONErrorIn(b []byte, err error) string {
+	var te *json.UnmarshalTypeError
+	var se *json.SyntaxError
+	switch {
+	case errors.As(err, &se):
+		return fmt.Sprintf("line %d: not valid JSON: %s", LineAt(b, se.Offset), se.Error())
+	case errors.As(err, &te):
+		return fmt.Sprintf("line %d: %s", LineAt(b, te.Offset), JSONError(err))
+	}
+	return JSONError(err)
+}
+
+// LineAt is the line (from 1) holding byte off of b.
+func LineAt(b []byte, off int64) int {
+	off = min(max(off, 0), int64(len(b)))
+	return 1 + strings.Count(string(b[:off]), "\n")
+}
+
+// JSONListLines is the line on which each element of the JSON list b
+// begins; nil when b is not a list.
+func JSONListLines(b []byte) []int {
+	dec := json.NewDecoder(strings.NewReader(string(b)))
+	if t, err := dec.Token(); err != nil || t != json.Delim('[') {
+		return nil
+	}
+	var lines []int
+	for dec.More() {
+		off := dec.InputOffset()
+		for off < int64(len(b)) && strings.ContainsRune(" \t\r\n,", rune(b[off])) {
+			off++ // the separator before the element
+		}
+		lines = append(lines, LineAt(b, off))
+		var skip json.RawMessage
+		if dec.Decode(&skip) != nil {
+			return lines
+		}
+	}
+	return lines
+}

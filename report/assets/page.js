@@ -231,13 +231,23 @@
         select.appendChild(o);
       });
       el.parentNode.insertBefore(select, el);
+      // A choice too short to draw says so rather than show empty axes.
+      var note = document.createElement("p");
+      note.className = "chart-note";
+      el.parentNode.insertBefore(note, el);
+      var showNote = function (i) {
+        note.textContent = spec.choices[i].note || "";
+        note.hidden = !note.textContent;
+      };
       select.value = String(spec.selected || 0);
       ys = spec.choices[spec.selected || 0].y;
+      showNote(spec.selected || 0);
     }
     var u = new uPlot(options(spec, width), dataOf(spec, ys), el);
     if (select) {
       select.addEventListener("change", function () {
         u.setData(dataOf(spec, spec.choices[Number(select.value)].y));
+        showNote(Number(select.value));
       });
     }
     window.addEventListener("resize", function () {
