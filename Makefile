@@ -35,7 +35,7 @@ demo: build
 # tests measure the machine (knees, schedules, session rates: TIMED) run
 # one at a time, each alone, as they always did; the others, which check
 # no figure that a busy machine changes, two at a time before them.
-TIMED    := bench cmd/mcpbench workload
+TIMED    := bench cmd/mcpbench harness workload
 TEST_ENV := MCPBENCH_REQUIRE_PEERS=1 MCPBENCH_REQUIRE_BROWSER=1 MCPBENCH_REQUIRE_PROMETHEUS=1
 test: vet peers browser prometheus
 	$(TEST_ENV) $(GO) test -p 2 -count=1 -timeout 30m $$($(GO) list ./... | grep -v $(foreach p,$(TIMED),-e '/$(p)$$'))

@@ -22,6 +22,9 @@ type SessionStats struct {
 	Uncorrected *Uncorrected
 	StartLagMS  *ScheduleLag
 	Unstarted   int64
+	// Abandoned counts the measured sessions ended without a DELETE on
+	// purpose (--abandon-sessions).
+	Abandoned int64
 	// ByScenario has one entry per scenario, in the workload's order.
 	ByScenario []ScenarioStats
 }

@@ -39,6 +39,7 @@ func runSessions(ctx context.Context, cfg Config, wl SessionLoad) (Point, error)
 	defer stopReqs()
 
 	sr := newSessionRunner(cfg, ctx, reqCtx, users, ops, kinds, scenarios)
+	sr.counting, _ = wl.(Counting)
 	drive := sr.closedSessions
 	if cfg.Rate > 0 {
 		drive = sr.openSessions

@@ -127,7 +127,11 @@ var (
 	ErrToolWithoutCall = workload.ErrToolWithoutCall
 	ErrCallWithoutTool = workload.ErrCallWithoutTool
 	ErrGlobsUnused     = workload.ErrGlobsUnused
+	ErrTargetUnused    = workload.ErrTargetUnused
 )
+
+// Methods are the methods a workload sends as operations.
+func Methods() []string { return workload.Methods() }
 
 // The effects a SelectionError counts the tools it left out by.
 const (

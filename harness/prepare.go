@@ -139,6 +139,7 @@ func (ss *prepared) ready(ctx context.Context) error {
 	if ss.gauges, err = openSampling(ctx, s.Sampling, ss.out.warn); err != nil {
 		return err
 	}
+	ss.gauges = withAbandoned(ss.gauges, ss.client, s.Options)
 	if !s.StartAt.IsZero() {
 		ss.out.stage(StageStartWait)
 		if err := waitUntil(ctx, s.StartAt); err != nil {
@@ -214,6 +215,7 @@ func (ss *prepared) measure(ctx context.Context, cfg bench.Config, st sweep.Step
 	if err != nil {
 		return p, err
 	}
+	abandonedCount(&p)
 	p.Client.PoolMaxConns = ss.client.PoolSize()
 	p.Client.Engine = string(ss.client.Engine())
 	return p, nil

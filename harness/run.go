@@ -53,6 +53,7 @@ func run(ctx context.Context, cfg *RunConfig, out *stream) (*results.RunReport, 
 	r.Workload.Session = sessionLabel(ss.client, cfg.Options)
 	r.Exemplars = exemplarsOf(ss.client.Exemplars())
 	r.Soak = results.AnalyzeSoak(r.Series, cfg.Soak)
+	r.AbandonedMemory = results.AnalyzeAbandoned(r.Series)
 	r.LogScan, r.Health = ss.observe(ctx)
 	return r, nil
 }

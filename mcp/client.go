@@ -50,6 +50,9 @@ type Options struct {
 	// (ParseClientRequests); nil declines elicitations and answers
 	// sampling and roots with method-not-found.
 	ClientRequests *ClientRequests
+	// AbandonFraction of the sessions end without a DELETE (abandon.go),
+	// as clients that go away do; 0 ends every one.
+	AbandonFraction float64
 	// Secrets are values the server's text must never carry into an
 	// error (a token sent in a header not in SensitiveHeaders, say); the
 	// sensitive headers' own values are hidden without being listed.
@@ -74,19 +77,20 @@ type ServerInfo struct {
 // its connection pool, the transport's link, the negotiated revision and
 // the server's identity.
 type Client struct {
-	opts    Options
-	url     *url.URL
-	link    link // gives each session its transport
-	rev     string
-	meta    []byte // modern _meta block, encoded once
-	info    ServerInfo
-	shared  string // session id shared by all workers in shared mode
-	maxBody int
-	counts  clientCounts
-	auth    *oauth.State // nil without OAuth
-	params  toolHeaders  // the x-mcp-header marks of the tools listed
-	secrets []string     // hidden in the server's text (servertext.go)
-	tracer  *tracer      // nil without Options.Trace (trace.go)
+	opts     Options
+	url      *url.URL
+	link     link // gives each session its transport
+	rev      string
+	meta     []byte // modern _meta block, encoded once
+	info     ServerInfo
+	shared   string // session id shared by all workers in shared mode
+	maxBody  int
+	counts   clientCounts
+	abandons *abandons    // shared with detached clients
+	auth     *oauth.State // nil without OAuth
+	params   toolHeaders  // the x-mcp-header marks of the tools listed
+	secrets  []string     // hidden in the server's text (servertext.go)
+	tracer   *tracer      // nil without Options.Trace (trace.go)
 }
 
 // ParseURL checks an endpoint URL. A URL with an empty path or "/" means
@@ -165,7 +169,7 @@ func Dial(ctx context.Context, o Options) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Client{opts: o, url: u, maxBody: int(o.MaxResponseBytes), tracer: newTracer(o.Trace),
+	c := &Client{opts: o, url: u, maxBody: int(o.MaxResponseBytes), tracer: newTracer(o.Trace), abandons: &abandons{},
 		secrets: append(SecretValues(o.Header), o.Secrets...)}
 	c.opts.DialCount = dials
 	if c.link, err = streamableLink(u, o, hc, dials); err != nil {
@@ -289,26 +293,43 @@ func (c *Client) Request(ctx context.Context, s *Session, req Request, cursor st
 // ListTools reads every page of tools/list on s and returns the tools as
 // raw JSON, with the number of pages.
 func (c *Client) ListTools(ctx context.Context, s *Session) ([]json.RawMessage, int, error) {
-	var tools []json.RawMessage
+	tools, pages, err := c.List(ctx, s, "tools/list", "tools")
+	if err != nil {
+		return nil, pages, err
+	}
+	return c.learnTools(tools), pages, nil
+}
+
+// List reads every page of a listing (tools/list, resources/list,
+// resources/templates/list, prompts/list) on s and returns the entries of
+// its member key as raw JSON, with the number of pages.
+func (c *Client) List(ctx context.Context, s *Session, method, key string) ([]json.RawMessage, int, error) {
+	var entries []json.RawMessage
 	cursor, pages := "", 0
 	for {
 		// The session cuts off a listing whose cursors repeat or grow.
-		res, err := c.Request(ctx, s, Request{Method: "tools/list"}, cursor)
+		res, err := c.Request(ctx, s, Request{Method: method}, cursor)
 		if err != nil {
 			return nil, pages, err
 		}
 		pages++
-		var page struct {
-			Tools      []json.RawMessage `json:"tools"`
-			NextCursor string            `json:"nextCursor"`
+		var members map[string]json.RawMessage
+		var list []json.RawMessage
+		var next string
+		err = json.Unmarshal(res, &members)
+		if err == nil && members[key] != nil {
+			err = json.Unmarshal(members[key], &list)
 		}
-		if err := json.Unmarshal(res, &page); err != nil {
-			return nil, pages, &Error{Kind: KindTransport, Msg: "tools/list result", Err: err}
+		if err == nil && members["nextCursor"] != nil {
+			err = json.Unmarshal(members["nextCursor"], &next)
 		}
-		tools = append(tools, page.Tools...)
-		if page.NextCursor == "" {
-			return c.learnTools(tools), pages, nil
+		if err != nil {
+			return nil, pages, &Error{Kind: KindTransport, Msg: method + " result", Err: err}
 		}
-		cursor = page.NextCursor
+		entries = append(entries, list...)
+		if next == "" {
+			return entries, pages, nil
+		}
+		cursor = next
 	}
 }

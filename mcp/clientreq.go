@@ -220,10 +220,11 @@ func (c *Client) Counters() map[string]int64 {
 		}
 	}
 	for name, n := range map[string]int64{
-		"progress_events": c.counts.progress.Load(),
-		"round_trips":     c.counts.rounds.Load(),
-		"task_polls":      c.counts.polls.Load(),
-		"token_refreshes": c.tokenRefreshes(),
+		"progress_events":    c.counts.progress.Load(),
+		"round_trips":        c.counts.rounds.Load(),
+		"task_polls":         c.counts.polls.Load(),
+		"token_refreshes":    c.tokenRefreshes(),
+		"sessions_abandoned": c.AbandonedSessions(),
 	} {
 		if n > 0 {
 			out[name] = n

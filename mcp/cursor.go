@@ -5,7 +5,7 @@ import (
 	"hash/maphash"
 )
 
-// A tools/list listing goes on while pages name a nextCursor. A server
+// A listing (tools/list, resources/list, prompts/list...) goes on while pages name a nextCursor. A server
 // whose cursors repeat, or grow, would keep a worker paging for ever, each
 // page counted as an ordinary request; a session follows its listing's
 // cursors and cuts such a listing off with the reason.
@@ -26,10 +26,10 @@ type listing struct {
 	seed  maphash.Seed
 }
 
-// follow checks next, the cursor a page named, on the page asked for with
-// sent ("" for a listing's first page). It returns why the listing must
-// end, or nil.
-func (l *listing) follow(sent, next string) *Error {
+// follow checks next, the cursor a page of method named, on the page asked
+// for with sent ("" for a listing's first page). It returns why the
+// listing must end, or nil.
+func (l *listing) follow(method, sent, next string) *Error {
 	if sent == "" && l.pages > 0 {
 		l.pages = 0
 		clear(l.seen)
@@ -46,11 +46,11 @@ func (l *listing) follow(sent, next string) *Error {
 	var msg string
 	switch {
 	case len(next) > maxCursorBytes:
-		msg = fmt.Sprintf("tools/list: nextCursor is %d bytes long on page %d, past the bound of %d: a cursor that grows without end", len(next), l.pages, maxCursorBytes)
+		msg = fmt.Sprintf("%s: nextCursor is %d bytes long on page %d, past the bound of %d: a cursor that grows without end", method, len(next), l.pages, maxCursorBytes)
 	case again || next == sent:
-		msg = fmt.Sprintf("tools/list: nextCursor %q on page %d repeats a cursor of this listing: it would never end", clip([]byte(next)), l.pages)
+		msg = fmt.Sprintf("%s: nextCursor %q on page %d repeats a cursor of this listing: it would never end", method, clip([]byte(next)), l.pages)
 	case l.pages >= maxListPages:
-		msg = fmt.Sprintf("tools/list: still a nextCursor after %d pages: a listing that never ends", l.pages)
+		msg = fmt.Sprintf("%s: still a nextCursor after %d pages: a listing that never ends", method, l.pages)
 	default:
 		l.seen[h] = struct{}{}
 		return nil

@@ -35,19 +35,19 @@ func TestLineReaderSkipsOverlongLines(t *testing.T) {
 
 func TestListingCutsOffEndlessCursors(t *testing.T) {
 	var l listing
-	if err := l.follow("", "a"); err != nil {
+	if err := l.follow("tools/list", "", "a"); err != nil {
 		t.Fatal(err)
 	}
-	if err := l.follow("a", "b"); err != nil {
+	if err := l.follow("tools/list", "a", "b"); err != nil {
 		t.Fatal(err)
 	}
-	if err := l.follow("b", "a"); err == nil || !strings.Contains(err.Msg, "repeats") {
+	if err := l.follow("tools/list", "b", "a"); err == nil || !strings.Contains(err.Msg, "repeats") {
 		t.Fatalf("a cursor seen before: %v", err)
 	}
-	if err := l.follow("", "a"); err != nil {
+	if err := l.follow("tools/list", "", "a"); err != nil {
 		t.Fatalf("a new listing starts afresh: %v", err)
 	}
-	if err := l.follow("a", strings.Repeat("c", maxCursorBytes+1)); err == nil || !strings.Contains(err.Msg, "grows") {
+	if err := l.follow("tools/list", "a", strings.Repeat("c", maxCursorBytes+1)); err == nil || !strings.Contains(err.Msg, "grows") {
 		t.Fatalf("an overlong cursor: %v", err)
 	}
 }

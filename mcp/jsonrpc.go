@@ -43,9 +43,13 @@ const (
 // Request is one operation to send: a method, and for tools/call the tool
 // name and its arguments.
 type Request struct {
-	Method    string
-	Tool      string          // tools/call only
-	Arguments json.RawMessage // tools/call only; nil means {}
+	Method string
+	// Tool is what a named method names (methods.go): the tool of
+	// tools/call, the URI of resources/read, the prompt of prompts/get.
+	// It goes in the params, the Mcp-Name header and the report's label.
+	Tool string
+	// Arguments are a tools/call's (nil means {}) or a prompts/get's.
+	Arguments json.RawMessage
 	Params    json.RawMessage // other methods: the params object, nil means {}
 }
 
@@ -107,21 +111,17 @@ func buildParams(req Request, meta []byte, cursor string) ([]byte, error) {
 		b.WriteString(`"_meta":`)
 		b.Write(meta)
 	}
-	if req.Method == "tools/call" {
+	if key := nameKey(req.Method); key != "" {
 		sep()
-		b.WriteString(`"name":`)
+		b.WriteString(`"` + key + `":`)
 		name, _ := json.Marshal(req.Tool)
 		b.Write(name)
-		sep()
-		b.WriteString(`"arguments":`)
-		if len(req.Arguments) == 0 {
-			b.WriteString("{}")
-		} else {
-			var compact bytes.Buffer
-			if err := json.Compact(&compact, req.Arguments); err != nil {
+		if len(req.Arguments) > 0 || req.Method == "tools/call" {
+			sep()
+			b.WriteString(`"arguments":`)
+			if err := writeCompact(&b, req.Arguments); err != nil {
 				return nil, err
 			}
-			b.Write(compact.Bytes())
 		}
 	} else if len(req.Params) > 0 {
 		var obj map[string]json.RawMessage
@@ -135,11 +135,9 @@ func buildParams(req Request, meta []byte, cursor string) ([]byte, error) {
 			kb, _ := json.Marshal(k)
 			b.Write(kb)
 			b.WriteByte(':')
-			var compact bytes.Buffer
-			if err := json.Compact(&compact, v); err != nil {
+			if err := writeCompact(&b, v); err != nil {
 				return nil, err
 			}
-			b.Write(compact.Bytes())
 		}
 	}
 	if cursor != "" {

@@ -46,7 +46,9 @@ type Session struct {
 	// response but not to its end, the transport reads the rest off the
 	// clock.
 	stream streamEnd
-	// list follows the tools/list listing in progress; cursor is the
+	// ending says whether the session was abandoned (abandon.go).
+	ending ending
+	// list follows the listing (tools/list, prompts/list...) in progress; cursor is the
 	// cursor the current call was sent with.
 	list   listing
 	cursor string
@@ -88,8 +90,10 @@ func (s *Session) Prepare(req Request) (*Prepared, error) {
 		return nil, fmt.Errorf("%s params: %w", req.Method, err)
 	}
 	p := &Prepared{req: req, head: frameHead(req.Method, params)}
-	if req.Method == "tools/call" {
+	if nameKey(req.Method) != "" {
 		p.nameHeader = headerValue(req.Tool)
+	}
+	if req.Method == "tools/call" {
 		p.params = paramHeaders(s.c.params.get(req.Tool), req.Arguments)
 	}
 	s.prepared = append(s.prepared, p)
@@ -142,6 +146,11 @@ func (s *Session) doPerRequest(ctx context.Context, p *Prepared, cursor string) 
 		return Result{Kind: KindOf(err), Err: err}
 	}
 	r := s.do(ctx, p, cursor)
+	if s.c.abandonNext() {
+		s.abandon()
+		s.id = "" // gone: the next request opens another
+		return r
+	}
 	if err := s.t.endSession(ctx); err != nil && r.Kind == OK {
 		r.Kind, r.Err = KindOf(err), err
 	}
@@ -311,20 +320,20 @@ func (s *Session) classify(p *Prepared, res *Result, sent string) {
 		return
 	}
 	cursor, isError, structured := rep.inResult[inNextCursor], rep.inResult[inIsError], rep.inResult[inStructured]
-	switch p.req.Method {
-	case "tools/list":
+	switch m := p.req.Method; {
+	case Paged(m):
 		if raw := nonNull(cursor); raw != nil {
 			if err := json.Unmarshal(raw, &res.NextCursor); err != nil {
 				res.Kind = KindTransport
-				res.Err = &Error{Kind: KindTransport, Msg: "tools/list: nextCursor is not a string", Err: err}
+				res.Err = &Error{Kind: KindTransport, Msg: m + ": nextCursor is not a string", Err: err}
 				return
 			}
 		}
-		if err := s.list.follow(sent, res.NextCursor); err != nil {
+		if err := s.list.follow(m, sent, res.NextCursor); err != nil {
 			res.Kind, res.Err, res.NextCursor = KindTransport, err, ""
 			return
 		}
-	case "tools/call":
+	case m == "tools/call":
 		if string(isError) == "true" {
 			res.Kind = KindToolError
 			res.Err = &Error{Kind: KindToolError, Msg: p.req.Tool + ": " + s.toolErrorMessage(rep.Result)}
@@ -346,7 +355,7 @@ func (s *Session) toolErrorMessage(result []byte) string {
 // Close ends the session: DELETE for stateful revisions, as the spec asks.
 func (s *Session) Close(ctx context.Context) error {
 	s.t.close()
-	if s.shared || s.id == "" {
+	if s.shared || s.id == "" || s.Abandon() {
 		return nil
 	}
 	return s.t.endSession(ctx)

@@ -80,6 +80,12 @@ func (t *fakeTransport) exchange(_ context.Context, _ *Prepared, body []byte, id
 		result = `{"tools":[{"name":"echo","inputSchema":{"type":"object"}}],"nextCursor":"page-2"}`
 	case req.Method == "tools/list" && req.Params.Cursor == "page-2":
 		result = `{"tools":[{"name":"fail","inputSchema":{"type":"object"}}]}`
+	case req.Method == "prompts/list" && req.Params.Cursor == "":
+		result = `{"prompts":[{"name":"a"}],"nextCursor":"p2"}`
+	case req.Method == "prompts/list":
+		result = `{"prompts":[{"name":"b"}]}`
+	case req.Method == "resources/list": // a cursor that never changes
+		result = `{"resources":[],"nextCursor":"again"}`
 	case req.Method == "tools/call" && req.Params.Name == "echo":
 		result = fmt.Sprintf(`{"content":[],"structuredContent":%s}`, req.Params.Arguments)
 	case req.Method == "tools/call":

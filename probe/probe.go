@@ -25,6 +25,7 @@ const (
 	StageGetInfo    = "get-info"
 	StageToolsList  = "tools-list"
 	StageSequential = "sequential"
+	StageListings   = "listings"
 	StageBenchSmall = "bench-small"
 	StageBenchLarge = "bench-large"
 	StageHealthEnd  = "health-after"
@@ -79,8 +80,10 @@ type Report struct {
 	ServerInfo        ServerInfo
 	ToolsList         ToolsList
 	SequentialProfile Sequential
-	Benchmarks        Benchmarks
-	LogScan           *logscan.WindowScan
+	// Listings audit resources, resource templates and prompts.
+	Listings   []Listing
+	Benchmarks Benchmarks
+	LogScan    *logscan.WindowScan
 	// LogScanError says why LogScan is nil although a log was given.
 	LogScanError string
 	Interrupted  bool
@@ -176,6 +179,7 @@ func measure(ctx context.Context, client *mcp.Client, plain *plainHTTP, cfg Conf
 	}{
 		{StageGetInfo, func() { res.ServerInfo.GetInfo, res.ServerInfo.GetInfoError = plain.serverInfo(ctx, client) }},
 		{StageToolsList, func() { res.ToolsList, res.SequentialProfile = listing(ctx, client, cfg) }},
+		{StageListings, func() { res.Listings = auditListings(ctx, client) }},
 		{StageBenchSmall, func() { res.Benchmarks.Small = runBench(ctx, client, cfg, cfg.Small, "small", &res.Benchmarks) }},
 		{StageBenchLarge, func() { res.Benchmarks.Large = runBench(ctx, client, cfg, cfg.Large, "large", &res.Benchmarks) }},
 	}

@@ -96,7 +96,7 @@ func TestProbeBundledServer(t *testing.T) {
 	if res.Interrupted {
 		t.Fatal("interrupted")
 	}
-	want := []string{StageLogMark, StageHealth, StageDial, StageGetInfo, StageToolsList, StageBenchSmall, StageBenchLarge, StageHealthEnd, StageLogScan}
+	want := []string{StageLogMark, StageHealth, StageDial, StageGetInfo, StageToolsList, StageListings, StageBenchSmall, StageBenchLarge, StageHealthEnd, StageLogScan}
 	if strings.Join(stages, ",") != strings.Join(want, ",") {
 		t.Errorf("stages %v, want %v", stages, want)
 	}

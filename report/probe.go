@@ -34,6 +34,20 @@ func WriteProbeSummary(w io.Writer, r *results.ProbeReport) error {
 		fmt.Fprintf(&b, "tools/list  %d tools, %d page(s), %s, first call %s ms; compaction would save %s (%.1f%%); %d lint finding(s)\n",
 			tl.ToolCount, tl.Pages, probeBytes(tl.PayloadBytes), fmtMS(tl.FirstCallMS), probeBytes(tl.CompactionSavingsBytes), tl.CompactionSavingsPct, len(tl.Lint))
 	}
+	for _, l := range r.Listings {
+		if l.Error != "" {
+			fmt.Fprintf(&b, "%-11s %s\n", l.Method, l.Error)
+			continue
+		}
+		fmt.Fprintf(&b, "%-11s %d entries, %d page(s), %s", l.Method, l.Count, l.Pages, probeBytes(l.EntriesBytes))
+		if l.Largest != "" {
+			fmt.Fprintf(&b, ", largest %s (%s)", l.Largest, probeBytes(int64(l.LargestBytes)))
+		}
+		if l.Unnamed > 0 {
+			fmt.Fprintf(&b, "; %d without their identifying field", l.Unnamed)
+		}
+		b.WriteString("\n")
+	}
 	if sp := r.SequentialProfile; sp.Count > 0 {
 		fmt.Fprintf(&b, "sequential  %d listings: first %s, second %s, min %s, median %s, max %s ms",
 			sp.Count, probeOptMS(sp.FirstMS), probeOptMS(sp.SecondMS), fmtMS(sp.MinMS), fmtMS(sp.MedianMS), fmtMS(sp.MaxMS))

@@ -67,6 +67,7 @@ func WriteRunSummary(w io.Writer, r *results.RunReport) error {
 		b.WriteString(logWarning(r.LogScan, "WARNING   "))
 	}
 	writeSoakSummary(&b, r.Soak)
+	writeAbandoned(&b, r)
 	if p.Client.Saturated {
 		fmt.Fprintf(&b, "WARNING   the generator was saturated (%s): these figures describe mcpbench, not the server\n", p.Client.SaturationReason)
 	}

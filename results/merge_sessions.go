@@ -29,6 +29,7 @@ func mergeSessions(ps []Point, spanS float64) (out *SessionStats, exact bool, er
 		out.Started += s.Started
 		out.Add(&s.SessionFigures)
 		out.Unstarted += s.Unstarted
+		out.Abandoned += s.Abandoned
 		m.all.add(&s.Duration, &s.Active)
 		for k := range s.ByScenario {
 			sc, into := &s.ByScenario[k], &out.ByScenario[k]

@@ -129,6 +129,7 @@ type SessionStats struct {
 	Uncorrected *Uncorrected    `json:"uncorrected,omitempty"`
 	StartLagMS  *ScheduleLag    `json:"start_lag_ms,omitempty"`
 	Unstarted   int64           `json:"unstarted,omitempty"`
+	Abandoned   int64           `json:"abandoned,omitempty"`
 	ByScenario  []ScenarioStats `json:"by_scenario"`
 }
 

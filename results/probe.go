@@ -25,6 +25,7 @@ type ProbeFindings struct {
 	ServerInfo        probe.ServerInfo    `json:"server_info"`
 	ToolsList         probe.ToolsList     `json:"tools_list"`
 	SequentialProfile probe.Sequential    `json:"sequential_profile"`
+	Listings          []probe.Listing     `json:"listings"`
 	Benchmarks        ProbeBenchmarks     `json:"benchmarks"`
 	LogScan           *logscan.WindowScan `json:"log_scan"`
 	LogScanError      string              `json:"log_scan_error,omitempty"`

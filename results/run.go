@@ -33,6 +33,9 @@ type RunReport struct {
 	// Soak is what the series (Point.Series) shows over time: trends,
 	// latency drift and verdicts.
 	Soak *Soak `json:"soak,omitempty"`
+	// AbandonedMemory is the server memory kept per abandoned session
+	// (--abandon-sessions with --server-pid or --server-metrics).
+	AbandonedMemory *AbandonedMemory `json:"abandoned_memory,omitempty"`
 	// Shard is set on a shard's report (--shard); Merged on merge's output.
 	Shard  *Shard     `json:"shard,omitempty"`
 	Merged *MergeInfo `json:"merged,omitempty"`

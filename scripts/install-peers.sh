@@ -3,7 +3,8 @@
 # .run/peers (npm registry only; nothing global): server-everything for the
 # interop matrix, server-filesystem and server-memory for the safe-defaults
 # tests (real servers whose tools write and delete), and the MCP conformance
-# harness, which runs its client scenarios against mcpbench as the client.
+# harness, which runs its client scenarios against mcpbench as the client;
+# and the TypeScript SDK, whose client record's test drives.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 dir=.run/peers
@@ -12,6 +13,7 @@ pins=(
   "@modelcontextprotocol/server-filesystem@2026.8.31"
   "@modelcontextprotocol/server-memory@2026.8.31"
   "@modelcontextprotocol/conformance@0.1.16"
+  "@modelcontextprotocol/sdk@1.32.2"
 )
 installed() { # name@version
   local name=${1%@*} version=${1##*@}

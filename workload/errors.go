@@ -24,6 +24,8 @@ var (
 	ErrGlobsUnused = errors.New("tool globs narrow the tools a workload picks itself, and every tool here is named")
 	// ErrMixReplaces: a tool or arguments beside a mix, which replaces them.
 	ErrMixReplaces = errors.New("a mix replaces the single tool and arguments")
+	// ErrTargetUnused: a URI or prompt for a method that names neither.
+	ErrTargetUnused = errors.New("a uri or prompt goes with resources/read, prompts/get or completion/complete")
 	// ErrGenArgsReplaces: arguments beside generated ones.
 	ErrGenArgsReplaces = errors.New("generated arguments replace the given ones")
 )
@@ -32,7 +34,7 @@ var (
 type MethodError struct{ Method string }
 
 func (e *MethodError) Error() string {
-	return fmt.Sprintf("method must be tools/list, tools/call, ping or server/discover, not %q", e.Method)
+	return fmt.Sprintf("method must be one of %s, not %q", strings.Join(Methods(), ", "), e.Method)
 }
 
 // UnknownToolError is a tool named that the server does not list. Listed

@@ -17,7 +17,12 @@ type MixEntry struct {
 	Method string          `json:"method"`
 	Tool   string          `json:"tool"`
 	Args   json.RawMessage `json:"args"`
-	// GenArgs generates the arguments from the tool's inputSchema.
+	// URI is a resources/read's resource (or a completion's resource
+	// template), Prompt a prompts/get's prompt (or a completion's).
+	URI    string `json:"uri"`
+	Prompt string `json:"prompt"`
+	// GenArgs generates the arguments from the tool's inputSchema (or
+	// the URIs and prompt arguments from the server's listings).
 	GenArgs bool    `json:"gen_args"`
 	Weight  float64 `json:"weight"`
 }
@@ -80,11 +85,15 @@ func checkMix(mix []MixEntry, name func(i int) string) error {
 			return fmt.Errorf("%s: weight %g is above %g (weights are relative: scale them down)", name(i), m.Weight, float64(maxWeight))
 		case m.Method == "":
 			return fmt.Errorf("%s has no method", name(i))
+		case IsSurfaceMethod(m.Method):
+			if err := checkSurface(m); err != nil {
+				return fmt.Errorf("%s: %w", name(i), err)
+			}
 		case m.Method == "tools/call" && m.Tool == "" && !m.GenArgs:
 			return fmt.Errorf("%s calls no tool (name one, or set gen_args to call the tools selected)", name(i))
 		case m.Method == "tools/call" && m.Tool == "" && len(m.Args) > 0:
 			return fmt.Errorf("%s: args go with a tool named", name(i))
-		case m.Method != "tools/call" && (m.Tool != "" || m.GenArgs || len(m.Args) > 0):
+		case m.Method != "tools/call" && (m.Tool != "" || m.GenArgs || len(m.Args) > 0 || m.URI != "" || m.Prompt != ""):
 			return fmt.Errorf("%s: tool, args and gen_args go with tools/call", name(i))
 		}
 	}

@@ -2,6 +2,7 @@ package workload
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -57,24 +58,47 @@ type Scenario struct {
 	kept   map[string]bool // the steps whose results later steps read
 }
 
-// Step is one step of a scenario: exactly one of List, Call, Ping, Think,
-// Parallel and Repeat. A list, call or ping step is a request (a list
-// step one per page); its Name keys its figures and lets later steps
+// Step is one step of a scenario: exactly one of List, Call, Ping,
+// Request, Think, Parallel and Repeat. A list, call, ping or request step
+// is a request (a listing one per page); its Name keys its figures and lets later steps
 // pick values from its result.
 type Step struct {
-	Name     string     `yaml:"name"`
-	List     *struct{}  `yaml:"list"`
-	Call     *CallStep  `yaml:"call"`
-	Ping     *struct{}  `yaml:"ping"`
-	Think    *Think     `yaml:"think"`
-	Parallel []Step     `yaml:"parallel"`
-	Repeat   *Repeat    `yaml:"repeat"`
-	Expect   *Expect    `yaml:"expect"`
-	line     int        // where the step is in the file, for messages
-	named    bool       // the file gave its name
-	kind     string     // which of the kinds above it is
-	keys     []string   // the keys it was written with
-	from     []fromPath // Call.From parsed
+	Name     string       `yaml:"name"`
+	List     *struct{}    `yaml:"list"`
+	Call     *CallStep    `yaml:"call"`
+	Ping     *struct{}    `yaml:"ping"`
+	Request  *RequestStep `yaml:"request"`
+	Think    *Think       `yaml:"think"`
+	Parallel []Step       `yaml:"parallel"`
+	Repeat   *Repeat      `yaml:"repeat"`
+	Expect   *Expect      `yaml:"expect"`
+	line     int          // where the step is in the file, for messages
+	named    bool         // the file gave its name
+	kind     string       // which of the kinds above it is
+	keys     []string     // the keys it was written with
+	from     []fromPath   // Call.From parsed
+}
+
+// RequestStep is a request of the rest of the MCP surface (surface.go):
+// resources/list, resources/templates/list, resources/read with its URI,
+// prompts/list, prompts/get with its prompt and args, completion/complete
+// with a prompt (or a resource template's URI) and, in args, the argument
+// and its value so far.
+type RequestStep struct {
+	Method string            `yaml:"method"`
+	URI    string            `yaml:"uri"`
+	Prompt string            `yaml:"prompt"`
+	Args   map[string]string `yaml:"args"`
+}
+
+// entry is the step as a mix entry, which says what is wrong with it and
+// what it sends.
+func (r *RequestStep) entry() MixEntry {
+	m := MixEntry{Method: r.Method, URI: r.URI, Prompt: r.Prompt}
+	if len(r.Args) > 0 {
+		m.Args, _ = json.Marshal(r.Args)
+	}
+	return m
 }
 
 // CallStep is a tools/call. Its arguments are, in order of precedence:
@@ -198,7 +222,7 @@ func (s *Step) UnmarshalYAML(n *yaml.Node) error {
 		case "ping":
 			s.Ping, s.kind = &struct{}{}, "ping"
 		default:
-			return fmt.Errorf("line %d: a step is a list, call, ping, think, parallel or repeat, not %q", n.Line, n.Value)
+			return fmt.Errorf("line %d: a step is a list, call, ping, request, think, parallel or repeat, not %q", n.Line, n.Value)
 		}
 		return nil
 	}

@@ -21,7 +21,7 @@ const (
 )
 
 // stepKinds are the keys that make a step what it is.
-var stepKinds = []string{"list", "call", "ping", "think", "parallel", "repeat"}
+var stepKinds = []string{"list", "call", "ping", "request", "think", "parallel", "repeat"}
 
 // fromPath is one argument a call takes from an earlier step's result.
 type fromPath struct {
@@ -129,7 +129,9 @@ func (s *Step) where(i int) string {
 }
 
 // isRequest tells the steps that send a request.
-func (s *Step) isRequest() bool { return s.kind == "list" || s.kind == "call" || s.kind == "ping" }
+func (s *Step) isRequest() bool {
+	return s.kind == "list" || s.kind == "call" || s.kind == "ping" || s.kind == "request"
+}
 
 // see records a request step's name; a name used twice must stand for the
 // same request, since it keys one set of figures.
@@ -149,6 +151,8 @@ func (s *Step) operation() string {
 		return "tools/list"
 	case "ping":
 		return "ping"
+	case "request":
+		return requestLabel(s.Request.Method, s.Request.URI+s.Request.Prompt)
 	}
 	if s.Call.Tool == "" {
 		return "tools/call *"
@@ -170,9 +174,9 @@ func (c *checker) step(s *Step, inParallel bool) error {
 	case s.Name == StepInitialize || s.Name == StepDiscover || s.Name == StepClose:
 		return fmt.Errorf("%q names the session's own step; choose another name", s.Name)
 	case s.Expect != nil && !s.isRequest():
-		return fmt.Errorf("expect goes with a list, call or ping step")
+		return fmt.Errorf("expect goes with a list, call, ping or request step")
 	case inParallel && !s.isRequest():
-		return fmt.Errorf("a parallel block holds list, call and ping steps only")
+		return fmt.Errorf("a parallel block holds list, call, ping and request steps only")
 	}
 	if s.Expect != nil {
 		if err := s.Expect.check(); err != nil {
@@ -182,6 +186,15 @@ func (c *checker) step(s *Step, inParallel bool) error {
 	switch s.kind {
 	case "call":
 		return c.call(s, inParallel)
+	case "request":
+		if !IsSurfaceMethod(s.Request.Method) {
+			return fmt.Errorf("a request step's method is one of resources/list, resources/templates/list, resources/read, prompts/list, prompts/get, completion/complete, not %q (tools have list and call steps)", s.Request.Method)
+		}
+		if err := checkSurface(s.Request.entry()); err != nil {
+			return err
+		}
+		_, err := givenSurface(s.Request.entry())
+		return err
 	case "think":
 		return s.Think.check()
 	case "parallel":
@@ -227,7 +240,7 @@ func (s *Step) decideKind() error {
 		s.List = &struct{}{}
 	case s.kind == "ping" && s.Ping == nil:
 		s.Ping = &struct{}{}
-	case s.kind == "call" && s.Call == nil, s.kind == "think" && s.Think == nil, s.kind == "repeat" && s.Repeat == nil:
+	case s.kind == "call" && s.Call == nil, s.kind == "request" && s.Request == nil, s.kind == "think" && s.Think == nil, s.kind == "repeat" && s.Repeat == nil:
 		return fmt.Errorf("%s needs a value", s.kind)
 	}
 	return nil

@@ -150,6 +150,13 @@ func (p *planner) request(plan *scenarioPlan, sc *Scenario, s *Step, st *stepPla
 	switch s.kind {
 	case "ping":
 		op.Method = "ping"
+	case "request":
+		e := s.Request.entry()
+		reqs, err := givenSurface(e)
+		if err != nil {
+			return err
+		}
+		op.Method, op.Tool, st.variants = e.Method, reqs[0].Tool, reqs
 	case "call":
 		op.Tool = s.Call.Tool
 		if err := p.call(s.Call, st); err != nil {

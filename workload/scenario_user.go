@@ -112,6 +112,9 @@ func (u *scenarioUser) close(ctx context.Context, s *mcp.Session, sc *scenarioPl
 		_ = s.Close(ctx)
 		return
 	}
+	if s.Abandon() { // gone without a DELETE: no closing step to time
+		return
+	}
 	t0 := time.Now()
 	err := s.Close(ctx)
 	smp := bench.Sample{Op: sc.closeOp}
@@ -129,7 +132,7 @@ func (u *scenarioUser) run(ctx context.Context, s *mcp.Session, k int, steps []*
 		}
 		switch st.kind {
 		case "think":
-			if !rec.Think(st.think.draw(u.rng)) {
+			if !rec.Think(time.Duration(float64(st.think.draw(u.rng)) * u.wl.think)) {
 				return false
 			}
 		case "repeat":

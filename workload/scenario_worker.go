@@ -23,6 +23,8 @@ type ScenarioSpec struct {
 	// NewConnectionPerSession opens each session on connections of its
 	// own, closed when it ends (connection churn).
 	NewConnectionPerSession bool
+	// ThinkScale multiplies every think time (0.5 halves them); 0 means 1.
+	ThinkScale float64
 	// Select is which tools a call that names none may pick, as for
 	// generated arguments on the command line.
 	Select Selection
@@ -51,6 +53,7 @@ type ScenarioWorkload struct {
 	cum       []float64 // cumulative scenario weights
 	seed      uint64
 	fresh     bool
+	think     float64    // ScenarioSpec.ThinkScale
 	tools     []ToolInfo // what the scenarios call, for the report
 }
 
@@ -69,7 +72,10 @@ func BuildScenarios(ctx context.Context, client *mcp.Client, mode mcp.SessionMod
 	if err := spec.Select.check(); err != nil {
 		return nil, err
 	}
-	wl := &ScenarioWorkload{Client: client, seed: spec.Seed, fresh: spec.NewConnectionPerSession}
+	wl := &ScenarioWorkload{Client: client, seed: spec.Seed, fresh: spec.NewConnectionPerSession, think: spec.ThinkScale}
+	if wl.think <= 0 {
+		wl.think = 1
+	}
 	p := &planner{wl: wl, spec: spec, opIndex: map[[2]string]int{}}
 	info := client.Info()
 	stdio := info.Transport == string(mcp.TransportStdio)
@@ -137,6 +143,10 @@ func (wl *ScenarioWorkload) Operations() []bench.Operation { return slices.Clone
 
 // Kinds are mcp's error kinds and expect_failed.
 func (wl *ScenarioWorkload) Kinds() []string { return scenarioKinds }
+
+// Counters are the client's counts beside the steps (mcp.Client.Counters),
+// abandoned sessions among them.
+func (wl *ScenarioWorkload) Counters() map[string]int64 { return wl.Client.Counters() }
 
 // Scenarios names the scenarios in the file's order.
 func (wl *ScenarioWorkload) Scenarios() []string {

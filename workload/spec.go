@@ -32,6 +32,10 @@ type Spec struct {
 	Method string
 	Tool   string
 	Args   json.RawMessage
+	// URI and Prompt name what resources/read, prompts/get and
+	// completion/complete ask for (surface.go); Args go with the last two.
+	URI    string
+	Prompt string
 	// GenArgs replaces Args with Cardinality distinct argument sets per
 	// tool, generated from its inputSchema (fewer where the schema admits
 	// fewer); it calls Tool, or the tools Select picks when Tool is "".
@@ -60,6 +64,8 @@ func (s Spec) entries() []MixEntry {
 	switch {
 	case len(s.Mix) > 0:
 		return s.Mix
+	case surfaceMethods[s.Method]:
+		return []MixEntry{{Method: s.Method, Tool: s.Tool, URI: s.URI, Prompt: s.Prompt, Args: s.Args, GenArgs: s.GenArgs}}
 	case s.GenArgs:
 		return []MixEntry{{Method: "tools/call", Tool: s.Tool, GenArgs: true}}
 	case s.Method == "tools/call":
@@ -77,12 +83,23 @@ func (s Spec) Check() error {
 		return ErrGlobsUnused
 	}
 	switch {
-	case len(s.Mix) > 0 && (s.Tool != "" || len(s.Args) > 0):
+	case len(s.Mix) > 0 && (s.Tool != "" || len(s.Args) > 0 || s.URI != "" || s.Prompt != ""):
 		return ErrMixReplaces
 	case len(s.Mix) == 0 && s.GenArgs && len(s.Args) > 0:
 		return ErrGenArgsReplaces
 	case len(s.Mix) > 0:
 		if err := checkMix(s.Mix, nil); err != nil {
+			return err
+		}
+	case s.URI != "" || s.Prompt != "":
+		if !surfaceMethods[s.Method] {
+			return ErrTargetUnused
+		}
+		if err := checkSurface(s.entries()[0]); err != nil {
+			return err
+		}
+	case IsSurfaceMethod(s.Method):
+		if err := checkSurface(s.entries()[0]); err != nil {
 			return err
 		}
 	case !s.GenArgs:
@@ -130,7 +147,11 @@ func Build(ctx context.Context, client *mcp.Client, s Spec) (*Workload, error) {
 	}
 	var ops []Op
 	for _, m := range entries {
-		more, err := s.expand(m, cat)
+		expand := func() ([]Op, error) { return s.expand(m, cat) }
+		if IsSurfaceMethod(m.Method) {
+			expand = func() ([]Op, error) { return s.expandSurface(ctx, client, m) }
+		}
+		more, err := expand()
 		if err != nil {
 			return nil, err
 		}

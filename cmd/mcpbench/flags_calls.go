@@ -30,7 +30,7 @@ type callFlags struct {
 }
 
 func (f *callFlags) register(fs *pflag.FlagSet) {
-	fs.BoolVar(&f.genArgs, "gen-args", false, "generate valid, varied tools/call arguments from each tool's inputSchema")
+	fs.BoolVar(&f.genArgs, "gen-args", false, "generate valid, varied tools/call arguments from each tool's inputSchema (resources/read: URIs from resources/list and its templates; prompts/get, completion/complete: prompts and arguments from prompts/list)")
 	fs.IntVar(&f.cardinality, "arg-cardinality", 16, "with --gen-args: N distinct argument sets per tool")
 	fs.StringVar(&f.mix, "mix", "", "weighted mix `FILE`: JSON list of {method, tool, args, gen_args, weight}")
 	fs.StringVar(&f.inject, "inject-args", "", "JSON object merged into every tools/call's arguments")
@@ -49,7 +49,7 @@ func (f *callFlags) register(fs *pflag.FlagSet) {
 // refuses them, after dialling, so a server that is down is reported
 // first, as it always was.
 func (f *callFlags) spec(w *workloadFlags) (harness.Spec, error) {
-	s := harness.Spec{Method: w.method, Tool: w.tool, GenArgs: f.genArgs, Cardinality: f.cardinality,
+	s := harness.Spec{Method: w.method, Tool: w.tool, URI: w.uri, Prompt: w.prompt, GenArgs: f.genArgs, Cardinality: f.cardinality,
 		Seed: w.seed, Validate: !f.noValidate, Select: f.selection()}
 	if f.cardinality < 1 {
 		return s, usagef("--arg-cardinality must be at least 1")
@@ -67,7 +67,7 @@ func (f *callFlags) spec(w *workloadFlags) (harness.Spec, error) {
 	default:
 		// --args is read only for tools/call, and only once the method
 		// and tool are known to be right.
-		if err = workloadError(s.Check()); err == nil && s.Method == "tools/call" {
+		if err = workloadError(s.Check()); err == nil && (s.Method == "tools/call" || s.Method == "prompts/get" || s.Method == "completion/complete") {
 			s.Args, err = readJSONArg("--args", w.args)
 		}
 	}
@@ -140,6 +140,8 @@ func workloadError(err error) error {
 		return usagef("--gen-args replaces --args")
 	case errors.As(err, &method):
 		return usagef("--%v", method) // "--method must be ..."
+	case errors.Is(err, harness.ErrTargetUnused):
+		return usagef("--uri and --prompt go with --method resources/read, prompts/get or completion/complete")
 	case errors.Is(err, harness.ErrToolWithoutCall):
 		return usagef("--tool goes with --method tools/call")
 	case errors.Is(err, harness.ErrCallWithoutTool):

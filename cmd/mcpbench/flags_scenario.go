@@ -18,6 +18,7 @@ type scenarioFlags struct {
 	sessionRate   float64
 	maxSessions   int64
 	newConnection bool
+	thinkScale    float64
 	usersValues   string // sweep only
 }
 
@@ -33,11 +34,13 @@ func (f *scenarioFlags) register(fs *pflag.FlagSet, sweep bool) {
 	}
 	fs.Int64Var(&f.maxSessions, "max-sessions", 0, "with --scenario: stop after N measured sessions (with -d: whichever comes first)")
 	limitFlags(fs, atLeastOne(maxRequests), "max-sessions")
+	fs.Float64Var(&f.thinkScale, "think-scale", 1, "with --scenario: multiply every think time by `X` (0.5 halves the recorded pauses, 2 doubles them)")
+	limitFlags(fs, above0(1000), "think-scale")
 	fs.BoolVar(&f.newConnection, "new-connection-per-session", false, "with --scenario: open each session on connections of its own, closed at its end (connection churn)")
 }
 
 // scenarioOnly are the flags that mean nothing without --scenario.
-var scenarioOnly = []string{"users", "session-rate", "max-sessions", "new-connection-per-session", "users-values"}
+var scenarioOnly = []string{"users", "session-rate", "max-sessions", "new-connection-per-session", "users-values", "think-scale"}
 
 // replacedByScenario are the flags whose part a scenario file takes: what
 // is sent, and load counted in requests.
@@ -83,7 +86,7 @@ func (f *scenarioFlags) spec(w *workloadFlags, c *callFlags) (*harness.ScenarioS
 		return nil, usagef("--arg-cardinality must be at least 1")
 	}
 	return &harness.ScenarioSpec{File: file, Seed: w.seed, Cardinality: c.cardinality, NewConnectionPerSession: f.newConnection,
-		Select: c.selection()}, nil
+		Select: c.selection(), ThinkScale: f.thinkScale}, nil
 }
 
 // runLoad is run's load in sessions: the users or session rate, split

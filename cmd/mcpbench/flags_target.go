@@ -20,6 +20,7 @@ type targetFlags struct {
 	transport        string
 	protocolVersion  string
 	session          string
+	abandon          float64
 	headers          []string
 	secretHeaders    []string
 	timeout          time.Duration
@@ -54,6 +55,7 @@ func (t *targetFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&t.engine, "engine", string(harness.EngineAuto), "HTTP engine for the measured requests: auto (direct for plain http, else net/http), direct, net/http")
 	fs.StringVar(&t.protocolVersion, "protocol-version", "auto", "auto, or a revision from 2024-11-05 to 2026-07-28")
 	fs.StringVar(&t.session, "session", string(harness.SessionPerWorker), "per-worker|shared|per-request (stateful revisions)")
+	fs.Float64Var(&t.abandon, "abandon-sessions", 0, "end this `FRACTION` of sessions (of a scenario, or --session per-request) without a DELETE, as clients that go away do; with --server-pid or --server-metrics the report gives the server memory kept per abandoned session")
 	fs.StringArrayVarP(&t.headers, "header", "H", nil, "extra header 'Name: value', repeatable (MCPBENCH_TOKEN adds Authorization: Bearer)")
 	fs.StringArrayVar(&t.secretHeaders, "secret-header", nil, "header NAME whose value is a secret, redacted everywhere (repeatable)")
 	fs.DurationVar(&t.timeout, "timeout", 30*time.Second, "per-request timeout")
@@ -79,6 +81,7 @@ func (t *targetFlags) register(fs *pflag.FlagSet) {
 	enumFlag(fs, "protocol-version", append([]string{"auto"}, harness.Revisions()...)...)
 	enumFlag(fs, "session", string(harness.SessionPerWorker), string(harness.SessionShared), string(harness.SessionPerRequest))
 	limitFlags(fs, atLeastOne(maxProcs), "stdio-procs")
+	limitFlags(fs, zeroOrMore(1), "abandon-sessions")
 	limitFlags(fs, durationUpTo(maxWait), "timeout")
 	limitFlags(fs, above0(maxWait.Seconds()), "timeout-secs")
 	limitFlags(fs, atLeastOne(maxBytes), "max-response-bytes")
@@ -126,6 +129,7 @@ func (t *targetFlags) options(e *env, pool int) (harness.Options, error) {
 		Transport:        harness.Transport(t.transport),
 		ProtocolVersion:  t.protocolVersion,
 		SessionMode:      harness.SessionMode(t.session),
+		AbandonFraction:  t.abandon,
 		Header:           h,
 		Timeout:          timeout,
 		MaxResponseBytes: t.maxResponseBytes,
@@ -168,6 +172,9 @@ func (t *targetFlags) checkTransport() error {
 	case harness.SessionPerWorker, harness.SessionShared, harness.SessionPerRequest:
 	default:
 		return usagef("--session must be per-worker, shared or per-request, not %q", t.session)
+	}
+	if t.abandon > 0 && harness.SessionMode(t.session) == harness.SessionShared {
+		return usagef("--abandon-sessions ends sessions without a DELETE; with --session shared there is one session, never ended")
 	}
 	return nil
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/mcpbench/mcpbench/harness"
 	"github.com/mcpbench/mcpbench/internal/textfmt"
 )
 
@@ -17,6 +18,8 @@ type workloadFlags struct {
 	method      string
 	tool        string
 	args        string
+	uri         string
+	prompt      string
 	concurrency int
 	rate        float64
 	maxInFlight int
@@ -30,9 +33,11 @@ type workloadFlags struct {
 }
 
 func (w *workloadFlags) register(fs *pflag.FlagSet, sweep bool) {
-	fs.StringVar(&w.method, "method", "tools/list", "tools/list|tools/call|ping|server/discover")
+	fs.StringVar(&w.method, "method", "tools/list", strings.Join(harness.Methods(), "|"))
 	fs.StringVar(&w.tool, "tool", "", "tool NAME for tools/call")
-	fs.StringVar(&w.args, "args", "", "tools/call arguments: JSON, or @FILE")
+	fs.StringVar(&w.args, "args", "", "tools/call (or prompts/get) arguments: JSON, or @FILE; for completion/complete the argument and its value so far, e.g. '{\"style\":\"a\"}'")
+	fs.StringVar(&w.uri, "uri", "", "resource URI for resources/read (or a resource template for completion/complete)")
+	fs.StringVar(&w.prompt, "prompt", "", "prompt NAME for prompts/get (or completion/complete)")
 	if !sweep {
 		fs.IntVarP(&w.concurrency, "concurrency", "c", 1, "closed loop: `N` workers, each waits for its answer")
 		fs.Float64Var(&w.rate, "rate", 0, "open loop: `R` requests/s on a fixed schedule")
@@ -50,7 +55,7 @@ func (w *workloadFlags) register(fs *pflag.FlagSet, sweep bool) {
 	fs.Float64Var(&w.maxRate, "max-rate", 0, "cap a closed loop at R requests/s")
 	fs.Uint64Var(&w.seed, "seed", 1, "seed for mixes and generated arguments")
 	fs.StringVar(&w.driver, "driver", "auto", "what runs the workers: auto or loops (event loops, one per core, where they fit: the direct engine without --max-rate or sessions of a scenario; else goroutines), goroutines")
-	enumFlag(fs, "method", "tools/list", "tools/call", "ping", "server/discover")
+	enumFlag(fs, "method", harness.Methods()...)
 	enumFlag(fs, "driver", "auto", "loops", "goroutines")
 	if !sweep {
 		limitFlags(fs, atLeastOne(maxWorkers), "concurrency")

@@ -94,6 +94,11 @@ var flagGroups = map[string]string{
 	"dashboard": "Outputs", "out": "Outputs", "out-label": "Outputs", "trace": "Outputs",
 
 	"shard": "Shards", "start-at": "Shards",
+
+	"uri": "Workload and tools", "prompt": "Workload and tools",
+	"abandon-sessions": "Target and transport", "think-scale": "Scenarios",
+	"record listen": "Target and transport", "record upstream": "Target and transport",
+	"record scenario-out": "Outputs", "record redact": "Outputs",
 }
 
 // helpGroup is the group of flag name in the command's flag set; "" when

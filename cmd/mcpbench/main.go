@@ -115,6 +115,7 @@ func commands() []command {
 		{"compare", "regression gate between two reports", compareMain, func() *pflag.FlagSet { return new(compareFlags).flagSet() }, true},
 		{"merge", "combine shard reports into one", mergeMain, func() *pflag.FlagSet { return new(mergeFlags).flagSet() }, true},
 		{"report", "a report from the JSON Lines file of --out json", reportMain, func() *pflag.FlagSet { return new(reportFlags).flagSet() }, true},
+		{"record", "record a real client's sessions as a scenario file", recordMain, func() *pflag.FlagSet { return new(recordFlags).flagSet() }, false},
 		{"serve", "the bundled reference MCP server", serveMain, func() *pflag.FlagSet { return new(serveFlags).flagSet() }, false},
 		{"version", "version, commit, Go version", versionMain, nil, false},
 		{"completion", "shell completion script for bash, zsh or fish", completionMain, nil, false},

@@ -36,6 +36,7 @@ var layers = map[string]int{
 	"internal/hist":        1,
 	"internal/browsertest": 1,
 	"hostile":              1,
+	"record":               1,
 	"sampler":              1,
 	"bench":                2,
 	"workload":             3,

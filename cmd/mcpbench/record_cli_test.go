@@ -1,0 +1,229 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"gopkg.in/yaml.v3"
+)
+
+// callsBySession counts, in front of a server, the tools/call requests of
+// each MCP session (by Mcp-Session-Id) and the DELETEs: the server's side
+// of a run, counted outside mcpbench.
+type callsBySession struct {
+	mu      sync.Mutex
+	calls   map[string]int
+	deletes int
+}
+
+func sessionCounter(t *testing.T, upstream string) (string, *callsBySession) {
+	u, _ := url.Parse(upstream)
+	rp := httputil.NewSingleHostReverseProxy(&url.URL{Scheme: u.Scheme, Host: u.Host})
+	rp.FlushInterval = -1
+	c := &callsBySession{calls: map[string]int{}}
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		sid := r.Header.Get("Mcp-Session-Id")
+		if r.Method == http.MethodPost {
+			body, _ := io.ReadAll(r.Body)
+			r.Body = io.NopCloser(bytes.NewReader(body))
+			var m struct{ Method string }
+			if json.Unmarshal(body, &m) == nil && m.Method == "tools/call" {
+				c.mu.Lock()
+				c.calls[sid]++
+				c.mu.Unlock()
+			}
+		}
+		if r.Method == http.MethodDelete {
+			c.mu.Lock()
+			c.deletes++
+			c.mu.Unlock()
+		}
+		rp.ServeHTTP(w, r)
+	}))
+	t.Cleanup(ts.Close)
+	return ts.URL + u.Path, c
+}
+
+// everythingHTTP runs server-everything's Streamable HTTP on a free
+// loopback port until the test ends.
+func everythingHTTP(t *testing.T) string {
+	entry := peerEntry(t, "server-everything")
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	cmd := exec.Command("node", entry, "streamableHttp")
+	cmd.Env = append(os.Environ(), "PORT="+addr[strings.LastIndexByte(addr, ':')+1:])
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL); _ = cmd.Wait() })
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		if c, err := net.Dial("tcp", addr); err == nil {
+			c.Close()
+			return "http://" + addr + "/mcp"
+		}
+	}
+	t.Fatalf("server-everything did not listen on %s", addr)
+	return ""
+}
+
+// startRecord runs `mcpbench record` in front of upstream and returns the
+// URL to point a client at, and a stop that interrupts it and waits.
+func startRecord(t *testing.T, upstream, out string) (string, func() cliResult) {
+	cmd := exec.Command(binary, "record", "--listen", "127.0.0.1:0", "--upstream", upstream, "--scenario-out", out)
+	stdout, _ := cmd.StdoutPipe()
+	var errb bytes.Buffer
+	cmd.Stderr = &errb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill() })
+	line, err := bufio.NewReader(stdout).ReadString('\n')
+	_, proxy, ok := strings.Cut(strings.TrimSpace(line), "listening on ")
+	if err != nil || !ok {
+		t.Fatalf("record's first line: %q %v (%s)", line, err, errb.String())
+	}
+	return proxy, func() cliResult {
+		_ = cmd.Process.Signal(os.Interrupt)
+		err := cmd.Wait()
+		code := 0
+		if ee, ok := err.(*exec.ExitError); ok {
+			code = ee.ExitCode()
+		}
+		return cliResult{code: code, stderr: errb.String()}
+	}
+}
+
+// TestRecordRealClient: the TypeScript SDK's client runs a session through
+// record against server-everything (list tools, a call, a pause, another
+// call, two at once, close). The scenario written holds the pause and the
+// parallel block, and replayed by two users for six sessions, the server
+// receives exactly four tools/call in each session.
+func TestRecordRealClient(t *testing.T) {
+	server, counts := sessionCounter(t, everythingHTTP(t))
+	dir := t.TempDir()
+	out := filepath.Join(dir, "recorded.yaml")
+	proxy, stop := startRecord(t, server, out)
+	// node_modules, where install-peers.sh put the SDK beside the server.
+	modules := filepath.Join(filepath.Dir(peerEntry(t, "server-everything")), "../../..")
+	client := exec.Command("node", "testdata/record/client.cjs", proxy)
+	client.Env = append(os.Environ(), "NODE_PATH="+modules)
+	if b, err := client.CombinedOutput(); err != nil {
+		t.Fatalf("the SDK client: %v\n%s", err, b)
+	}
+	if r := stop(); r.code != 0 {
+		t.Fatalf("record: exit %d: %s", r.code, r.stderr)
+	}
+	if got := recordedKinds(t, out); got != "list call pause call parallel of 2" {
+		t.Fatalf("recorded steps: %s", got)
+	}
+	counts.mu.Lock()
+	counts.calls = map[string]int{}
+	counts.mu.Unlock()
+	r := runCLI(t, nil, "run", "--url", server, "--scenario", out, "--users", "2", "--max-sessions", "6", "--think-scale", "0.1", "-q")
+	if r.code != 0 {
+		t.Fatalf("replay: exit %d: %s", r.code, r.stderr)
+	}
+	counts.mu.Lock()
+	defer counts.mu.Unlock()
+	if len(counts.calls) != 6 {
+		t.Fatalf("the server saw tools/call in %d sessions, want 6: %v", len(counts.calls), counts.calls)
+	}
+	for sid, n := range counts.calls {
+		if n != 4 {
+			t.Errorf("session %s: %d tools/call at the server, want 4", sid, n)
+		}
+	}
+}
+
+// recordedKinds reads the one scenario of a recorded file as a line of
+// its request steps (a parallel block says how many it holds), with
+// "pause" where a think step of at least the client's 300 ms comes just
+// before the second call. Other think steps are left out: how long the
+// client itself takes between calls (the SDK compiles the tools' schemas
+// after listing them) depends on the machine.
+func recordedKinds(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var f struct {
+		Scenarios []struct {
+			Steps []map[string]any
+		}
+	}
+	if err := yaml.Unmarshal(b, &f); err != nil || len(f.Scenarios) != 1 {
+		t.Fatalf("%v: %s", err, b)
+	}
+	t.Logf("recorded %s:\n%s", path, b)
+	var kinds []string
+	var think time.Duration
+	calls := 0
+	for _, st := range f.Scenarios[0].Steps {
+		for k, v := range st {
+			switch p, _ := v.([]any); {
+			case k == "think":
+				think, _ = time.ParseDuration(v.(string))
+				continue
+			case k == "call":
+				if calls++; calls == 2 && think >= 300*time.Millisecond {
+					kinds = append(kinds, "pause")
+				}
+			case k == "parallel":
+				k = fmt.Sprintf("parallel of %d", len(p))
+			}
+			kinds = append(kinds, k)
+			think = 0
+		}
+	}
+	return strings.Join(kinds, " ")
+}
+
+// TestRecordStdioFilesystem: the same over stdio. The SDK's client
+// launches record -- server-filesystem as its server; the recording holds
+// the pause and the parallel block, and replaying it (two users, six
+// sessions) runs without an error and changes nothing on disk.
+func TestRecordStdioFilesystem(t *testing.T) {
+	entry := peerEntry(t, "server-filesystem")
+	dir := filesystemScratch(t)
+	out := filepath.Join(t.TempDir(), "stdio.yaml")
+	launch, _ := json.Marshal([]string{binary, "record", "--scenario-out", out, "--", "node", entry, dir})
+	client := exec.Command("node", "testdata/record/client_stdio.cjs", string(launch), dir)
+	client.Env = append(os.Environ(), "NODE_PATH="+filepath.Join(filepath.Dir(entry), "../../.."))
+	if b, err := client.CombinedOutput(); err != nil {
+		t.Fatalf("the SDK client: %v\n%s", err, b)
+	}
+	if got := recordedKinds(t, out); got != "list call pause call parallel of 2" {
+		t.Fatalf("recorded steps: %s", got)
+	}
+	before := treeHash(t, dir)
+	r := runCLI(t, nil, "run", "--transport", "stdio", "--scenario", out, "--users", "2", "--max-sessions", "6",
+		"--think-scale", "0.1", "--json-out", filepath.Join(t.TempDir(), "r.json"), "--", "node", entry, dir)
+	if r.code != 0 {
+		t.Fatalf("replay: exit %d: %s", r.code, r.stderr)
+	}
+	if after := treeHash(t, dir); after != before {
+		t.Fatal("the replay changed the served directory")
+	}
+}

@@ -1,0 +1,63 @@
+package mcp
+
+import (
+	"math"
+	"sync/atomic"
+)
+
+// Real clients often go away without ending their session: no DELETE, the
+// connection dropped. A server that keeps such sessions leaks; abandoning
+// a fraction of sessions reproduces that. The choice is by count, not at
+// random, so exactly that fraction of the sessions ended is abandoned
+// (the 1st, 2nd, ... as the running total crosses each whole number).
+
+// abandons counts the sessions a client ended and abandoned.
+type abandons struct {
+	ended, abandoned atomic.Int64
+}
+
+// abandonNext says whether the session ending now is abandoned.
+func (c *Client) abandonNext() bool {
+	f := c.opts.AbandonFraction
+	if f <= 0 || c.abandons == nil {
+		return false
+	}
+	n := c.abandons.ended.Add(1)
+	if math.Floor(float64(n)*f) == math.Floor(float64(n-1)*f) {
+		return false
+	}
+	c.abandons.abandoned.Add(1)
+	return true
+}
+
+// AbandonedSessions is how many sessions ended without a DELETE on
+// purpose (Options.AbandonFraction) so far.
+func (c *Client) AbandonedSessions() int64 {
+	if c.abandons == nil {
+		return 0
+	}
+	return c.abandons.abandoned.Load()
+}
+
+// Abandon decides, once, whether s ends abandoned and, if so, ends it so:
+// a caller that times the DELETE asks first. Sessions without a DELETE
+// (stdio, modern revisions, a shared one) are never abandoned.
+func (s *Session) Abandon() bool {
+	if !s.ending.decided {
+		s.ending.decided = true
+		s.ending.abandoned = s.id != "" && !s.shared && s.c.abandonNext()
+		if s.ending.abandoned {
+			s.abandon()
+		}
+	}
+	return s.ending.abandoned
+}
+
+// ending is how a session ends, once decided.
+type ending struct{ decided, abandoned bool }
+
+// abandon ends s as a client that goes away does: what the session holds
+// of the wire alone (its standing GET stream, its stdio pipe) closed,
+// nothing sent. Connections pooled with other sessions stay: the server
+// cannot tell which session a kept-alive connection last carried.
+func (s *Session) abandon() { s.t.close() }

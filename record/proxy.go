@@ -1,0 +1,154 @@
+// Package record watches a real client's MCP sessions and writes them as
+// a scenario file that `run --scenario` replays: a transparent Streamable
+// HTTP proxy the client is pointed at (proxy.go) forwards every message
+// unchanged and notes each request of a session, with when it was sent
+// and answered; scenario.go turns a session's requests into steps, pauses
+// and parallel blocks.
+package record
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httputil"
+	"net/url"
+	"sync"
+	"time"
+)
+
+// Call is one request a client sent in a session, and when it went out and
+// its answer was complete.
+type Call struct {
+	Method       string
+	Params       json.RawMessage
+	Sent, Answer time.Time
+}
+
+// Proxy forwards a client's Streamable HTTP traffic to Upstream unchanged
+// and notes the requests of each session. OnEnd, when set, is called with
+// a session's calls when the client ends it (its DELETE).
+type Proxy struct {
+	upstream *url.URL
+	rp       *httputil.ReverseProxy
+	onEnd    func(id string, calls []Call)
+
+	mu       sync.Mutex
+	sessions map[string][]Call
+	order    []string // sessions in the order they began
+}
+
+// NewProxy forwards to upstream, the server's MCP endpoint.
+func NewProxy(upstream *url.URL, onEnd func(id string, calls []Call)) *Proxy {
+	p := &Proxy{upstream: upstream, onEnd: onEnd, sessions: map[string][]Call{}}
+	p.rp = &httputil.ReverseProxy{
+		Rewrite: func(r *httputil.ProxyRequest) {
+			r.SetURL(&url.URL{Scheme: upstream.Scheme, Host: upstream.Host})
+			r.Out.URL.Path, r.Out.URL.RawPath = upstream.Path, upstream.RawPath
+			r.Out.Host = upstream.Host
+		},
+		FlushInterval: -1, // SSE events reach the client as they come
+	}
+	return p
+}
+
+// message is what the proxy reads of a JSON-RPC message.
+type message struct {
+	ID     json.RawMessage `json:"id"`
+	Method string          `json:"method"`
+	Params json.RawMessage `json:"params"`
+}
+
+// ServeHTTP forwards r and notes the requests it carries.
+func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	var msgs []message
+	if r.Method == http.MethodPost {
+		body, err := io.ReadAll(r.Body)
+		if err != nil {
+			http.Error(w, "record: reading the request: "+err.Error(), http.StatusBadRequest)
+			return
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		msgs = requestsIn(body)
+	}
+	sent := time.Now()
+	sw := &sessionWriter{ResponseWriter: w}
+	p.rp.ServeHTTP(sw, r)
+	id := r.Header.Get("Mcp-Session-Id")
+	if id == "" {
+		id = sw.Header().Get("Mcp-Session-Id") // the initialize answer names it
+	}
+	if id == "" {
+		return
+	}
+	if r.Method == http.MethodDelete {
+		p.end(id)
+		return
+	}
+	p.note(id, msgs, sent, time.Now())
+}
+
+// requestsIn are the requests (not notifications or answers) in a POST
+// body: one message, or a batch.
+func requestsIn(body []byte) []message {
+	var batch []message
+	if err := json.Unmarshal(body, &batch); err != nil {
+		var m message
+		if json.Unmarshal(body, &m) != nil {
+			return nil
+		}
+		batch = []message{m}
+	}
+	out := batch[:0]
+	for _, m := range batch {
+		if m.Method != "" && len(m.ID) > 0 && string(m.ID) != "null" {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+func (p *Proxy) note(id string, msgs []message, sent, answer time.Time) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if _, ok := p.sessions[id]; !ok {
+		p.order = append(p.order, id)
+	}
+	for _, m := range msgs {
+		p.sessions[id] = append(p.sessions[id], Call{Method: m.Method, Params: m.Params, Sent: sent, Answer: answer})
+	}
+}
+
+// end hands a session the client ended to onEnd.
+func (p *Proxy) end(id string) {
+	p.mu.Lock()
+	calls, ok := p.sessions[id]
+	p.mu.Unlock()
+	if ok && p.onEnd != nil {
+		p.onEnd(id, calls)
+	}
+}
+
+// Sessions are the calls of every session seen, in the order they began.
+func (p *Proxy) Sessions() [][]Call {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	out := make([][]Call, 0, len(p.order))
+	for _, id := range p.order {
+		out = append(out, append([]Call(nil), p.sessions[id]...))
+	}
+	return out
+}
+
+// sessionWriter passes an answer through and lets the proxy read its
+// headers; Flush keeps SSE streaming.
+type sessionWriter struct{ http.ResponseWriter }
+
+func (w *sessionWriter) Flush() {
+	if f, ok := w.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+// Unwrap lets http.ResponseController reach the connection.
+func (w *sessionWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }

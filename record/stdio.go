@@ -1,0 +1,85 @@
+package record
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"io"
+	"os/exec"
+	"sync"
+	"time"
+)
+
+// Stdio stands between a client and the stdio server command argv: the
+// client's lines (from in) go to the server's stdin, the server's lines
+// come back on out, each unchanged; the server's stderr goes to errw. It
+// returns the session's calls, each answered when the server's answer
+// with its id went out, once the client closes its side (or ctx ends) and
+// the server has exited.
+func Stdio(ctx context.Context, argv []string, in io.Reader, out, errw io.Writer) ([]Call, error) {
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	cmd.Stderr = errw
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	var (
+		mu      sync.Mutex
+		calls   []Call
+		pending = map[string]int{} // request id -> index in calls
+	)
+	go func() { // client -> server
+		defer stdin.Close()
+		sc := bufio.NewScanner(in)
+		sc.Buffer(make([]byte, 64<<10), 64<<20)
+		for sc.Scan() {
+			line := sc.Bytes()
+			mu.Lock()
+			for _, m := range requestsIn(line) {
+				pending[string(m.ID)] = len(calls)
+				calls = append(calls, Call{Method: m.Method, Params: m.Params, Sent: time.Now()})
+			}
+			mu.Unlock()
+			if _, err := stdin.Write(append(line, '\n')); err != nil {
+				return
+			}
+		}
+	}()
+	sc := bufio.NewScanner(stdout) // server -> client
+	sc.Buffer(make([]byte, 64<<10), 64<<20)
+	for sc.Scan() {
+		line := sc.Bytes()
+		if _, err := out.Write(append(line, '\n')); err != nil {
+			break
+		}
+		var m struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+		}
+		if json.Unmarshal(line, &m) == nil && m.Method == "" && len(m.ID) > 0 {
+			mu.Lock()
+			if i, ok := pending[string(m.ID)]; ok {
+				calls[i].Answer = time.Now()
+				delete(pending, string(m.ID))
+			}
+			mu.Unlock()
+		}
+	}
+	err = cmd.Wait()
+	mu.Lock()
+	defer mu.Unlock()
+	for _, i := range pending { // never answered: the server went first
+		calls[i].Answer = calls[i].Sent
+	}
+	if _, exited := err.(*exec.ExitError); exited || ctx.Err() != nil {
+		err = nil // a server that ends with its client, as stdio servers do
+	}
+	return calls, err
+}
