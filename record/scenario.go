@@ -41,6 +41,7 @@ type step struct {
 type callStep struct {
 	Tool string         `yaml:"tool"`
 	Args map[string]any `yaml:"args,omitempty"`
+	Data *dataRef       `yaml:"data,omitempty"`
 }
 
 type requestStep struct {
@@ -171,8 +172,9 @@ func scrub(args map[string]any, redact []string) {
 }
 
 // Write writes sessions as a scenario file at path, one scenario each
-// (session-1, session-2, ...); a session with no step to replay is left
-// out.
+// (session-1, session-2, ...), and beside it the data files of the tools
+// called with varying arguments (pool); a session with no step to replay
+// is left out.
 func Write(path string, sessions [][]Call, redact []string) (int, error) {
 	var f file
 	for _, calls := range sessions {
@@ -183,8 +185,15 @@ func Write(path string, sessions [][]Call, redact []string) (int, error) {
 	if len(f.Scenarios) == 0 {
 		return 0, nil
 	}
+	data, err := pool(path, f.Scenarios)
+	if err != nil {
+		return 0, err
+	}
 	b, err := yaml.Marshal(&f)
 	if err != nil {
+		return 0, err
+	}
+	if err := writeData(path, data); err != nil {
 		return 0, err
 	}
 	return len(f.Scenarios), os.WriteFile(path, b, 0o600)

@@ -29,6 +29,7 @@ import (
 type callsBySession struct {
 	mu      sync.Mutex
 	calls   map[string]int
+	args    map[string]int // tools/call by their arguments, compacted JSON
 	deletes int
 }
 
@@ -36,16 +37,22 @@ func sessionCounter(t *testing.T, upstream string) (string, *callsBySession) {
 	u, _ := url.Parse(upstream)
 	rp := httputil.NewSingleHostReverseProxy(&url.URL{Scheme: u.Scheme, Host: u.Host})
 	rp.FlushInterval = -1
-	c := &callsBySession{calls: map[string]int{}}
+	c := &callsBySession{calls: map[string]int{}, args: map[string]int{}}
 	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		sid := r.Header.Get("Mcp-Session-Id")
 		if r.Method == http.MethodPost {
 			body, _ := io.ReadAll(r.Body)
 			r.Body = io.NopCloser(bytes.NewReader(body))
-			var m struct{ Method string }
+			var m struct {
+				Method string
+				Params struct{ Arguments json.RawMessage }
+			}
 			if json.Unmarshal(body, &m) == nil && m.Method == "tools/call" {
+				var args bytes.Buffer
+				_ = json.Compact(&args, m.Params.Arguments)
 				c.mu.Lock()
 				c.calls[sid]++
+				c.args[args.String()]++
 				c.mu.Unlock()
 			}
 		}
@@ -117,8 +124,11 @@ func startRecord(t *testing.T, upstream, out string) (string, func() cliResult) 
 // TestRecordRealClient: the TypeScript SDK's client runs a session through
 // record against server-everything (list tools, a call, a pause, another
 // call, two at once, close). The scenario written holds the pause and the
-// parallel block, and replayed by two users for six sessions, the server
-// receives exactly four tools/call in each session.
+// parallel block; echo's four different arguments are pooled in a data
+// file beside it. Replayed by two users for six sessions, the server
+// receives exactly four tools/call in each session, and each recorded
+// set of arguments exactly six times (24 calls drawn in order from 4
+// rows).
 func TestRecordRealClient(t *testing.T) {
 	server, counts := sessionCounter(t, everythingHTTP(t))
 	dir := t.TempDir()
@@ -137,8 +147,12 @@ func TestRecordRealClient(t *testing.T) {
 	if got := recordedKinds(t, out); got != "list call pause call parallel of 2" {
 		t.Fatalf("recorded steps: %s", got)
 	}
+	rows, err := os.ReadFile(filepath.Join(dir, "recorded.echo.jsonl"))
+	if err != nil {
+		t.Fatalf("no data file for echo's recorded arguments: %v", err)
+	}
 	counts.mu.Lock()
-	counts.calls = map[string]int{}
+	counts.calls, counts.args = map[string]int{}, map[string]int{}
 	counts.mu.Unlock()
 	r := runCLI(t, nil, "run", "--url", server, "--scenario", out, "--users", "2", "--max-sessions", "6", "--think-scale", "0.1", "-q")
 	if r.code != 0 {
@@ -153,6 +167,13 @@ func TestRecordRealClient(t *testing.T) {
 		if n != 4 {
 			t.Errorf("session %s: %d tools/call at the server, want 4", sid, n)
 		}
+	}
+	want := map[string]int{}
+	for _, row := range strings.Fields(string(rows)) {
+		want[row] += 6
+	}
+	if fmt.Sprint(want) != fmt.Sprint(counts.args) || len(want) != 4 {
+		t.Errorf("arguments at the server %v, want each of the data file's 4 rows 6 times: %v", counts.args, want)
 	}
 }
 
