@@ -8,11 +8,13 @@ package record
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httputil"
 	"net/url"
+	"slices"
 	"sync"
 	"time"
 )
@@ -23,6 +25,10 @@ type Call struct {
 	Method       string
 	Params       json.RawMessage
 	Sent, Answer time.Time
+	// ServerRequests are the methods of the requests the server sent the
+	// client while this call was in flight (on its own SSE answer, or on
+	// the session's GET stream while it was the latest call sent).
+	ServerRequests []string
 }
 
 // Proxy forwards a client's Streamable HTTP traffic to Upstream unchanged
@@ -35,19 +41,28 @@ type Proxy struct {
 
 	mu       sync.Mutex
 	sessions map[string][]Call
-	order    []string // sessions in the order they began
+	order    []string                   // sessions in the order they began
+	stray    map[string][]serverRequest // those on a session's GET stream
+}
+
+// serverRequest is a request the server sent on a session's GET stream,
+// and when.
+type serverRequest struct {
+	method string
+	at     time.Time
 }
 
 // NewProxy forwards to upstream, the server's MCP endpoint.
 func NewProxy(upstream *url.URL, onEnd func(id string, calls []Call)) *Proxy {
-	p := &Proxy{upstream: upstream, onEnd: onEnd, sessions: map[string][]Call{}}
+	p := &Proxy{upstream: upstream, onEnd: onEnd, sessions: map[string][]Call{}, stray: map[string][]serverRequest{}}
 	p.rp = &httputil.ReverseProxy{
 		Rewrite: func(r *httputil.ProxyRequest) {
 			r.SetURL(&url.URL{Scheme: upstream.Scheme, Host: upstream.Host})
 			r.Out.URL.Path, r.Out.URL.RawPath = upstream.Path, upstream.RawPath
 			r.Out.Host = upstream.Host
 		},
-		FlushInterval: -1, // SSE events reach the client as they come
+		FlushInterval:  -1, // SSE events reach the client as they come
+		ModifyResponse: tapEvents,
 	}
 	return p
 }
@@ -73,7 +88,12 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	sent := time.Now()
 	sw := &sessionWriter{ResponseWriter: w}
-	p.rp.ServeHTTP(sw, r)
+	var asked []string // server requests on this POST's own stream
+	seen := func(method string) { asked = append(asked, method) }
+	if sid := r.Header.Get("Mcp-Session-Id"); r.Method == http.MethodGet && sid != "" {
+		seen = func(method string) { p.noteStray(sid, method) }
+	}
+	p.rp.ServeHTTP(sw, r.WithContext(context.WithValue(r.Context(), tapKey{}, seen)))
 	id := r.Header.Get("Mcp-Session-Id")
 	if id == "" {
 		id = sw.Header().Get("Mcp-Session-Id") // the initialize answer names it
@@ -85,7 +105,7 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		p.end(id)
 		return
 	}
-	p.note(id, msgs, sent, time.Now())
+	p.note(id, msgs, sent, time.Now(), asked)
 }
 
 // requestsIn are the requests (not notifications or answers) in a POST
@@ -108,15 +128,21 @@ func requestsIn(body []byte) []message {
 	return out
 }
 
-func (p *Proxy) note(id string, msgs []message, sent, answer time.Time) {
+func (p *Proxy) note(id string, msgs []message, sent, answer time.Time, asked []string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if _, ok := p.sessions[id]; !ok {
 		p.order = append(p.order, id)
 	}
 	for _, m := range msgs {
-		p.sessions[id] = append(p.sessions[id], Call{Method: m.Method, Params: m.Params, Sent: sent, Answer: answer})
+		p.sessions[id] = append(p.sessions[id], Call{Method: m.Method, Params: m.Params, Sent: sent, Answer: answer, ServerRequests: asked})
 	}
+}
+
+func (p *Proxy) noteStray(id, method string) {
+	p.mu.Lock()
+	p.stray[id] = append(p.stray[id], serverRequest{method: method, at: time.Now()})
+	p.mu.Unlock()
 }
 
 // end hands a session the client ended to onEnd.
@@ -135,7 +161,31 @@ func (p *Proxy) Sessions() [][]Call {
 	defer p.mu.Unlock()
 	out := make([][]Call, 0, len(p.order))
 	for _, id := range p.order {
-		out = append(out, append([]Call(nil), p.sessions[id]...))
+		out = append(out, attribute(p.sessions[id], p.stray[id]))
+	}
+	return out
+}
+
+// attribute copies calls, noting each request that came on the GET stream
+// on the latest call sent before it: the one a server that answers
+// outside the call's own stream was most likely serving. One that came
+// before any call stays unnoted.
+func attribute(calls []Call, stray []serverRequest) []Call {
+	out := make([]Call, len(calls))
+	for i, c := range calls {
+		c.ServerRequests = slices.Clone(c.ServerRequests)
+		out[i] = c
+	}
+	for _, r := range stray {
+		latest := -1
+		for i, c := range out {
+			if !c.Sent.After(r.at) && (latest < 0 || !c.Sent.Before(out[latest].Sent)) {
+				latest = i
+			}
+		}
+		if latest >= 0 {
+			out[latest].ServerRequests = append(out[latest].ServerRequests, r.method)
+		}
 	}
 	return out
 }

@@ -36,6 +36,9 @@ type step struct {
 	Request  *requestStep `yaml:"request,omitempty"`
 	Think    string       `yaml:"think,omitempty"`
 	Parallel []step       `yaml:"parallel,omitempty"`
+	// ServerRequests notes what the server asked the client while the
+	// step was in flight (workload.Step's server_requests).
+	ServerRequests []string `yaml:"server_requests,omitempty"`
 }
 
 type callStep struct {
@@ -77,6 +80,7 @@ func steps(calls []Call, redact []string) []step {
 		if !ok {
 			continue
 		}
+		st.ServerRequests = c.ServerRequests
 		if len(group) > 0 && c.Sent.Before(groupEnd) {
 			group = append(group, st) // sent before the others were answered
 			groupEnd = later(groupEnd, c.Answer)

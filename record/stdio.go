@@ -63,14 +63,19 @@ func Stdio(ctx context.Context, argv []string, in io.Reader, out, errw io.Writer
 			ID     json.RawMessage `json:"id"`
 			Method string          `json:"method"`
 		}
-		if json.Unmarshal(line, &m) == nil && m.Method == "" && len(m.ID) > 0 {
-			mu.Lock()
-			if i, ok := pending[string(m.ID)]; ok {
-				calls[i].Answer = time.Now()
-				delete(pending, string(m.ID))
-			}
-			mu.Unlock()
+		if json.Unmarshal(line, &m) != nil || len(m.ID) == 0 {
+			continue
 		}
+		mu.Lock()
+		if m.Method != "" { // the server asks: note it on the latest call waiting
+			if i := latestPending(pending, len(calls)); i >= 0 {
+				calls[i].ServerRequests = append(calls[i].ServerRequests, m.Method)
+			}
+		} else if i, ok := pending[string(m.ID)]; ok {
+			calls[i].Answer = time.Now()
+			delete(pending, string(m.ID))
+		}
+		mu.Unlock()
 	}
 	err = cmd.Wait()
 	mu.Lock()
@@ -82,4 +87,17 @@ func Stdio(ctx context.Context, argv []string, in io.Reader, out, errw io.Writer
 		err = nil // a server that ends with its client, as stdio servers do
 	}
 	return calls, err
+}
+
+// latestPending is the index of the latest call still waiting for its
+// answer, or of the latest call if none is (-1 if there is none).
+func latestPending(pending map[string]int, n int) int {
+	if len(pending) == 0 {
+		return n - 1
+	}
+	latest := -1
+	for _, i := range pending {
+		latest = max(latest, i)
+	}
+	return latest
 }

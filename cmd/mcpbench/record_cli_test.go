@@ -30,6 +30,7 @@ type callsBySession struct {
 	mu      sync.Mutex
 	calls   map[string]int
 	args    map[string]int // tools/call by their arguments, compacted JSON
+	answers map[string]int // the client's answers to the server's requests, by session
 	deletes int
 }
 
@@ -37,7 +38,7 @@ func sessionCounter(t *testing.T, upstream string) (string, *callsBySession) {
 	u, _ := url.Parse(upstream)
 	rp := httputil.NewSingleHostReverseProxy(&url.URL{Scheme: u.Scheme, Host: u.Host})
 	rp.FlushInterval = -1
-	c := &callsBySession{calls: map[string]int{}, args: map[string]int{}}
+	c := &callsBySession{calls: map[string]int{}, args: map[string]int{}, answers: map[string]int{}}
 	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		sid := r.Header.Get("Mcp-Session-Id")
 		if r.Method == http.MethodPost {
@@ -46,6 +47,12 @@ func sessionCounter(t *testing.T, upstream string) (string, *callsBySession) {
 			var m struct {
 				Method string
 				Params struct{ Arguments json.RawMessage }
+				Result json.RawMessage
+			}
+			if json.Unmarshal(body, &m) == nil && m.Method == "" && len(m.Result) > 0 {
+				c.mu.Lock()
+				c.answers[sid]++
+				c.mu.Unlock()
 			}
 			if json.Unmarshal(body, &m) == nil && m.Method == "tools/call" {
 				var args bytes.Buffer
@@ -246,5 +253,69 @@ func TestRecordStdioFilesystem(t *testing.T) {
 	}
 	if after := treeHash(t, dir); after != before {
 		t.Fatal("the replay changed the served directory")
+	}
+}
+
+// TestRecordServerRequests: the SDK's client, declaring roots, calls
+// server-everything's read-only get-roots-list through record; the server
+// asks the client for its roots (roots/list) during the call, and the
+// recorded step notes it in server_requests. Replayed with --get-stream
+// and a --client-requests answer for roots/list, every session's request
+// is answered: the server receives one answer from the client in each.
+func TestRecordServerRequests(t *testing.T) {
+	server, counts := sessionCounter(t, everythingHTTP(t))
+	dir := t.TempDir()
+	out := filepath.Join(dir, "roots.yaml")
+	proxy, stop := startRecord(t, server, out)
+	client := exec.Command("node", "testdata/record/client_roots.cjs", proxy)
+	client.Env = append(os.Environ(), "NODE_PATH="+filepath.Join(filepath.Dir(peerEntry(t, "server-everything")), "../../.."))
+	if b, err := client.CombinedOutput(); err != nil {
+		t.Fatalf("the SDK client: %v\n%s", err, b)
+	}
+	if r := stop(); r.code != 0 {
+		t.Fatalf("record: exit %d: %s", r.code, r.stderr)
+	}
+	b, _ := os.ReadFile(out)
+	var f struct {
+		Scenarios []struct {
+			Steps []struct {
+				Call           *struct{ Tool string }
+				ServerRequests []string `yaml:"server_requests"`
+			}
+		}
+	}
+	if err := yaml.Unmarshal(b, &f); err != nil || len(f.Scenarios) != 1 {
+		t.Fatalf("%v:\n%s", err, b)
+	}
+	noted := false
+	for _, st := range f.Scenarios[0].Steps {
+		if st.Call != nil && st.Call.Tool == "get-roots-list" {
+			noted = strings.Contains(strings.Join(st.ServerRequests, " "), "roots/list")
+		}
+	}
+	if !noted {
+		t.Fatalf("the get-roots-list step does not note roots/list:\n%s", b)
+	}
+	answers := filepath.Join(dir, "answers.json")
+	if err := os.WriteFile(answers, []byte(`{"roots/list": {"roots": [{"uri": "file:///nowhere", "name": "nowhere"}]}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	counts.mu.Lock()
+	counts.answers = map[string]int{}
+	counts.mu.Unlock()
+	report := filepath.Join(dir, "r.json")
+	r := runCLI(t, nil, "run", "--url", server, "--scenario", out, "--users", "1", "--max-sessions", "3",
+		"--get-stream", "--client-requests", answers, "--json-out", report, "-q")
+	if r.code != 0 {
+		t.Fatalf("replay: exit %d: %s", r.code, r.stderr)
+	}
+	var rep struct{ Errors int64 }
+	if rb, err := os.ReadFile(report); err != nil || json.Unmarshal(rb, &rep) != nil || rep.Errors != 0 {
+		t.Fatalf("replay report: %v, %d errors", err, rep.Errors)
+	}
+	counts.mu.Lock()
+	defer counts.mu.Unlock()
+	if len(counts.answers) != 3 {
+		t.Fatalf("the client answered the server in %d sessions, want 3: %v", len(counts.answers), counts.answers)
 	}
 }
