@@ -77,6 +77,13 @@ func sessionCounter(t *testing.T, upstream string) (string, *callsBySession) {
 // everythingHTTP runs server-everything's Streamable HTTP on a free
 // loopback port until the test ends.
 func everythingHTTP(t *testing.T) string {
+	url, _ := everythingProcess(t)
+	return url
+}
+
+// everythingProcess is everythingHTTP with node's flags before the
+// server's entry, and the server's pid.
+func everythingProcess(t *testing.T, nodeFlags ...string) (string, int) {
 	entry := peerEntry(t, "server-everything")
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -84,7 +91,7 @@ func everythingHTTP(t *testing.T) string {
 	}
 	addr := l.Addr().String()
 	l.Close()
-	cmd := exec.Command("node", entry, "streamableHttp")
+	cmd := exec.Command("node", append(nodeFlags, entry, "streamableHttp")...)
 	cmd.Env = append(os.Environ(), "PORT="+addr[strings.LastIndexByte(addr, ':')+1:])
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := cmd.Start(); err != nil {
@@ -94,11 +101,11 @@ func everythingHTTP(t *testing.T) string {
 	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
 		if c, err := net.Dial("tcp", addr); err == nil {
 			c.Close()
-			return "http://" + addr + "/mcp"
+			return "http://" + addr + "/mcp", cmd.Process.Pid
 		}
 	}
 	t.Fatalf("server-everything did not listen on %s", addr)
-	return ""
+	return "", 0
 }
 
 // startRecord runs `mcpbench record` in front of upstream and returns the
