@@ -43,8 +43,8 @@ func TestProxyNotesServerRequests(t *testing.T) {
 	p := NewProxy(u, nil)
 	front := httptest.NewServer(p)
 	defer front.Close()
-	post := func(body string) {
-		req, _ := http.NewRequest(http.MethodPost, front.URL+"/mcp", strings.NewReader(body))
+	send := func(method, body string) {
+		req, _ := http.NewRequest(method, front.URL+"/mcp", strings.NewReader(body))
 		req.Header.Set("Mcp-Session-Id", "s1")
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
@@ -53,18 +53,11 @@ func TestProxyNotesServerRequests(t *testing.T) {
 		io.Copy(io.Discard, resp.Body)
 		resp.Body.Close()
 	}
-	post(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}`)
-	post(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"ask"}}`)
-	time.Sleep(2 * time.Millisecond) // the GET's request comes after the list was sent
-	post(`{"jsonrpc":"2.0","id":3,"method":"tools/list"}`)
-	req, _ := http.NewRequest(http.MethodGet, front.URL+"/mcp", nil)
-	req.Header.Set("Mcp-Session-Id", "s1")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	io.Copy(io.Discard, resp.Body)
-	resp.Body.Close()
+	send(http.MethodPost, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}`)
+	send(http.MethodPost, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"ask"}}`)
+	send(http.MethodPost, `{"jsonrpc":"2.0","id":3,"method":"tools/list"}`)
+	time.Sleep(2 * time.Millisecond) // the GET stream's request comes after the list was sent
+	send(http.MethodGet, "")
 	<-getSent
 	sessions := p.Sessions()
 	if len(sessions) != 1 || len(sessions[0]) != 3 {

@@ -10,23 +10,24 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rounds=3 n=3000
-while [ $# -gt 0 ]; do
-  case "$1" in
-    -r) rounds=$2; shift 2 ;;
-    -n) n=$2; shift 2 ;;
+while getopts r:n: opt; do
+  case $opt in
+    r) rounds=$OPTARG ;;
+    n) n=$OPTARG ;;
     *) echo "usage: $0 [-r ROUNDS] [-n REQUESTS]" >&2; exit 2 ;;
   esac
 done
+# A scratch directory, the binary of this checkout, and what the script
+# starts, all gone when it ends.
 work=$(mktemp -d)
-pids=()
-cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$work"; }
-trap cleanup EXIT
+started=()
+trap 'kill "${started[@]}" 2>/dev/null || true; rm -rf "$work"' EXIT
 go build -o "$work/mcpbench" ./cmd/mcpbench
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 srv=$(free_port)
-"$work/mcpbench" serve --addr "127.0.0.1:$srv" >/dev/null 2>&1 & pids+=($!)
+"$work/mcpbench" serve --addr "127.0.0.1:$srv" >/dev/null 2>&1 & started+=($!)
 "$work/mcpbench" record --listen 127.0.0.1:0 --upstream "http://127.0.0.1:$srv/mcp" --scenario-out "$work/rec.yaml" \
-  >"$work/record.out" 2>/dev/null & pids+=($!)
+  >"$work/record.out" 2>/dev/null & started+=($!)
 for _ in $(seq 100); do grep -q "listening on" "$work/record.out" 2>/dev/null && break; sleep 0.1; done
 proxy=$(sed -n 's/.*listening on //p' "$work/record.out")
 [ -n "$proxy" ] || { echo "record-overhead: record did not start" >&2; exit 1; }
