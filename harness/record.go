@@ -61,6 +61,9 @@ func Record(ctx context.Context, o RecordOptions) error {
 		mu.Lock()
 		defer mu.Unlock()
 		n, err := record.Write(o.Out, p.Sessions(), o.Redact)
+		if err == nil {
+			err = record.WriteAnswers(o.Out, p.Answers(), o.Redact)
+		}
 		if err == nil && n > 0 && o.Wrote != nil {
 			o.Wrote(n)
 		}

@@ -97,3 +97,34 @@ func writeData(path string, files map[string][]byte) error {
 	}
 	return nil
 }
+
+// AnswersFile is where WriteAnswers puts the client's answers beside the
+// scenario at path: STEM.client-requests.json.
+func AnswersFile(path string) string {
+	return strings.TrimSuffix(path, filepath.Ext(path)) + ".client-requests.json"
+}
+
+// WriteAnswers writes the client's first answer to each kind of request
+// the server sent it (answers, by method) as a --client-requests file
+// beside the scenario at path, so a replay answers as the recorded client
+// did; the redact paths are scrubbed in each. With no answers it writes
+// nothing.
+func WriteAnswers(path string, answers map[string]json.RawMessage, redact []string) error {
+	if len(answers) == 0 {
+		return nil
+	}
+	out := make(map[string]any, len(answers))
+	for method, raw := range answers {
+		var result map[string]any
+		if json.Unmarshal(raw, &result) != nil {
+			continue // not an object: --client-requests would refuse it
+		}
+		scrub(result, redact)
+		out[method] = result
+	}
+	b, err := json.MarshalIndent(out, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(AnswersFile(path), append(b, '\n'), 0o600)
+}

@@ -11,6 +11,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"maps"
 	"net/http"
 	"net/http/httputil"
 	"net/url"
@@ -42,19 +43,22 @@ type Proxy struct {
 	mu       sync.Mutex
 	sessions map[string][]Call
 	order    []string                   // sessions in the order they began
-	stray    map[string][]serverRequest // those on a session's GET stream
+	stray    map[string][]strayRequest // those on a session's GET stream
+	asked    map[string]string          // a server request's session and id -> its method
+	answers  map[string]json.RawMessage // the client's first result to each method
 }
 
-// serverRequest is a request the server sent on a session's GET stream,
+// strayRequest is a request the server sent on a session's GET stream,
 // and when.
-type serverRequest struct {
+type strayRequest struct {
 	method string
 	at     time.Time
 }
 
 // NewProxy forwards to upstream, the server's MCP endpoint.
 func NewProxy(upstream *url.URL, onEnd func(id string, calls []Call)) *Proxy {
-	p := &Proxy{upstream: upstream, onEnd: onEnd, sessions: map[string][]Call{}, stray: map[string][]serverRequest{}}
+	p := &Proxy{upstream: upstream, onEnd: onEnd, sessions: map[string][]Call{}, stray: map[string][]strayRequest{},
+		asked: map[string]string{}, answers: map[string]json.RawMessage{}}
 	p.rp = &httputil.ReverseProxy{
 		Rewrite: func(r *httputil.ProxyRequest) {
 			r.SetURL(&url.URL{Scheme: upstream.Scheme, Host: upstream.Host})
@@ -72,6 +76,7 @@ type message struct {
 	ID     json.RawMessage `json:"id"`
 	Method string          `json:"method"`
 	Params json.RawMessage `json:"params"`
+	Result json.RawMessage `json:"result"`
 }
 
 // ServeHTTP forwards r and notes the requests it carries.
@@ -85,13 +90,18 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		r.Body = io.NopCloser(bytes.NewReader(body))
 		msgs = requestsIn(body)
+		p.noteAnswers(r.Header.Get("Mcp-Session-Id"), body)
 	}
 	sent := time.Now()
 	sw := &sessionWriter{ResponseWriter: w}
+	sid := r.Header.Get("Mcp-Session-Id")
 	var asked []string // server requests on this POST's own stream
-	seen := func(method string) { asked = append(asked, method) }
-	if sid := r.Header.Get("Mcp-Session-Id"); r.Method == http.MethodGet && sid != "" {
-		seen = func(method string) { p.noteStray(sid, method) }
+	seen := func(m message) {
+		asked = append(asked, m.Method)
+		p.noteAsked(sid, m, false)
+	}
+	if r.Method == http.MethodGet && sid != "" {
+		seen = func(m message) { p.noteAsked(sid, m, true) }
 	}
 	p.rp.ServeHTTP(sw, r.WithContext(context.WithValue(r.Context(), tapKey{}, seen)))
 	id := r.Header.Get("Mcp-Session-Id")
@@ -111,14 +121,7 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // requestsIn are the requests (not notifications or answers) in a POST
 // body: one message, or a batch.
 func requestsIn(body []byte) []message {
-	var batch []message
-	if err := json.Unmarshal(body, &batch); err != nil {
-		var m message
-		if json.Unmarshal(body, &m) != nil {
-			return nil
-		}
-		batch = []message{m}
-	}
+	batch := messagesIn(body)
 	out := batch[:0]
 	for _, m := range batch {
 		if m.Method != "" && len(m.ID) > 0 && string(m.ID) != "null" {
@@ -139,10 +142,54 @@ func (p *Proxy) note(id string, msgs []message, sent, answer time.Time, asked []
 	}
 }
 
-func (p *Proxy) noteStray(id, method string) {
+// messagesIn are the messages of a POST body: one, or a batch.
+func messagesIn(body []byte) []message {
+	var batch []message
+	if err := json.Unmarshal(body, &batch); err != nil {
+		var m message
+		if json.Unmarshal(body, &m) != nil {
+			return nil
+		}
+		batch = []message{m}
+	}
+	return batch
+}
+
+// noteAsked notes a request of the server's, to know the client's answer
+// to it; stray ones (on the GET stream) are kept for attribute.
+func (p *Proxy) noteAsked(sid string, m message, stray bool) {
 	p.mu.Lock()
-	p.stray[id] = append(p.stray[id], serverRequest{method: method, at: time.Now()})
-	p.mu.Unlock()
+	defer p.mu.Unlock()
+	p.asked[sid+" "+string(m.ID)] = m.Method
+	if stray {
+		p.stray[sid] = append(p.stray[sid], strayRequest{method: m.Method, at: time.Now()})
+	}
+}
+
+// noteAnswers keeps the client's first result to each method the server
+// asked it, for a replay's --client-requests.
+func (p *Proxy) noteAnswers(sid string, body []byte) {
+	for _, m := range messagesIn(body) {
+		if m.Method != "" || len(m.Result) == 0 {
+			continue
+		}
+		p.mu.Lock()
+		if method, ok := p.asked[sid+" "+string(m.ID)]; ok {
+			delete(p.asked, sid+" "+string(m.ID))
+			if _, had := p.answers[method]; !had {
+				p.answers[method] = m.Result
+			}
+		}
+		p.mu.Unlock()
+	}
+}
+
+// Answers are the client's first result to each request of the
+// server's, by method.
+func (p *Proxy) Answers() map[string]json.RawMessage {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return maps.Clone(p.answers)
 }
 
 // end hands a session the client ended to onEnd.
@@ -170,7 +217,7 @@ func (p *Proxy) Sessions() [][]Call {
 // on the latest call sent before it: the one a server that answers
 // outside the call's own stream was most likely serving. One that came
 // before any call stays unnoted.
-func attribute(calls []Call, stray []serverRequest) []Call {
+func attribute(calls []Call, stray []strayRequest) []Call {
 	out := make([]Call, len(calls))
 	for i, c := range calls {
 		c.ServerRequests = slices.Clone(c.ServerRequests)

@@ -12,7 +12,8 @@ import (
 
 // TestProxyNotesServerRequests: a request of the server's on a call's own
 // SSE answer is noted on that call; one on the session's GET stream on
-// the latest call sent before it; answers and notifications are not.
+// the latest call sent before it; answers and notifications are not. The
+// client's answer to the server's request is kept for --client-requests.
 func TestProxyNotesServerRequests(t *testing.T) {
 	getSent := make(chan struct{})
 	upstream := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -55,6 +56,7 @@ func TestProxyNotesServerRequests(t *testing.T) {
 	}
 	send(http.MethodPost, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}`)
 	send(http.MethodPost, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"ask"}}`)
+	send(http.MethodPost, `{"jsonrpc":"2.0","id":7,"result":{"action":"accept","content":{"name":"x"}}}`)
 	send(http.MethodPost, `{"jsonrpc":"2.0","id":3,"method":"tools/list"}`)
 	time.Sleep(2 * time.Millisecond) // the GET stream's request comes after the list was sent
 	send(http.MethodGet, "")
@@ -69,5 +71,8 @@ func TestProxyNotesServerRequests(t *testing.T) {
 	}
 	if want := "initialize= tools/call=elicitation/create tools/list=roots/list"; strings.Join(got, " ") != want {
 		t.Fatalf("noted %q, want %q", strings.Join(got, " "), want)
+	}
+	if a := p.Answers(); len(a) != 1 || string(a["elicitation/create"]) != `{"action":"accept","content":{"name":"x"}}` {
+		t.Fatalf("answers kept: %s", a)
 	}
 }

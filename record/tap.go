@@ -8,8 +8,8 @@ import (
 	"strings"
 )
 
-// tapKey carries, in a forwarded request's context, what to call with the
-// method of each request the server sends on its SSE answer.
+// tapKey carries, in a forwarded request's context, what to call with
+// each request the server sends on its SSE answer.
 type tapKey struct{}
 
 // tapEvents lets an SSE answer pass unchanged while it reads each event's
@@ -17,7 +17,7 @@ type tapKey struct{}
 // elicitation/create, roots/list, ping). JSON answers are left alone: a
 // request of the server's comes only on a stream.
 func tapEvents(resp *http.Response) error {
-	seen, _ := resp.Request.Context().Value(tapKey{}).(func(string))
+	seen, _ := resp.Request.Context().Value(tapKey{}).(func(message))
 	if seen == nil || !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
 		return nil
 	}
@@ -29,7 +29,7 @@ func tapEvents(resp *http.Response) error {
 type eventTap struct {
 	io.ReadCloser
 	line []byte // the unfinished line so far
-	seen func(method string)
+	seen func(message)
 }
 
 func (t *eventTap) Read(b []byte) (int, error) {
@@ -44,7 +44,7 @@ func (t *eventTap) Read(b []byte) (int, error) {
 		t.line = append(t.line, rest[:i]...)
 		rest = rest[i+1:]
 		if data, ok := bytes.CutPrefix(bytes.TrimRight(t.line, "\r"), []byte("data:")); ok {
-			if m := serverMethod(data); m != "" {
+			if m, ok := serverRequest(data); ok {
 				t.seen(m)
 			}
 		}
@@ -52,12 +52,12 @@ func (t *eventTap) Read(b []byte) (int, error) {
 	}
 }
 
-// serverMethod is the method of a JSON-RPC request (a method and an id),
-// or "" for anything else: an answer, a notification.
-func serverMethod(data []byte) string {
+// serverRequest reads a JSON-RPC request (a method and an id); an answer
+// or a notification is not one.
+func serverRequest(data []byte) (message, bool) {
 	var m message
 	if json.Unmarshal(data, &m) != nil || m.Method == "" || len(m.ID) == 0 || string(m.ID) == "null" {
-		return ""
+		return message{}, false
 	}
-	return m.Method
+	return m, true
 }
