@@ -174,6 +174,8 @@ func (c *checker) step(s *Step, inParallel bool) error {
 		s.Name = c.block + s.operation()
 	}
 	switch {
+	case len(s.ServerRequests) > 0 && !s.isRequest():
+		return fmt.Errorf("server_requests notes what the server asked during a request; a %s step sends none", s.kind)
 	case strings.Contains(s.Name, "."):
 		return fmt.Errorf("a step name may not contain a dot (from reads step.path)")
 	case s.Name == StepInitialize || s.Name == StepDiscover || s.Name == StepClose:
