@@ -89,8 +89,9 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		r.Body = io.NopCloser(bytes.NewReader(body))
-		msgs = requestsIn(body)
-		p.noteAnswers(r.Header.Get("Mcp-Session-Id"), body)
+		all := messagesIn(body)
+		msgs = requests(all)
+		p.noteAnswers(r.Header.Get("Mcp-Session-Id"), all)
 	}
 	sent := time.Now()
 	sw := &sessionWriter{ResponseWriter: w}
@@ -120,9 +121,12 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // requestsIn are the requests (not notifications or answers) in a POST
 // body: one message, or a batch.
-func requestsIn(body []byte) []message {
-	batch := messagesIn(body)
-	out := batch[:0]
+func requestsIn(body []byte) []message { return requests(messagesIn(body)) }
+
+// requests are the requests among batch, in a slice of their own (batch
+// is read again for the client's answers).
+func requests(batch []message) []message {
+	out := batch[:0:0]
 	for _, m := range batch {
 		if m.Method != "" && len(m.ID) > 0 && string(m.ID) != "null" {
 			out = append(out, m)
@@ -168,8 +172,8 @@ func (p *Proxy) noteAsked(sid string, m message, stray bool) {
 
 // noteAnswers keeps the client's first result to each method the server
 // asked it, for a replay's --client-requests.
-func (p *Proxy) noteAnswers(sid string, body []byte) {
-	for _, m := range messagesIn(body) {
+func (p *Proxy) noteAnswers(sid string, batch []message) {
+	for _, m := range batch {
 		if m.Method != "" || len(m.Result) == 0 {
 			continue
 		}
