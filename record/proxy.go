@@ -43,7 +43,7 @@ type Proxy struct {
 	mu       sync.Mutex
 	sessions map[string][]Call
 	order    []string                   // sessions in the order they began
-	stray    map[string][]strayRequest // those on a session's GET stream
+	stray    map[string][]strayRequest  // those on a session's GET stream
 	asked    map[string]string          // a server request's session and id -> its method
 	answers  map[string]json.RawMessage // the client's first result to each method
 }
