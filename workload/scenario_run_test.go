@@ -344,21 +344,10 @@ scenarios:
 // times, where a sequence per step would send the first rows more often.
 func TestScenarioStepsShareADataFile(t *testing.T) {
 	o := observe(t, target.Config{})
-	c := o.dial(t, 2)
-	wl := build(t, c, `
-scenarios:
-  - name: a
-    steps:
-      - call: {tool: echo, data: {file: rows.jsonl}}
-      - parallel:
-          - call: {tool: echo, data: {file: rows.jsonl}}
-          - call: {tool: echo, data: {file: rows.jsonl}}
-  - name: b
-    steps:
-      - call: {tool: echo, data: {file: rows.jsonl}}
-      - call: {tool: echo, data: {file: rows.jsonl}}
-      - call: {tool: echo, data: {file: rows.jsonl}}
-`, map[string]string{"rows.jsonl": "{\"message\":\"w\"}\n{\"message\":\"x\"}\n{\"message\":\"y\"}\n{\"message\":\"z\"}\n"}, false)
+	row := `{call: {tool: echo, data: {file: rows.jsonl}}}`
+	file := `scenarios: [{name: a, steps: [` + row + `, {parallel: [` + row + `, ` + row + `]}]}, {name: b, steps: [` + row + `, ` + row + `, ` + row + `]}]`
+	rows := map[string]string{"rows.jsonl": "{\"message\":\"w\"}\n{\"message\":\"x\"}\n{\"message\":\"y\"}\n{\"message\":\"z\"}\n"}
+	wl := build(t, o.dial(t, 2), file, rows, false)
 	p, err := bench.Run(context.Background(), bench.Config{Concurrency: 2, Total: 4}, wl)
 	if err != nil || p.Errors != 0 || p.Sessions.Completed != 4 {
 		t.Fatalf("%+v %v %v", p.Sessions, p.ErrorExamples, err)
