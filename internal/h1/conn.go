@@ -46,6 +46,8 @@ type Conn struct {
 	// received counts the bytes read off the connection, so that an
 	// answer cut off can say how much of it came.
 	received int64
+	// rest is a streamed answer's unread rest (stream.go).
+	rest streamRest
 }
 
 // NewConn wraps nc, a connection made elsewhere (tests read answers from
