@@ -46,8 +46,11 @@ type Conn struct {
 	// received counts the bytes read off the connection, so that an
 	// answer cut off can say how much of it came.
 	received int64
-	// rest is a streamed answer's unread rest (stream.go).
-	rest streamRest
+	// rest is a streamed answer's unread rest (stream.go), and events
+	// the reader of a stream read in place (events.go).
+	rest       streamRest
+	restWaited time.Duration // how long the request now on c waited for it
+	events     chunkStream
 }
 
 // NewConn wraps nc, a connection made elsewhere (tests read answers from

@@ -100,22 +100,27 @@ func (p *GoPool) Get(now, deadline time.Time) (*Conn, time.Duration, error) {
 // dropped if dead, and nil is dialled. A failed dial frees the slot
 // again.
 func ready(c *Conn, now, deadline time.Time, dial func(time.Time) (*Conn, error), free func()) (*Conn, error) {
-	if c != nil && c.rest.stream != nil && !c.takeRest(now, deadline) {
-		c.discard()
-		c = nil
+	var restWaited time.Duration
+	if c != nil && c.rest.stream != nil {
+		ok := c.takeRest(now, deadline)
+		restWaited = time.Since(now)
+		if !ok {
+			c.discard()
+			c = nil
+		}
 	}
 	if c != nil && now.Sub(c.lastUsed) > StaleAfter && !c.alive() {
 		c.nc.Close()
 		c = nil
 	}
-	if c != nil {
-		return c, nil
+	if c == nil {
+		var err error
+		if c, err = dial(deadline); err != nil {
+			free()
+			return nil, err
+		}
 	}
-	c, err := dial(deadline)
-	if err != nil {
-		free()
-		return nil, err
-	}
+	c.restWaited = restWaited
 	return c, nil
 }
 

@@ -67,18 +67,30 @@ func Finish(p Pool, c *Conn, a *Answer, state StreamState, aheadHeld bool, at ti
 	c.lastUsed = at
 	switch {
 	case state == StreamEnded:
-		fasthttp.ReleaseResponse(a.resp)
+		release(a.resp)
 		p.Put(c, !a.Close)
 	case state == StreamLeftOpen && !aheadHeld && endBuffered(c, a):
 		ended := ReadToEnd(a.Stream) // reads what is buffered: no wait
-		fasthttp.ReleaseResponse(a.resp)
+		release(a.resp)
 		p.Put(c, ended && !a.Close)
 	case state == StreamLeftOpen:
-		c.rest = streamRest{resp: a.resp, stream: a.Stream, closing: a.Close, wait: restWait(time.Since(at))}
+		// The answer's own time: not the wait for the previous stream's
+		// end, or a server that holds its streams would be waited for
+		// longer with every request.
+		took := time.Since(at) - c.restWaited
+		c.rest = streamRest{resp: a.resp, stream: a.Stream, closing: a.Close, wait: restWait(took)}
 		p.Put(c, true)
 	default:
-		fasthttp.ReleaseResponse(a.resp)
+		release(a.resp)
 		p.Put(c, false)
+	}
+}
+
+// release gives back the response fasthttp's parser read a stream with;
+// a stream read in place has none.
+func release(r *fasthttp.Response) {
+	if r != nil {
+		fasthttp.ReleaseResponse(r)
 	}
 }
 
@@ -94,16 +106,14 @@ func (c *Conn) takeRest(now, deadline time.Time) bool {
 	}
 	_ = c.nc.SetReadDeadline(wait) // the request sets its own after
 	ended := ReadToEnd(r.stream)
-	fasthttp.ReleaseResponse(r.resp)
+	release(r.resp)
 	return ended && !r.closing
 }
 
 // discard closes c and lets go of a stream left on it.
 func (c *Conn) discard() {
-	if c.rest.resp != nil {
-		fasthttp.ReleaseResponse(c.rest.resp)
-		c.rest = streamRest{}
-	}
+	release(c.rest.resp)
+	c.rest = streamRest{}
 	c.nc.Close()
 }
 
@@ -111,7 +121,7 @@ func (c *Conn) discard() {
 // the last chunk, already read from the connection: the server closed the
 // stream with the answer, as servers do, and nothing is left to wait for.
 func endBuffered(c *Conn, a *Answer) bool {
-	if a.resp.Header.ContentLength() != -1 || c.br.Buffered() < len(lastChunk) {
+	if !a.Chunked || c.br.Buffered() < len(lastChunk) {
 		return false
 	}
 	b, err := c.br.Peek(len(lastChunk))
