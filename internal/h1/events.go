@@ -2,6 +2,7 @@ package h1
 
 import (
 	"bufio"
+	"errors"
 	"io"
 )
 
@@ -32,20 +33,36 @@ func (s *chunkStream) Read(p []byte) (int, error) {
 		return 0, s.err
 	}
 	if s.left == 0 {
-		if s.err = s.next(); s.err != nil {
+		if err := s.next(); err != nil {
+			s.err = cutShort(err)
 			return 0, s.err
 		}
 	}
 	n, err := s.br.Read(p[:min(len(p), s.left)])
 	s.left -= n
 	if err != nil {
-		s.err = err
+		s.err = cutShort(err)
 	}
-	return n, err
+	return n, s.err
 }
 
-// next reads up to the next chunk's data: io.EOF at the last chunk, once
-// the trailer section after it is read.
+// cutShort is err, except that the connection's end before the body's is
+// no end of the body.
+func cutShort(err error) error {
+	switch err {
+	case errLastChunk:
+		return io.EOF
+	case io.EOF:
+		return io.ErrUnexpectedEOF
+	}
+	return err
+}
+
+// errLastChunk is the body's end, which Read says as io.EOF.
+var errLastChunk = errors.New("last chunk")
+
+// next reads up to the next chunk's data: errLastChunk at the last chunk,
+// once the trailer section after it is read.
 func (s *chunkStream) next() error {
 	if s.crlf {
 		if err := readCRLF(s.br); err != nil {
@@ -65,7 +82,7 @@ func (s *chunkStream) next() error {
 		if err := skipTrailers(s.br); err != nil {
 			return err
 		}
-		return io.EOF
+		return errLastChunk
 	}
 	s.left, s.crlf = size, true
 	return nil

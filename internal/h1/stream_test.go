@@ -131,3 +131,46 @@ func TestStreamRestKeepsTheConnection(t *testing.T) {
 		t.Errorf("the second request waited %v for a stream that never ends, want about %v", took, RestWait)
 	}
 }
+
+// chunkStream reads the data of a chunked body across chunk boundaries,
+// extensions and trailers, stops at its end with the next answer's bytes
+// left unread, and fails for good on broken framing.
+func TestChunkStream(t *testing.T) {
+	cases := []struct {
+		name, wire, want, left string
+		broken                 bool
+	}{
+		{"one chunk", "5\r\nhello\r\n0\r\n\r\nNEXT", "hello", "NEXT", false},
+		{"event split across chunks", "3\r\nev:\r\n4;x=y\r\n a\n\n\r\n0\r\nTrailer: t\r\n\r\n", "ev: a\n\n", "", false},
+		{"upper-case size", "A\r\n0123456789\r\n0\r\n\r\n", "0123456789", "", false},
+		{"no CRLF after the data", "2\r\nabX\r\n0\r\n\r\n", "ab", "", true},
+		{"not a size", "zz\r\nab\r\n0\r\n\r\n", "", "", true},
+		{"cut short", "5\r\nhel", "hel", "", true},
+		{"cut between chunks", "2\r\nab\r\n", "ab", "", true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			br := bufio.NewReaderSize(bytes.NewReader([]byte(tc.wire)), 16)
+			var s chunkStream
+			got, err := io.ReadAll(iotestOneByte{s.start(br)})
+			if string(got) != tc.want || (err != nil) != tc.broken {
+				t.Fatalf("read %q, %v; want %q, broken %v", got, err, tc.want, tc.broken)
+			}
+			if !tc.broken {
+				rest, _ := io.ReadAll(br)
+				if string(rest) != tc.left {
+					t.Errorf("left %q, want %q", rest, tc.left)
+				}
+			}
+			if n, again := s.Read(make([]byte, 4)); n != 0 || again == nil {
+				t.Errorf("a read after the end gave %d, %v", n, again)
+			}
+		})
+	}
+}
+
+// iotestOneByte reads through r a byte at a time, as a caller with a
+// small buffer would.
+type iotestOneByte struct{ r io.Reader }
+
+func (o iotestOneByte) Read(p []byte) (int, error) { return o.r.Read(p[:min(len(p), 1)]) }
