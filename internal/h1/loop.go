@@ -150,8 +150,10 @@ func (p *LoopPool) adopt() *Conn {
 	if c == nil {
 		return nil
 	}
-	if c.br.Buffered() > 0 || c.rest.stream != nil { // out of step, or a stream's rest to read: not worth keeping
-		c.discard()
+	// The rest of a stream (the initialize's, as a rule) is read first,
+	// on the client's connection: it has most often come long since.
+	if now := time.Now(); c.rest.stream != nil && !c.takeRest(now, now.Add(RestWait)) || c.br.Buffered() > 0 {
+		c.discard() // out of step, or a stream that did not end: not worth keeping
 		return nil
 	}
 	nc, err := p.loop.Adopt(c.nc)
