@@ -106,16 +106,8 @@ if [[ $skip != *" mcp-stress "* ]]; then
   gens+=(mcp-stress)
 fi
 
-work=$(mktemp -d)
-server_pid=""
-cleanup() {
-  [ -n "$server_pid" ] && kill "$server_pid" 2>/dev/null && wait "$server_pid" 2>/dev/null
-  rm -rf "$work"
-}
-trap cleanup EXIT INT TERM
-
-go build -o "$work/mcpbench" ./cmd/mcpbench
-bin=$work/mcpbench
+# shellcheck source=lib-bench.sh
+. scripts/lib-bench.sh # after the cd above
 
 # The same request for every generator: a tools/list JSON-RPC POST with the
 # headers a 2026-07-28 client sends.
@@ -143,8 +135,8 @@ export const options = { discardResponseBodies: true };
 export default function () { http.post(__ENV.URL, body, params); }
 JS
 
-start_server() { # $1: fixed | nethttp | sdk
-  local args=(--addr 127.0.0.1:0 --tools 8)
+start_server() { # $1: fixed | nethttp | sdk | sse | scenario
+  local args=(--tools 8)
   case "$1" in
     fixed) args+=(--fixed-response) ;;
     nethttp) args+=(--fixed-response --fixed-engine net/http) ;;
@@ -152,18 +144,7 @@ start_server() { # $1: fixed | nethttp | sdk
     sse) args+=(--stateless) ;;
     scenario) ;; # stateful, SSE answers
   esac
-  taskset -c "$server_cpus" "$bin" serve "${args[@]}" >"$work/server.out" 2>&1 &
-  server_pid=$!
-  for _ in $(seq 100); do
-    grep -q "listening on" "$work/server.out" 2>/dev/null && break
-    sleep 0.05
-  done
-  url="$(sed -n 's/.*listening on \(http[^ ]*\).*/\1/p' "$work/server.out" | head -n1)/mcp"
-}
-
-stop_server() {
-  kill "$server_pid" 2>/dev/null && wait "$server_pid" 2>/dev/null || true
-  server_pid=""
+  serve "$server_cpus" "${args[@]}"
 }
 
 # timed NAME CMD...: runs CMD under /usr/bin/time, leaves its output in

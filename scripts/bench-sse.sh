@@ -48,34 +48,15 @@ else
 fi
 baseline=${MCPBENCH_BASELINE:-}
 
-work=$(mktemp -d)
-server_pid=""
-cleanup() {
-  [ -n "$server_pid" ] && kill "$server_pid" 2>/dev/null && wait "$server_pid" 2>/dev/null
-  rm -rf "$work"
-}
-trap cleanup EXIT INT TERM
-go build -o "$work/mcpbench" ./cmd/mcpbench
-bin=$work/mcpbench
+# shellcheck source=lib-bench.sh
+. scripts/lib-bench.sh # after the cd above
 
 start_server() { # kind
-  local args=(--addr 127.0.0.1:0 --tools 2)
   case "$1" in
-    stateless-sse) args+=(--stateless) ;;
-    stateless-json) args+=(--stateless --json-response) ;;
+    stateless-sse) serve "$server_cpu" --tools 2 --stateless ;;
+    stateless-json) serve "$server_cpu" --tools 2 --stateless --json-response ;;
+    *) serve "$server_cpu" --tools 2 ;;
   esac
-  taskset -c "$server_cpu" "$bin" serve "${args[@]}" >"$work/server.out" 2>&1 &
-  server_pid=$!
-  for _ in $(seq 100); do
-    grep -q "listening on" "$work/server.out" 2>/dev/null && break
-    sleep 0.05
-  done
-  url="$(sed -n 's/.*listening on \(http[^ ]*\).*/\1/p' "$work/server.out" | head -n1)/mcp"
-}
-
-stop_server() {
-  kill "$server_pid" 2>/dev/null && wait "$server_pid" 2>/dev/null || true
-  server_pid=""
 }
 
 meta='"_meta":{"io.modelcontextprotocol/clientCapabilities":{"elicitation":{}},"io.modelcontextprotocol/clientInfo":{"name":"mcpbench","version":"(devel)"},"io.modelcontextprotocol/protocolVersion":"2026-07-28"},'
