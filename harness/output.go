@@ -38,6 +38,17 @@ type Output interface {
 	Stop(Final)
 }
 
+// LateOutput is an Output that also wants the answers filed in a bucket
+// after its Interval (bench.LateObserver): each batch as a PointInterval
+// of those answers alone, with the bucket's Index and Step, after that
+// bucket's Interval. An output that adds them to its buckets has the
+// report's counts and histograms exactly; one that does not misses only
+// these rare stragglers, which the final report counts.
+type LateOutput interface {
+	Output
+	Late(PointInterval)
+}
+
 // Progresser is an Output that also wants a running snapshot about once
 // a second while a point is measured (a progress line); it comes from a
 // goroutine of the generator's own. Only then are snapshots taken.
@@ -143,6 +154,7 @@ const SettingOutput Setting = "output"
 // outputs.
 type stream struct {
 	outs       []Output
+	lates      []LateOutput
 	progresses []Progresser
 	// measuring, when set, runs as each measured window opens (the
 	// client forgets the traced requests of the set-up and warm-up).
@@ -154,6 +166,9 @@ func newStream(outs []Output) *stream {
 	for _, o := range outs {
 		if p, ok := o.(Progresser); ok {
 			s.progresses = append(s.progresses, p)
+		}
+		if l, ok := o.(LateOutput); ok {
+			s.lates = append(s.lates, l)
 		}
 	}
 	return s
@@ -235,6 +250,12 @@ func (l levelStream) LoadDone() { l.s.event(Event{Kind: EventLoadDone, Step: l.s
 func (l levelStream) Interval(iv bench.Interval) {
 	for _, o := range l.s.outs {
 		o.Interval(PointInterval{Interval: iv, Step: l.step})
+	}
+}
+
+func (l levelStream) Late(iv bench.Interval) {
+	for _, o := range l.s.lates {
+		o.Late(PointInterval{Interval: iv, Step: l.step})
 	}
 }
 

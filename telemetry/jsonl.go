@@ -23,11 +23,15 @@ const SchemaJSONL = "mcpbench.jsonl/v1"
 
 // The line types of the file, in the order they come: one header, the
 // workload once the target is known, then intervals and events as they
-// happen, and a summary when the command ended in an orderly way.
+// happen, and a summary when the command ended in an orderly way. An
+// interval is written as soon as its bucket is settled, a grace after its
+// end; the rare answers filed in it later follow as a late line (its
+// step and index, their counts and histogram), which a reader adds in.
 const (
 	lineHeader   = "header"
 	lineWorkload = "workload"
 	lineInterval = "interval"
+	lineLate     = "late"
 	lineEvent    = "event"
 	lineSummary  = "summary"
 )
@@ -174,6 +178,14 @@ func intervalOf(m harness.Meta) time.Duration {
 // Interval writes a settled bucket.
 func (j *JSONL) Interval(iv harness.PointInterval) {
 	j.write(intervalLineOf(iv))
+}
+
+// Late writes the answers filed in a bucket after its interval line.
+func (j *JSONL) Late(iv harness.PointInterval) {
+	l := intervalLineOf(iv)
+	l.Type, l.Sent, l.CPUS, l.Server = lineLate, 0, 0, nil
+	l.P50MS, l.P95MS, l.P99MS, l.MaxMS = 0, 0, 0, 0
+	j.write(l)
 }
 
 // intervalLineOf is iv as the file has it.

@@ -85,6 +85,11 @@ func (rec *Recording) add(line []byte, n int) error {
 		if err = json.Unmarshal(line, &iv); err == nil {
 			rec.intervals = append(rec.intervals, iv)
 		}
+	case lineLate:
+		var late intervalLine
+		if err = json.Unmarshal(line, &late); err == nil {
+			err = rec.addLate(late)
+		}
 	case lineEvent:
 		var e eventLine
 		if err = json.Unmarshal(line, &e); err == nil && e.Event == "level_end" && e.Point != nil {

@@ -80,6 +80,10 @@ func (o *OTLP) Interval(iv harness.PointInterval) {
 	}
 }
 
+// Late adds answers filed after their bucket's interval to the totals;
+// the next export carries them.
+func (o *OTLP) Late(iv harness.PointInterval) { o.t.addLate(iv) }
+
 // Stop sends the report's exact totals, lets the queue empty within
 // FlushBudget and shuts the exporter down.
 func (o *OTLP) Stop(f harness.Final) {

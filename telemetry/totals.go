@@ -44,10 +44,34 @@ func (t *totals) add(iv harness.PointInterval) (at time.Time, first, ok bool) {
 	if first {
 		t.start = iv.Start
 	}
+	if !t.fold(iv) {
+		return at, first, false
+	}
+	// The last bucket may end early (Length is the nominal interval);
+	// a sample stamped in the future is not seen by a query until then.
+	at = iv.Start.Add(iv.Length)
+	if now := time.Now(); at.After(now) {
+		at = now
+	}
+	t.last = at
+	return at, first, true
+}
+
+// addLate adds answers filed in a bucket after its interval: the next
+// samples carry them (a sample of their own, stamped in the past, would
+// come before the latest one).
+func (t *totals) addLate(iv harness.PointInterval) {
+	if !t.start.IsZero() {
+		t.fold(iv)
+	}
+}
+
+// fold adds the bucket's histogram and counts to the running totals.
+func (t *totals) fold(iv harness.PointInterval) bool {
 	level := levelLabel(iv)
 	t.scratch.Reset()
 	if err := iv.MergeHistogram(t.scratch); err != nil {
-		return at, first, false
+		return false
 	}
 	addHistogram(t.cumulativeOf(t.hists, durationLabels(iv, level, t.base)), t.scratch)
 	for i, op := range iv.Operations {
@@ -66,14 +90,7 @@ func (t *totals) add(iv harness.PointInterval) (at time.Time, first, ok bool) {
 			t.cumulativeOf(t.counts, ls).count += n
 		}
 	}
-	// The last bucket may end early (Length is the nominal interval);
-	// a sample stamped in the future is not seen by a query until then.
-	at = iv.Start.Add(iv.Length)
-	if now := time.Now(); at.After(now) {
-		at = now
-	}
-	t.last = at
-	return at, first, true
+	return true
 }
 
 // durationLabels are the labels of the duration histogram: the
