@@ -35,7 +35,7 @@ func (f *fakeOutput) Interval(iv PointInterval) {
 	f.intervals = append(f.intervals, iv)
 	f.mu.Unlock()
 }
-func (f *fakeOutput) Late(iv PointInterval) { f.mu.Lock(); f.late = append(f.late, iv); f.mu.Unlock() }
+func (f *fakeOutput) Late(iv PointInterval)  { f.mu.Lock(); f.late = append(f.late, iv); f.mu.Unlock() }
 func (f *fakeOutput) Event(e Event)          { f.mu.Lock(); f.events = append(f.events, e); f.mu.Unlock() }
 func (f *fakeOutput) Progress(PointProgress) { f.mu.Lock(); f.progress++; f.mu.Unlock() }
 func (f *fakeOutput) Stop(fin Final)         { f.mu.Lock(); f.final = append(f.final, fin); f.mu.Unlock() }
