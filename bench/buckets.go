@@ -41,6 +41,9 @@ type bucketRec struct {
 	// in it since, for a LateObserver (nil when nothing was).
 	handed bool
 	late   *lateRec
+	// opHist are the bucket's latencies by operation, made on first use
+	// and only for an OperationsObserver; packed as handed over.
+	opHist []*hdrhistogram.Histogram
 }
 
 // lateRec is what was filed in a bucket after it was handed over: a
@@ -48,7 +51,12 @@ type bucketRec struct {
 type lateRec struct {
 	kinds [MaxKinds]int64
 	ops   [][MaxKinds]int64
-	lats  []int64 // microseconds
+	lats  []lateLatency
+}
+
+type lateLatency struct {
+	us int64
+	op int32
 }
 
 // seriesRec is the buckets of one point.
@@ -59,6 +67,9 @@ type seriesRec struct {
 	// keepLate: what is filed in a bucket already handed over is kept
 	// apart too (bucketRec.late), for a LateObserver.
 	keepLate bool
+	// opHists: a histogram per operation per bucket (bucketRec.opHist),
+	// for an OperationsObserver of a level that mixes operations.
+	opHists bool
 
 	mu      sync.Mutex
 	buckets []*bucketRec
@@ -105,11 +116,7 @@ func (s *seriesRec) histOf(b *bucketRec) *hdrhistogram.Histogram {
 	if b.hist != nil {
 		return b.hist
 	}
-	if n := len(s.spare); n > 0 {
-		b.hist, s.spare = s.spare[n-1], s.spare[:n-1]
-	} else {
-		b.hist = NewHistogram()
-	}
+	b.hist = s.spareHist()
 	if b.packed != nil {
 		_ = hist.MergePacked(b.hist, b.packed) // our own packing: it reads back
 		b.packed = nil
@@ -123,6 +130,7 @@ func (s *seriesRec) add(at int, buf []latencies) {
 	b := s.bucket(at)
 	h := s.histOf(b)
 	late := s.lateOf(at, b)
+	oh := s.opHistsOf(b)
 	for i := range buf {
 		l := &buf[i]
 		_ = h.RecordValue(l.lat)
@@ -132,6 +140,9 @@ func (s *seriesRec) add(at int, buf []latencies) {
 		}
 		if late != nil {
 			late.add(l)
+		}
+		if oh != nil {
+			s.recordOp(oh, l)
 		}
 		if int(l.sentIn) == at {
 			b.sent++
@@ -164,21 +175,40 @@ func (lr *lateRec) add(l *latencies) {
 	if lr.ops != nil && l.op >= 0 && int(l.op) < len(lr.ops) {
 		lr.ops[l.op][l.kind]++
 	}
-	lr.lats = append(lr.lats, l.lat)
+	lr.lats = append(lr.lats, lateLatency{l.lat, l.op})
 }
 
 // packLate is lr's latencies in the packed form of a bucket's
-// histogram. The caller holds s.mu.
-func (s *seriesRec) packLate(lr *lateRec) []byte {
-	var h *hdrhistogram.Histogram
-	if n := len(s.spare); n > 0 {
-		h, s.spare = s.spare[n-1], s.spare[:n-1]
-	} else {
-		h = NewHistogram()
+// histogram, and by operation when the series keeps them so. The caller
+// holds s.mu.
+func (s *seriesRec) packLate(lr *lateRec) (all []byte, byOp [][]byte) {
+	h := s.spareHist()
+	var oh []*hdrhistogram.Histogram
+	if s.opHists {
+		oh = make([]*hdrhistogram.Histogram, s.nOps)
 	}
 	for _, v := range lr.lats {
-		_ = h.RecordValue(v)
+		_ = h.RecordValue(v.us)
+		if oh != nil {
+			s.recordOp(oh, &latencies{lat: v.us, op: v.op})
+		}
 	}
+	return s.pack(h), s.packOps(oh)
+}
+
+// spareHist is a reset histogram, a spare one if there is one. The
+// caller holds s.mu.
+func (s *seriesRec) spareHist() *hdrhistogram.Histogram {
+	if n := len(s.spare); n > 0 {
+		h := s.spare[n-1]
+		s.spare = s.spare[:n-1]
+		return h
+	}
+	return NewHistogram()
+}
+
+// pack encodes h and keeps it as a spare. The caller holds s.mu.
+func (s *seriesRec) pack(h *hdrhistogram.Histogram) []byte {
 	packed := bytes.Clone(s.enc.Pack(h))
 	h.Reset()
 	s.spare = append(s.spare, h)

@@ -97,8 +97,9 @@ type Interval struct {
 	Server []float64
 	Gauges []ServerSeries
 	// packed is the bucket's histogram as the series keeps it; shared,
-	// never written.
-	packed []byte
+	// never written. opPacked: by operation (OperationsObserver only).
+	packed   []byte
+	opPacked [][]byte
 }
 
 // Histogram is the bucket's latency histogram in hist.Encode's form, as

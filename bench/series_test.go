@@ -276,6 +276,8 @@ func (o *lateLog) Interval(iv Interval) {
 	o.seq = append(o.seq, fmt.Sprintf("interval %d", iv.Index))
 }
 
+func (o *lateLog) WantsOperationHistograms() bool { return true }
+
 func (o *lateLog) Late(iv Interval) {
 	o.late = append(o.late, iv)
 	o.seq = append(o.seq, fmt.Sprintf("late %d", iv.Index))
@@ -317,5 +319,36 @@ func TestLateAnswersReachALateObserver(t *testing.T) {
 	r.series.compact(2)
 	if whole := r.series.enc.Text(r.series.buckets[0].packed); whole != sum {
 		t.Fatalf("interval and late do not add up to the bucket:\n%s\n%s", sum, whole)
+	}
+	// By operation: a's and b's answers apart, the straggler b's.
+	for _, c := range []struct {
+		iv       Interval
+		op       int
+		n, maxUS int64
+	}{{iv, 0, 1, 100}, {iv, 1, 1, 200}, {late, 0, 0, 0}, {late, 1, 1, 90_000}, {obs.got[1], 0, 1, 300}, {obs.got[1], 1, 0, 0}} {
+		h := NewHistogram()
+		if err := c.iv.MergeOperationHistogram(c.op, h); err != nil || !c.iv.HasOperationHistograms() {
+			t.Fatal(err)
+		}
+		if h.TotalCount() != c.n || (c.n > 0 && !h.ValuesAreEquivalent(h.Max(), c.maxUS)) || (c.n == 0) != (c.iv.OperationHistogram(c.op) == "") {
+			t.Errorf("bucket %d operation %d: %d answers, max %d µs; want %d, %d", c.iv.Index, c.op, h.TotalCount(), h.Max(), c.n, c.maxUS)
+		}
+	}
+}
+
+// Without an OperationsObserver the series keeps no histogram by
+// operation.
+func TestNoOperationHistogramsUnasked(t *testing.T) {
+	obs := &intervalLog{}
+	r := newRunner(Config{Interval: time.Second, Observer: obs}, context.Background(), context.Background(), nil,
+		[]Operation{{Method: "a"}, {Method: "b"}}, []string{"ok"})
+	r.series.start = time.Now()
+	r.series.add(0, []latencies{{lat: 100, op: 0}, {lat: 200, op: 1}})
+	if r.series.buckets[0].opHist != nil {
+		t.Fatal("histograms by operation kept for an observer that did not ask")
+	}
+	r.settle(0)
+	if iv := obs.got[0]; iv.HasOperationHistograms() || iv.ByOperation == nil {
+		t.Fatalf("interval: by operation %v, histograms %v", iv.ByOperation, iv.HasOperationHistograms())
 	}
 }

@@ -168,6 +168,7 @@ func (r *runner) interval(k int) Interval {
 	iv.P50MS, iv.P95MS, iv.P99MS, iv.MaxMS = ms(b.p50), ms(b.p95), ms(b.p99), ms(b.max)
 	iv.Counts, iv.Sent, iv.CPU, iv.Server, iv.packed = b.kinds, b.sent, b.cpu, b.gauges, b.packed
 	iv.ByOperation, b.ops = b.ops, nil
+	iv.opPacked, b.opHist = sr.packOps(b.opHist), nil
 	b.handed = true
 	sr.mu.Unlock()
 	for kind, n := range iv.Counts {
@@ -194,7 +195,8 @@ func (r *runner) lateIntervals() []Interval {
 		lr := b.late
 		b.late = nil
 		iv := Interval{Index: k, Start: sr.start.Add(time.Duration(k) * sr.interval), End: time.Duration(k+1) * sr.interval,
-			Length: sr.interval, Kinds: r.kinds, Operations: r.ops, Counts: lr.kinds, ByOperation: lr.ops, packed: sr.packLate(lr)}
+			Length: sr.interval, Kinds: r.kinds, Operations: r.ops, Counts: lr.kinds, ByOperation: lr.ops}
+		iv.packed, iv.opPacked = sr.packLate(lr)
 		for kind, n := range iv.Counts {
 			iv.Requests += n
 			if Kind(kind) != OK {

@@ -49,6 +49,15 @@ type LateOutput interface {
 	Late(PointInterval)
 }
 
+// OperationsOutput is an Output that wants each interval's latencies by
+// operation (PointInterval.OperationHistogram) when a point mixes
+// several: the generator keeps a histogram per operation per bucket only
+// when one of the outputs says so.
+type OperationsOutput interface {
+	Output
+	WantsOperationHistograms() bool
+}
+
 // Progresser is an Output that also wants a running snapshot about once
 // a second while a point is measured (a progress line); it comes from a
 // goroutine of the generator's own. Only then are snapshots taken.
@@ -155,6 +164,7 @@ const SettingOutput Setting = "output"
 type stream struct {
 	outs       []Output
 	lates      []LateOutput
+	wantOps    bool // an OperationsOutput wants histograms by operation
 	progresses []Progresser
 	// measuring, when set, runs as each measured window opens (the
 	// client forgets the traced requests of the set-up and warm-up).
@@ -169,6 +179,9 @@ func newStream(outs []Output) *stream {
 		}
 		if l, ok := o.(LateOutput); ok {
 			s.lates = append(s.lates, l)
+		}
+		if w, ok := o.(OperationsOutput); ok && w.WantsOperationHistograms() {
+			s.wantOps = true
 		}
 	}
 	return s
@@ -252,6 +265,8 @@ func (l levelStream) Interval(iv bench.Interval) {
 		o.Interval(PointInterval{Interval: iv, Step: l.step})
 	}
 }
+
+func (l levelStream) WantsOperationHistograms() bool { return l.s.wantOps }
 
 func (l levelStream) Late(iv bench.Interval) {
 	for _, o := range l.s.lates {

@@ -86,10 +86,12 @@ type outcomes struct {
 	Errors map[string]int64 `json:"errors,omitempty"`
 }
 
-// operationCounts are one operation's answers in a bucket.
+// operationCounts are one operation's answers in a bucket, and their
+// latencies when the bucket mixes operations.
 type operationCounts struct {
 	results.Operation
 	outcomes
+	Histogram string `json:"histogram,omitempty"`
 }
 
 // serverValue is one server gauge read at the bucket's end; nil when the
@@ -175,6 +177,10 @@ func intervalOf(m harness.Meta) time.Duration {
 	return time.Second
 }
 
+// WantsOperationHistograms: the file keeps each operation's latencies
+// per interval.
+func (j *JSONL) WantsOperationHistograms() bool { return true }
+
 // Interval writes a settled bucket.
 func (j *JSONL) Interval(iv harness.PointInterval) {
 	j.write(intervalLineOf(iv))
@@ -199,7 +205,8 @@ func intervalLineOf(iv harness.PointInterval) intervalLine {
 		if iv.ByOperation != nil {
 			counts = iv.ByOperation[i][:]
 		}
-		l.Operations = append(l.Operations, operationCounts{Operation: results.Operation(op), outcomes: outcomesOf(iv.Kinds, counts)})
+		l.Operations = append(l.Operations, operationCounts{Operation: results.Operation(op), outcomes: outcomesOf(iv.Kinds, counts),
+			Histogram: iv.OperationHistogram(i)})
 	}
 	for i, g := range iv.Gauges {
 		v := serverValue{Name: g.Name, Unit: g.Unit, Kind: g.Kind, Source: g.Source}

@@ -3,6 +3,8 @@ package telemetry
 import (
 	"fmt"
 
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+
 	"github.com/mcpbench/mcpbench/internal/hist"
 )
 
@@ -18,7 +20,13 @@ func (rec *Recording) addLate(late intervalLine) error {
 		iv.outcomes = iv.outcomes.plus(late.outcomes)
 		for j := range iv.Operations {
 			if j < len(late.Operations) {
-				iv.Operations[j].outcomes = iv.Operations[j].outcomes.plus(late.Operations[j].outcomes)
+				op := &iv.Operations[j]
+				op.outcomes = op.outcomes.plus(late.Operations[j].outcomes)
+				text, err := mergeTexts(op.Histogram, late.Operations[j].Histogram)
+				if err != nil {
+					return fmt.Errorf("interval %d, operation %d: %w", iv.Index, j, err)
+				}
+				op.Histogram = text
 			}
 		}
 		return iv.mergeHistogram(late.Histogram)
@@ -46,14 +54,9 @@ func (iv *intervalLine) mergeHistogram(text string) error {
 	if text == "" {
 		return nil
 	}
-	h := hist.New()
-	for _, t := range []string{iv.Histogram, text} {
-		if t == "" {
-			continue
-		}
-		if err := hist.MergeEncoded(h, t); err != nil {
-			return fmt.Errorf("interval %d: %w", iv.Index, err)
-		}
+	h, err := mergeEncoded(iv.Histogram, text)
+	if err != nil {
+		return fmt.Errorf("interval %d: %w", iv.Index, err)
 	}
 	enc, err := hist.Encode(h)
 	if err != nil {
@@ -63,4 +66,30 @@ func (iv *intervalLine) mergeHistogram(text string) error {
 	iv.Histogram = enc
 	iv.P50MS, iv.P95MS, iv.P99MS, iv.MaxMS = ms(h.ValueAtQuantile(50)), ms(h.ValueAtQuantile(95)), ms(h.ValueAtQuantile(99)), ms(h.Max())
 	return nil
+}
+
+// mergeEncoded is the histogram of the encoded ones added ("" is empty).
+func mergeEncoded(texts ...string) (*hdrhistogram.Histogram, error) {
+	h := hist.New()
+	for _, t := range texts {
+		if t == "" {
+			continue
+		}
+		if err := hist.MergeEncoded(h, t); err != nil {
+			return nil, err
+		}
+	}
+	return h, nil
+}
+
+// mergeTexts is the encoded histograms added, encoded; "" when both are.
+func mergeTexts(a, b string) (string, error) {
+	if a == "" || b == "" {
+		return a + b, nil
+	}
+	h, err := mergeEncoded(a, b)
+	if err != nil {
+		return "", err
+	}
+	return hist.Encode(h)
 }

@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"io"
 
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+
 	"github.com/mcpbench/mcpbench/internal/hist"
 	"github.com/mcpbench/mcpbench/results"
 )
@@ -201,7 +203,58 @@ func pointOf(lv level, intervalS float64, ivs []intervalLine) (results.Point, []
 	if len(ivs) > 0 {
 		p.Series = seriesOf(intervalS, ivs)
 	}
+	if p.ByOperation, err = byOperation(ops, ivs, p.ElapsedS); err != nil {
+		return p, nil, err
+	}
 	return p, ops, nil
+}
+
+// byOperation is the point's figures by operation, from intervals that
+// carry each operation's latencies (a mix's); nil when they do not.
+func byOperation(ops []results.Operation, ivs []intervalLine, elapsedS float64) ([]results.OperationStats, error) {
+	if len(ops) < 2 {
+		return nil, nil
+	}
+	out := make([]results.OperationStats, len(ops))
+	hs := make([]*hdrhistogram.Histogram, len(ops))
+	carried := false
+	for i := range out {
+		out[i].Operation, out[i].ErrorsByKind, hs[i] = ops[i], map[string]int64{}, hist.New()
+	}
+	for _, iv := range ivs {
+		for i, op := range iv.Operations {
+			if i >= len(out) {
+				break
+			}
+			o := &out[i]
+			o.OK += op.OK
+			for k, n := range op.Errors {
+				o.ErrorsByKind[k] += n
+				o.Errors += n
+			}
+			if op.Histogram != "" {
+				carried = true
+				if err := hist.MergeEncoded(hs[i], op.Histogram); err != nil {
+					return nil, fmt.Errorf("interval %d, operation %d: %w", iv.Index, i, err)
+				}
+			}
+		}
+	}
+	if !carried {
+		return nil, nil
+	}
+	for i := range out {
+		o := &out[i]
+		o.Requests = o.OK + o.Errors
+		if o.Requests > 0 {
+			o.ErrorRate = float64(o.Errors) / float64(o.Requests)
+		}
+		if elapsedS > 0 {
+			o.RPS = float64(o.Requests) / elapsedS
+		}
+		o.Latency.FillPercentiles(hs[i])
+	}
+	return out, nil
 }
 
 // seriesOf is the report's series of the intervals. In-flight counts are

@@ -80,6 +80,10 @@ func (o *OTLP) Interval(iv harness.PointInterval) {
 	}
 }
 
+// WantsOperationHistograms: each operation has its own duration
+// histogram, also in a mix.
+func (o *OTLP) WantsOperationHistograms() bool { return true }
+
 // Late adds answers filed after their bucket's interval to the totals;
 // the next export carries them.
 func (o *OTLP) Late(iv harness.PointInterval) { o.t.addLate(iv) }

@@ -86,6 +86,10 @@ func (rw *RemoteWrite) Interval(iv harness.PointInterval) {
 	rw.out.offer(req)
 }
 
+// WantsOperationHistograms: each operation has its own duration
+// histogram, also in a mix.
+func (rw *RemoteWrite) WantsOperationHistograms() bool { return true }
+
 // Late adds answers filed after their bucket's interval to the totals;
 // the next interval's samples carry them.
 func (rw *RemoteWrite) Late(iv harness.PointInterval) { rw.t.addLate(iv) }

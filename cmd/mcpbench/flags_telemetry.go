@@ -181,3 +181,16 @@ func (t telemetryOutput) Stop(f harness.Final) {
 		}
 	}
 }
+
+// Late and WantsOperationHistograms pass on what the wrapped output asks
+// beyond harness.Output.
+func (t telemetryOutput) Late(iv harness.PointInterval) {
+	if l, ok := t.Output.(harness.LateOutput); ok {
+		l.Late(iv)
+	}
+}
+
+func (t telemetryOutput) WantsOperationHistograms() bool {
+	w, ok := t.Output.(harness.OperationsOutput)
+	return ok && w.WantsOperationHistograms()
+}
