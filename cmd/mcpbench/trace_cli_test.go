@@ -18,6 +18,7 @@ import (
 	coltrace "go.opentelemetry.io/proto/otlp/collector/trace/v1"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/mcpbench/mcpbench/results"
 	"github.com/mcpbench/mcpbench/target"
 )
 
@@ -161,6 +162,54 @@ func TestTraceContextAndExemplars(t *testing.T) {
 	for _, file := range []string{md, page} {
 		if b, _ := os.ReadFile(file); !strings.Contains(string(b), rep.Exemplars[0].TraceID) {
 			t.Fatalf("%s does not show the slowest exemplar's trace id %s", filepath.Base(file), rep.Exemplars[0].TraceID)
+		}
+	}
+}
+
+// TestSweepExemplars: a sweep with --trace keeps each point's slowest
+// traced requests, naming the level, as requests the server received
+// with that trace context; its Markdown and HTML show them.
+func TestSweepExemplars(t *testing.T) {
+	srv := startTarget(t, target.Config{ServiceTime: time.Millisecond, ServiceDist: "exp"})
+	up, _ := url.Parse(srv.URL)
+	seen := &traceSeen{header: map[string]string{}, meta: map[string]string{}}
+	front := httptest.NewServer(seen.wrap(httputil.NewSingleHostReverseProxy(up)))
+	t.Cleanup(front.Close)
+	dir := t.TempDir()
+	out, md, page := filepath.Join(dir, "sweep.json"), filepath.Join(dir, "sweep.md"), filepath.Join(dir, "sweep.html")
+	r := runCLI(t, nil, append([]string{"sweep", "--url", front.URL + "/mcp", "--concurrency-values", "1,2", "--total", "300", "-q",
+		"--json-out", out, "--md-out", md, "--html-out", page, "--trace=0.5"}, echoCalls...)...)
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	f, err := os.Open(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rep, err := results.ReadSweepReport(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen.mu.Lock()
+	defer seen.mu.Unlock()
+	levels := map[string]int{}
+	for _, ex := range rep.Exemplars {
+		levels[ex.Level]++
+		if seen.header[ex.TraceID] == "" || seen.meta[ex.TraceID] == "" || ex.Tool != "echo" {
+			t.Fatalf("exemplar %+v: not a request the server saw with its trace context", ex)
+		}
+	}
+	t.Logf("%d exemplars by level %v; the server saw %d traced requests", len(rep.Exemplars), levels, len(seen.header))
+	if len(levels) != 2 || levels["c=1"] < 1 || levels["c=1"] > 5 || levels["c=2"] < 1 || levels["c=2"] > 5 {
+		t.Fatalf("exemplars by level %v: want 1 to 5 for each of c=1 and c=2", levels)
+	}
+	for _, file := range []string{md, page} {
+		b, _ := os.ReadFile(file)
+		for _, ex := range rep.Exemplars {
+			if !strings.Contains(string(b), ex.TraceID) {
+				t.Fatalf("%s does not show exemplar %s of %s", filepath.Base(file), ex.TraceID, ex.Level)
+			}
 		}
 	}
 }
