@@ -154,6 +154,11 @@ type Event struct {
 	Setting Setting
 	Err     error
 	Point   *results.Point // EventLevelEnd, in the report's form
+	// LoadStages are the point's shape (--stages; Rate for
+	// --rate-stages), from the opening of its measured window:
+	// EventMeasureStart of a staged point.
+	LoadStages Stages
+	Rate       bool
 }
 
 // SettingOutput is an output that could not start.
@@ -239,8 +244,11 @@ func (s *stream) warn(setting Setting, err error) {
 
 // level is the generator's Observer for one point: it passes the point's
 // moments and intervals on, tagged with its step.
-func (s *stream) level(step sweep.Step) bench.Observer {
-	l := levelStream{s: s, step: step}
+func (s *stream) level(step sweep.Step, closed, open bench.Stages) bench.Observer {
+	l := levelStream{s: s, step: step, stages: closed}
+	if len(open) > 0 {
+		l.stages, l.rate = open, true
+	}
 	if len(s.progresses) > 0 {
 		return progressStream{l}
 	}
@@ -248,15 +256,17 @@ func (s *stream) level(step sweep.Step) bench.Observer {
 }
 
 type levelStream struct {
-	s    *stream
-	step sweep.Step
+	s      *stream
+	step   sweep.Step
+	stages bench.Stages // the point's shape, if staged
+	rate   bool         // the stages are rates
 }
 
 func (l levelStream) Measuring() {
 	if l.s.measuring != nil {
 		l.s.measuring()
 	}
-	l.s.event(Event{Kind: EventMeasureStart, Step: l.step})
+	l.s.event(Event{Kind: EventMeasureStart, Step: l.step, LoadStages: l.stages, Rate: l.rate})
 }
 func (l levelStream) LoadDone() { l.s.event(Event{Kind: EventLoadDone, Step: l.step}) }
 

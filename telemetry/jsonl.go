@@ -111,6 +111,23 @@ type eventLine struct {
 	Step    int            `json:"step,omitempty"`
 	Setting string         `json:"setting,omitempty"`
 	Point   *results.Point `json:"point,omitempty"`
+	// Stage names a set-up step (event "stage").
+	Stage string `json:"stage,omitempty"`
+	// LoadStage is one stage of a staged point (event "load_stage").
+	LoadStage *loadStage `json:"load_stage,omitempty"`
+	// Gate is a pass/fail check as the exit code saw it (event "gate").
+	Gate *results.Gate `json:"gate,omitempty"`
+}
+
+// loadStage is a stage of --stages or --rate-stages: from StartS after
+// the measured window opens, over DurationS, the target (workers, or
+// requests/s with Rate) moves to Target.
+type loadStage struct {
+	Index     int     `json:"index"`
+	StartS    float64 `json:"start_s"`
+	DurationS float64 `json:"duration_s"`
+	Target    float64 `json:"target"`
+	Rate      bool    `json:"rate,omitempty"`
 }
 
 // summaryLine closes the file with the final report, as the command
@@ -133,11 +150,12 @@ type JSONL struct {
 	// reaches it in one Write.
 	Wrap func(io.Writer) io.Writer
 
-	mu  sync.Mutex
-	f   *os.File
-	w   io.Writer
-	buf []byte
-	err error
+	mu      sync.Mutex
+	stopped bool
+	f       *os.File
+	w       io.Writer
+	buf     []byte
+	err     error
 }
 
 // Start creates the file and writes the header.
@@ -249,11 +267,62 @@ func (j *JSONL) Event(e harness.Event) {
 		j.write(workloadLine{Type: lineWorkload, Header: e.Header, Tools: e.Tools})
 		return
 	}
+	if e.Kind == harness.EventStage {
+		if name, ok := stageNames[e.Stage]; ok {
+			j.write(eventLine{Type: lineEvent, Event: "stage", Step: e.Step.N, Stage: name})
+		}
+		return
+	}
 	name, ok := eventNames[e.Kind]
 	if !ok {
 		return
 	}
 	j.write(eventLine{Type: lineEvent, Event: name, Step: e.Step.N, Setting: string(e.Setting), Point: e.Point})
+	var at float64
+	for i, st := range e.LoadStages {
+		j.write(eventLine{Type: lineEvent, Event: "load_stage", Step: e.Step.N, LoadStage: &loadStage{Index: i, StartS: at,
+			DurationS: st.Duration.Seconds(), Target: st.Target, Rate: e.Rate}})
+		at += st.Duration.Seconds()
+	}
+}
+
+// stageNames are the set-up steps, by their names in the file.
+var stageNames = map[harness.Stage]string{
+	harness.StageConnecting: "connecting", harness.StageLogSettle: "log_settle",
+	harness.StageStartWait: "start_wait", harness.StageWorkload: "workload",
+	harness.StageDone: "setup_done", harness.StageWarmUp: "warm_up",
+}
+
+// Gates appends the command's pass/fail checks, as its exit code saw
+// them, to the file after its summary (the gates are applied to the
+// report the summary holds).
+func (j *JSONL) Gates(gs []results.Gate) {
+	if len(gs) == 0 {
+		return
+	}
+	j.mu.Lock()
+	if !j.stopped || j.f != nil || j.err != nil {
+		j.mu.Unlock()
+		return // not written and stopped, or broken
+	}
+	f, err := os.OpenFile(j.Path, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		j.err = err
+		j.mu.Unlock()
+		return
+	}
+	j.f, j.w = f, f
+	if j.Wrap != nil {
+		j.w = j.Wrap(f)
+	}
+	j.mu.Unlock()
+	for i := range gs {
+		j.write(eventLine{Type: lineEvent, Event: "gate", Gate: &gs[i]})
+	}
+	j.mu.Lock()
+	j.f.Close()
+	j.f = nil
+	j.mu.Unlock()
 }
 
 // Stop writes the summary and closes the file.
@@ -268,6 +337,7 @@ func (j *JSONL) Stop(f harness.Final) {
 	if j.f != nil {
 		j.f.Close()
 		j.f = nil
+		j.stopped = true
 	}
 }
 

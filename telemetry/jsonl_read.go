@@ -21,6 +21,7 @@ type Recording struct {
 	workload  *workloadLine
 	intervals []intervalLine
 	points    map[int]*results.Point // level_end events' points, by step
+	gates     []results.Gate         // gate events, after the summary
 	summary   *summaryLine
 	// Cut says the file ends inside a line: the process died writing it.
 	Cut bool
@@ -97,6 +98,9 @@ func (rec *Recording) add(line []byte, n int) error {
 		if err = json.Unmarshal(line, &e); err == nil && e.Event == "level_end" && e.Point != nil {
 			rec.points[e.Step] = e.Point
 		}
+		if e.Event == "gate" && e.Gate != nil {
+			rec.gates = append(rec.gates, *e.Gate)
+		}
 	case lineSummary:
 		rec.summary = &summaryLine{}
 		err = json.Unmarshal(line, rec.summary)
@@ -126,7 +130,11 @@ func (rec *Recording) Run() (*results.RunReport, error) {
 		return nil, fmt.Errorf("the file is of a %s, not a run", rec.header.Command)
 	}
 	if rec.Complete() && rec.summary.Run != nil {
-		return rec.summary.Run, nil
+		r := rec.summary.Run
+		if len(rec.gates) > 0 {
+			r.Gates = rec.gates
+		}
+		return r, nil
 	}
 	return rec.RebuildRun()
 }
@@ -309,7 +317,11 @@ func (rec *Recording) Sweep() (*results.SweepReport, error) {
 		return nil, fmt.Errorf("the file is of a %s, not a sweep", rec.header.Command)
 	}
 	if rec.Complete() && rec.summary.Sweep != nil {
-		return rec.summary.Sweep, nil
+		r := rec.summary.Sweep
+		if len(rec.gates) > 0 {
+			r.Gates = rec.gates
+		}
+		return r, nil
 	}
 	return nil, fmt.Errorf("the sweep ended before its summary was written (%d points finished): rebuilding a cut sweep is not supported", len(rec.points))
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -191,5 +192,69 @@ func TestOutFlagsRefuseBadInput(t *testing.T) {
 			t.Fatalf("%v: exit %d, stderr %q: want 2 and %q", c.args, r.code, r.stderr, c.want)
 		}
 		oneCleanLine(t, r)
+	}
+}
+
+// TestOutJSONEvents: the file tells the set-up's steps (the log's
+// settling, the warm-up), each load stage of --stages, and each gate as
+// the exit code saw it, with its figure; report keeps the gates.
+func TestOutJSONEvents(t *testing.T) {
+	srv := startTarget(t, target.Config{ServiceTime: 2 * time.Millisecond})
+	dir := t.TempDir()
+	file, logPath := filepath.Join(dir, "run.jsonl"), filepath.Join(dir, "server.log")
+	_ = os.WriteFile(logPath, nil, 0o644)
+	r := runCLI(t, nil, append([]string{"run", "--url", srv.MCPURL(), "--stages", "1s:2,1s:1", "--warmup", "10", "-q",
+		"--log-file", logPath, "--log-settle", "0", "--p99-slo-ms", "0.001", "--fail-on-slo", "--out", "json=" + file}, echoCalls...)...)
+	if r.code != 1 {
+		t.Fatalf("exit %d, want 1 (the p99 gate): %s", r.code, r.stderr)
+	}
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type event struct {
+		Type      string
+		Event     string
+		Stage     string
+		LoadStage *struct {
+			Index  int
+			StartS float64 `json:"start_s"`
+			Target float64
+		} `json:"load_stage"`
+		Gate *results.Gate
+	}
+	var got []string
+	var gate *results.Gate
+	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		var e event
+		if err := json.Unmarshal([]byte(line), &e); err != nil {
+			t.Fatal(err)
+		}
+		switch {
+		case e.Event == "stage":
+			got = append(got, e.Stage)
+		case e.LoadStage != nil:
+			got = append(got, fmt.Sprintf("load_stage %d at %gs to %g", e.LoadStage.Index, e.LoadStage.StartS, e.LoadStage.Target))
+		case e.Gate != nil:
+			if strings.Contains(e.Gate.Name, "p99") {
+				gate = e.Gate
+			}
+		case e.Type == "event" || e.Type == "summary":
+			got = append(got, e.Event+e.Type)
+		}
+	}
+	want := "connecting log_settle workload setup_done warm_up measure_startevent load_stage 0 at 0s to 2 load_stage 1 at 1s to 1 load_doneevent measure_endevent summary"
+	if s := strings.Join(got, " "); s != want {
+		t.Fatalf("events:\n%s\nwant\n%s", s, want)
+	}
+	if gate == nil || gate.Passed || gate.Limit != 0.001 || gate.Value <= 0.001 {
+		t.Fatalf("gate %+v: want the failed p99 with its figure", gate)
+	}
+	out := filepath.Join(dir, "r.json")
+	if r := runCLI(t, nil, "report", file, "--json-out", out, "-q"); r.code != 0 {
+		t.Fatalf("report: exit %d: %s", r.code, r.stderr)
+	}
+	if rep := readRunReport(t, out); len(rep.Gates) == 0 || rep.Gates[len(rep.Gates)-1].Passed {
+		t.Fatalf("the report from the file has gates %+v", rep.Gates)
 	}
 }
