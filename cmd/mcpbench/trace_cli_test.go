@@ -106,7 +106,8 @@ func hexOf(b []byte) string {
 // Go SDK, behind a handler wrapper that notes what arrives) receives W3C
 // trace context in params._meta and in the traceparent header, the same
 // in both; every sampled request's client span reaches the OTLP
-// collector; and the report's exemplars are requests the server saw.
+// collector, one per traced request; the server itself takes the trace
+// ids from params._meta; and the report's exemplars are requests it saw.
 func TestTraceContextAndExemplars(t *testing.T) {
 	srv := startTarget(t, target.Config{ServiceTime: 2 * time.Millisecond, ServiceDist: "exp"})
 	up, _ := url.Parse(srv.URL)
@@ -151,8 +152,21 @@ func TestTraceContextAndExemplars(t *testing.T) {
 	if len(rep.Exemplars) == 0 || len(rep.Exemplars) > 5 {
 		t.Fatalf("%d exemplars: want 1 to 5", len(rep.Exemplars))
 	}
+	// The bundled server (the Go SDK's) took the same trace context from
+	// params._meta: one request per trace id, those the client traced,
+	// but for the two (-c 2) the end of the run cut off before the SDK
+	// dispatched them.
+	got := srv.TraceIDs()
+	for id, n := range got {
+		if n != 1 || seen.meta[id] == "" {
+			t.Fatalf("trace %s: the server took it %d times from params._meta; sent %q", id, n, seen.meta[id])
+		}
+	}
+	if len(got) > len(seen.meta) || len(got) < len(seen.meta)-2 {
+		t.Fatalf("the server took %d trace ids from params._meta, %d were sent", len(got), len(seen.meta))
+	}
 	for i, ex := range rep.Exemplars {
-		if seen.header[ex.TraceID] == "" || sr.traces[ex.TraceID] != 1 || ex.Tool != "echo" {
+		if seen.header[ex.TraceID] == "" || got[ex.TraceID] != 1 || sr.traces[ex.TraceID] != 1 || ex.Tool != "echo" {
 			t.Fatalf("exemplar %+v: not a request the server and the collector saw", ex)
 		}
 		if i > 0 && ex.LatencyMS > rep.Exemplars[i-1].LatencyMS {
