@@ -117,15 +117,7 @@ func TestOutMixHistogramPerOperation(t *testing.T) {
 	}
 	rc.mu.Lock()
 	defer rc.mu.Unlock()
-	f, err := os.Open(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	rec, err := telemetry.ReadJSONL(f)
-	if err != nil {
-		t.Fatal(err)
-	}
+	rec := readWith(t, file, telemetry.ReadJSONL)
 	rebuilt, err := rec.RebuildRun()
 	if err != nil || len(rebuilt.ByOperation) != 2 {
 		t.Fatalf("rebuilt: %v, %d operations", err, len(rebuilt.ByOperation))

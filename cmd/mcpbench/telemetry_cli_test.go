@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -22,16 +23,22 @@ var echoCalls = []string{"--method", "tools/call", "--tool", "echo", "--args", `
 // readRunReport reads a run report file a test's command wrote.
 func readRunReport(t *testing.T, path string) *results.RunReport {
 	t.Helper()
+	return readWith(t, path, results.ReadRunReport)
+}
+
+// readWith reads the file at path with read.
+func readWith[T any](t *testing.T, path string, read func(io.Reader) (T, error)) T {
+	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	r, err := results.ReadRunReport(f)
+	v, err := read(f)
 	if err != nil {
 		t.Fatalf("%s: %v", path, err)
 	}
-	return r
+	return v
 }
 
 // TestOutJSONSurvivesSIGKILL: a 30 s run killed with SIGKILL 10.5 s into

@@ -196,15 +196,7 @@ func TestSweepExemplars(t *testing.T) {
 	if r.code != 0 {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}
-	f, err := os.Open(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	rep, err := results.ReadSweepReport(f)
-	if err != nil {
-		t.Fatal(err)
-	}
+	rep := readWith(t, out, results.ReadSweepReport)
 	seen.mu.Lock()
 	defer seen.mu.Unlock()
 	levels := map[string]int{}
