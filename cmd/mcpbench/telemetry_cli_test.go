@@ -203,8 +203,9 @@ func TestOutFlagsRefuseBadInput(t *testing.T) {
 }
 
 // TestOutJSONEvents: the file tells the set-up's steps (the log's
-// settling, the warm-up), each load stage of --stages, and each gate as
-// the exit code saw it, with its figure; report keeps the gates.
+// settling, the warm-up), each load stage of --stages, each gate as the
+// exit code saw it, with its figure (report keeps the gates), and an
+// interruption.
 func TestOutJSONEvents(t *testing.T) {
 	srv := startTarget(t, target.Config{ServiceTime: 2 * time.Millisecond})
 	dir := t.TempDir()
@@ -263,5 +264,13 @@ func TestOutJSONEvents(t *testing.T) {
 	}
 	if rep := readRunReport(t, out); len(rep.Gates) == 0 || rep.Gates[len(rep.Gates)-1].Passed {
 		t.Fatalf("the report from the file has gates %+v", rep.Gates)
+	}
+	// An interruption (here --abort-on's, after the first interval) is an
+	// event before the summary.
+	r = runCLI(t, nil, append([]string{"run", "--url", srv.MCPURL(), "-c", "2", "-d", "10s", "-q", "--abort-on", "p99>0.001ms",
+		"--out", "json=" + file}, echoCalls...)...)
+	b, _ = os.ReadFile(file)
+	if r.code != 1 || !strings.Contains(string(b), `"event":"interrupted"`) {
+		t.Fatalf("aborted run: exit %d, file:\n%s", r.code, b)
 	}
 }
