@@ -268,7 +268,7 @@ func TestOutJSONEvents(t *testing.T) {
 	// An interruption (here --abort-on's, after the first interval) is an
 	// event before the summary.
 	r = runCLI(t, nil, append([]string{"run", "--url", srv.MCPURL(), "-c", "2", "-d", "10s", "-q", "--abort-on", "p99>0.001ms",
-		"--out", "json=" + file}, echoCalls...)...)
+		"--json-out", filepath.Join(dir, "aborted.json"), "--out", "json=" + file}, echoCalls...)...)
 	b, _ = os.ReadFile(file)
 	if r.code != 1 || !strings.Contains(string(b), `"event":"interrupted"`) {
 		t.Fatalf("aborted run: exit %d, file:\n%s", r.code, b)
