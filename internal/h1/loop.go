@@ -121,6 +121,8 @@ func (p *LoopPool) Put(c *Conn, reusable bool) {
 
 func (p *LoopPool) limit() int { return p.pools.cfg.MaxBody }
 
+func (p *LoopPool) held() *atomic.Int32 { return &p.pools.base.streamsHeld }
+
 func (p *LoopPool) Close() {
 	p.closed.Store(true)
 	for _, c := range p.idle {

@@ -30,6 +30,9 @@ type Pool interface {
 	recallHead(br *bufio.Reader, keep []byte) ([]byte, *Head, bool)
 	rememberHead(h []byte, parsed Head, close bool, keep []byte)
 	fit(c *Conn, used int)
+	// held is the client's count of streams in a row whose end did not
+	// come in their wait (stream.go).
+	held() *atomic.Int32
 }
 
 // ErrNoFreeConn is a request that found no free connection in time.
@@ -54,6 +57,9 @@ type GoPool struct {
 	dialer net.Dialer
 	slots  chan *Conn
 	closed atomic.Bool
+	// streamsHeld counts the streams in a row whose end did not come in
+	// their wait: the loop pools share the client's count.
+	streamsHeld atomic.Int32
 }
 
 var _ Pool = (*GoPool)(nil)
@@ -149,6 +155,8 @@ func (p *GoPool) Put(c *Conn, reusable bool) {
 func (p *GoPool) freeSlot() { p.slots <- nil }
 
 func (p *GoPool) limit() int { return p.cfg.MaxBody }
+
+func (p *GoPool) held() *atomic.Int32 { return &p.streamsHeld }
 
 // The goroutine pool keeps no head and grows no buffer: its connections
 // take turns among all the client's goroutines.

@@ -3,6 +3,7 @@ package h1
 import (
 	"bytes"
 	"io"
+	"sync/atomic"
 	"time"
 
 	"github.com/valyala/fasthttp"
@@ -31,12 +32,24 @@ const drainLimit = 256 << 10
 // next request wanted the connection, some after a third of a second. A
 // client waits for the end as a client of HTTP/1.1 must, and the server
 // sees no connects a real client would not make. A server that never ends
-// its streams costs each request this wait and a connect.
+// its streams would cost each request this wait and a connect, so after
+// heldInARow such streams in a row the client stops waiting (restWait)
+// and dials as it did before, until a stream is seen to end again.
 var RestWait = 50 * time.Millisecond
 
+// heldInARow is how many streams in a row must miss their wait before the
+// client takes the server for one that holds its streams open.
+const heldInARow = 3
+
 // restWait is how long to wait for the end of a stream whose response
-// took took.
-func restWait(took time.Duration) time.Duration { return max(RestWait, 4*took) }
+// took took; none when the server's last streams were all held open past
+// their wait, so that such a server is not slowed by a wait per request.
+func restWait(took time.Duration, held *atomic.Int32) time.Duration {
+	if held.Load() >= heldInARow {
+		return 0
+	}
+	return max(RestWait, 4*took)
+}
 
 // ReadToEnd drains r (bounded) and reports whether it got to the end.
 func ReadToEnd(r io.Reader) bool {
@@ -53,6 +66,7 @@ type streamRest struct {
 	stream  io.Reader
 	closing bool
 	wait    time.Duration // restWait
+	held    *atomic.Int32 // the client's count of streams held past their wait
 }
 
 // Finish gives a streamed answer's connection back to p. A stream read
@@ -78,7 +92,8 @@ func Finish(p Pool, c *Conn, a *Answer, state StreamState, aheadHeld bool, at ti
 		// end, or a server that holds its streams would be waited for
 		// longer with every request.
 		took := time.Since(at) - c.restWaited
-		c.rest = streamRest{resp: a.resp, stream: a.Stream, closing: a.Close, wait: restWait(took)}
+		held := p.held()
+		c.rest = streamRest{resp: a.resp, stream: a.Stream, closing: a.Close, wait: restWait(took, held), held: held}
 		p.Put(c, true)
 	default:
 		release(a.resp)
@@ -107,6 +122,13 @@ func (c *Conn) takeRest(now, deadline time.Time) bool {
 	_ = c.nc.SetReadDeadline(wait) // the request sets its own after
 	ended := ReadToEnd(r.stream)
 	release(r.resp)
+	if r.held != nil {
+		if ended {
+			r.held.Store(0)
+		} else if r.wait > 0 {
+			r.held.Add(1)
+		}
+	}
 	return ended && !r.closing
 }
 

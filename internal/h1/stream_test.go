@@ -75,17 +75,24 @@ func readRequest(r *bufio.Reader) error {
 // took to get its connection.
 func streamTwice(t *testing.T, p *GoPool) time.Duration {
 	t.Helper()
+	return streamN(t, p, 2)[0]
+}
+
+// streamN sends n requests on p as streamTwice does and returns how long
+// each after the first took to get its connection.
+func streamN(t *testing.T, p *GoPool, n int) []time.Duration {
+	t.Helper()
 	var cl Caller
-	var took time.Duration
-	for i := range 2 {
+	var took []time.Duration
+	for i := range n {
 		now := time.Now()
 		req := Request{Head: postHead, Body: []byte(`{}`), Deadline: now.Add(5 * time.Second)}
 		c, _, err := p.Get(now, req.Deadline)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if i == 1 {
-			took = time.Since(now)
+		if i > 0 {
+			took = append(took, time.Since(now))
 		}
 		var a Answer
 		if err := cl.Do(p, c, &req, &a); err != nil {
@@ -129,6 +136,29 @@ func TestStreamRestKeepsTheConnection(t *testing.T) {
 	}
 	if took < RestWait || took > RestWait+time.Second {
 		t.Errorf("the second request waited %v for a stream that never ends, want about %v", took, RestWait)
+	}
+}
+
+// A server that holds every stream open is not waited for once it has
+// shown it: after heldInARow waits in vain, each request dials at once, as
+// it did before streams were waited for, so such a server is not slowed
+// by a wait per request.
+func TestHeldStreamsStopTheWait(t *testing.T) {
+	defer func(w time.Duration) { RestWait = w }(RestWait)
+	RestWait = 100 * time.Millisecond
+
+	p := poolFor(sseServer(t, -1), 1)
+	defer p.Close()
+	n := heldInARow + 3
+	took := streamN(t, p, n)
+	for i, d := range took {
+		waited := i < heldInARow
+		if waited && d < RestWait || !waited && d > RestWait/2 {
+			t.Errorf("request %d took %v for its connection (waits expected for the first %d): %v", i+2, d, heldInARow, took)
+		}
+	}
+	if d := p.cfg.Dials.Load(); d != int64(n) {
+		t.Errorf("%d dials for %d requests whose streams never end", d, n)
 	}
 }
 
