@@ -40,6 +40,8 @@ func runSessions(ctx context.Context, cfg Config, wl SessionLoad) (Point, error)
 
 	sr := newSessionRunner(cfg, ctx, reqCtx, users, ops, kinds, scenarios)
 	sr.counting, _ = wl.(Counting)
+	sr.startLoops(loopWorkers(users))
+	defer sr.stopLoops()
 	drive := sr.closedSessions
 	if cfg.Rate > 0 {
 		drive = sr.openSessions
@@ -120,7 +122,8 @@ func newSessionRunner(cfg Config, ctx, reqCtx context.Context, users []User, ops
 
 // warmup runs cfg.Warmup sessions over all users, unmeasured.
 func (sr *sessionRunner) warmup() {
-	sr.warmupEach(len(sr.users), func(i int, _ lane) {
+	sr.warmupEach(len(sr.users), func(i int, ln lane) {
+		sr.recs[i].sl = ln.sleeper()
 		sr.recs[i].begin(false)
 		sr.users[i].Session(sr.reqCtx, sr.recs[i])
 	})
@@ -129,7 +132,8 @@ func (sr *sessionRunner) warmup() {
 // closedSessions runs Concurrency users, each starting its next session
 // when its last one ends, until the deadline or the total.
 func (sr *sessionRunner) closedSessions() {
-	sr.closedEach(len(sr.users), func(i int, _ lane, measureFrom, deadline time.Time) {
+	sr.closedEach(len(sr.users), func(i int, ln lane, measureFrom, deadline time.Time) {
+		sr.recs[i].sl = ln.sleeper()
 		for sr.ctx.Err() == nil {
 			now := time.Now()
 			if !deadline.IsZero() && !now.Before(deadline) {
@@ -147,8 +151,9 @@ func (sr *sessionRunner) closedSessions() {
 // openSessions starts session n at its time on the schedule, whatever
 // became of the earlier ones, on whichever user is free.
 func (sr *sessionRunner) openSessions() {
-	sr.openEach(len(sr.users), func(i int, _ lane, sched Schedule, skip int64, measureFrom time.Time) {
-		var sl sleeper
+	sr.openEach(len(sr.users), func(i int, ln lane, sched Schedule, skip int64, measureFrom time.Time) {
+		sl := ln.sleeper()
+		sr.recs[i].sl = ln.sleeper()
 		for {
 			c, ok := sr.claim(&sl, sched, skip, measureFrom)
 			if !ok {
