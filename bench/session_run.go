@@ -39,9 +39,8 @@ func runSessions(ctx context.Context, cfg Config, wl SessionLoad) (Point, error)
 	defer stopReqs()
 
 	sr := newSessionRunner(cfg, ctx, reqCtx, users, ops, kinds, scenarios)
-	sr.counting, _ = wl.(Counting)
-	sr.startLoops(loopWorkers(users))
 	defer sr.stopLoops()
+	sr.counting, _ = wl.(Counting)
 	drive := sr.closedSessions
 	if cfg.Rate > 0 {
 		drive = sr.openSessions
@@ -103,11 +102,19 @@ type sessionClock struct {
 
 func newSessionRunner(cfg Config, ctx, reqCtx context.Context, users []User, ops []Operation, kinds, scenarios []string) *sessionRunner {
 	r := &runner{cfg: cfg, ops: ops, kinds: kinds, ctx: ctx, reqCtx: reqCtx}
-	r.makeStates(len(users), min(shardCount(len(users)), maxSessionShards), false, true)
 	sr := &sessionRunner{runner: r, users: users, scenarios: scenarios}
 	r.sessions = sr
+	r.startLoops(loopWorkers(users))
+	// The users of a loop take turns on its thread, so they share its
+	// step records (user i runs on loop i modulo their number): an idle
+	// user then holds no buffers of its own. On goroutines each has its own.
+	n := len(users)
+	if r.loops != nil {
+		n = r.loops.Size()
+	}
+	r.makeStates(n, min(shardCount(n), maxSessionShards), false, true)
 	for i := range users {
-		sr.recs = append(sr.recs, &Recorder{st: r.states[i], r: r})
+		sr.recs = append(sr.recs, &Recorder{st: r.states[i%n], r: r})
 		sr.seen = append(sr.seen, &userSessions{byScenario: make([]scenarioCounts, len(scenarios))})
 	}
 	for range scenarios {
