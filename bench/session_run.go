@@ -30,6 +30,7 @@ func runSessions(ctx context.Context, cfg Config, wl SessionLoad) (Point, error)
 		return Point{}, fmt.Errorf("a session load names its scenarios")
 	}
 	cfg.MaxRate = 0
+	mem := newMemoryWatch()
 	users, err := startEach(ctx, cfg.Users(), wl.NewUser)
 	if err != nil {
 		return Point{}, err
@@ -41,11 +42,18 @@ func runSessions(ctx context.Context, cfg Config, wl SessionLoad) (Point, error)
 	sr := newSessionRunner(cfg, ctx, reqCtx, users, ops, kinds, scenarios)
 	defer sr.stopLoops()
 	sr.counting, _ = wl.(Counting)
+	sr.mem = mem
 	drive := sr.closedSessions
 	if cfg.Rate > 0 {
 		drive = sr.openSessions
 	}
-	return sr.measure(sr.warmup, drive), nil
+	mem.start()
+	p := sr.measure(sr.warmup, drive)
+	mem.finish()
+	if p.Sessions != nil {
+		p.Sessions.MemoryPerSession, p.Sessions.PeakOpen = mem.perSession()
+	}
+	return p, nil
 }
 
 // Users is how many virtual users a session level runs: Concurrency in a
@@ -75,6 +83,7 @@ type sessionRunner struct {
 	seen      []*userSessions
 	scenarios []string
 	due       int64 // open loop with a duration: sessions due in the window
+	mem       *memoryWatch
 
 	mu                     sync.Mutex // guards the histograms below
 	duration, active       []*hdrhistogram.Histogram
@@ -185,7 +194,9 @@ func (sr *sessionRunner) session(i int, measured bool, c claimed) {
 		seen.started++
 	}
 	at := sessionClock{claimed: c, sent: time.Now()}
+	sr.mem.open.Add(1)
 	scenario := sr.users[i].Session(sr.reqCtx, rec)
+	sr.mem.open.Add(-1)
 	at.done = time.Now()
 	// A session an interrupt cut short is not a whole one.
 	if !measured || sr.ctx.Err() != nil || scenario < 0 || scenario >= len(sr.scenarios) {
