@@ -60,3 +60,22 @@ scenarios:
 		t.Fatalf("%d carried calls, want 12", n)
 	}
 }
+
+// TestScenarioOwnConnectionsOnLoops: sessions on connections of their own
+// run on the loops too, each dialling its own there, with no error.
+func TestScenarioOwnConnectionsOnLoops(t *testing.T) {
+	o := observe(t, target.Config{})
+	c := o.dial(t, 1)
+	wl := build(t, c, `scenarios: [{name: s, steps: [ping, {think: 5ms}, ping]}]`, nil, true)
+	before := c.Dials()
+	p, err := bench.Run(context.Background(), bench.Config{Concurrency: 3, Total: 12, Loops: 2}, wl)
+	if err != nil || p.Sessions.Completed != 12 || p.Errors != 0 {
+		t.Fatalf("%+v %v %v", p.Sessions, p.ErrorExamples, err)
+	}
+	if runtime.GOOS == "linux" && p.Client.Driver != bench.DriverLoops {
+		t.Fatalf("driver %q, want the loops", p.Client.Driver)
+	}
+	if d := c.Dials() - before; d < 12 {
+		t.Fatalf("%d dials for 12 sessions on connections of their own", d)
+	}
+}

@@ -43,10 +43,10 @@ type outcome struct {
 func (u *scenarioUser) Close(context.Context) error { return nil }
 
 // OnLoop runs the user's sessions on l (bench.LoopWorker) where the
-// client's sessions can run there: not on connections of their own per
-// session, which a Detached client dials beside the loop's.
+// client's sessions can run there. A session on connections of its own
+// dials them on l too, from its Detached client's pool for l.
 func (u *scenarioUser) OnLoop(l *evloop.Loop) bool {
-	if l != nil && (u.wl.fresh || !u.wl.Client.OnLoops()) {
+	if l != nil && !u.wl.Client.OnLoops() {
 		return false
 	}
 	u.loop = l
