@@ -36,16 +36,8 @@ per=1
 [ -x /usr/bin/time ] || { echo "bench-idle-sessions: needs /usr/bin/time (Debian package time)" >&2; exit 2; }
 command -v ss >/dev/null || { echo "bench-idle-sessions: needs ss (iproute2)" >&2; exit 2; }
 
-work=$(mktemp -d)
-server_pid=""
-cleanup() {
-  [ -n "$server_pid" ] && kill "$server_pid" 2>/dev/null && wait "$server_pid" 2>/dev/null
-  rm -rf "$work"
-}
-trap cleanup EXIT INT TERM
-
-go build -o "$work/mcpbench" ./cmd/mcpbench
-bin=$work/mcpbench
+. scripts/lib-serve.sh
+bench_setup
 secs() { case "$1" in *ms) echo "0.${1%ms}" ;; *s) echo "${1%s}" ;; *m) echo $(( ${1%m} * 60 )) ;; esac; }
 think=$(awk -v a="$(secs "$ramp")" -v b="$(secs "$hold")" 'BEGIN { print a + b + 5 }')
 cat >"$work/idle.yaml" <<YAML
@@ -56,13 +48,7 @@ scenarios:
       - think: ${think}s
 YAML
 
-"$bin" serve --addr 127.0.0.1:0 >"$work/server.out" 2>&1 &
-server_pid=$!
-for _ in $(seq 100); do
-  grep -q "listening on" "$work/server.out" 2>/dev/null && break
-  sleep 0.05
-done
-base="$(sed -n 's/.*listening on \(http[^ ]*\).*/\1/p' "$work/server.out" | head -n1)"
+bench_serve --
 port=${base##*:}
 
 health() { curl -s "$base/health" | python3 -c 'import json,sys; h=json.load(sys.stdin); print(h["sessions_open"], h["requests_by_method"].get("notifications/initialized", 0))'; }

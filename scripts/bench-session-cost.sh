@@ -24,15 +24,9 @@ done
 [ -x /usr/bin/time ] || { echo "bench-session-cost: needs /usr/bin/time" >&2; exit 2; }
 [ "$(nproc)" -ge 2 ] || { echo "bench-session-cost: needs 2 cores (server and generator pinned apart)" >&2; exit 2; }
 
-work=$(mktemp -d)
-server_pid=""
-cleanup() {
-  [ -n "$server_pid" ] && kill "$server_pid" 2>/dev/null && wait "$server_pid" 2>/dev/null
-  rm -rf "$work"
-}
-trap cleanup EXIT INT TERM
-go build -o "$work/mcpbench" ./cmd/mcpbench
-new=$work/mcpbench
+. scripts/lib-serve.sh
+bench_setup
+new=$bin
 cat >"$work/ten.yaml" <<'YAML'
 scenarios:
   - name: ten
@@ -42,13 +36,8 @@ scenarios:
           steps:
             - call: {tool: echo, args: {message: hi}}
 YAML
-taskset -c 1 "$new" serve --addr 127.0.0.1:0 >"$work/server.out" 2>&1 &
-server_pid=$!
-for _ in $(seq 100); do
-  grep -q "listening on" "$work/server.out" 2>/dev/null && break
-  sleep 0.05
-done
-url="$(sed -n 's/.*listening on \(http[^ ]*\).*/\1/p' "$work/server.out" | head -n1)/mcp"
+bench_serve taskset -c 1 --
+url=$base/mcp
 
 # one NAME BIN ARGS...: prints "NAME us_per_request us_per_call requests errors driver"
 one() {
@@ -68,7 +57,7 @@ PY
 for i in $(seq "$rounds"); do
   one session "$new" --scenario "$work/ten.yaml" --users 16
   one plain "$new" --method tools/call --tool echo --args '{"message":"hi"}' -c 16
-  [ -n "$old" ] && one session-old "$old" --scenario "$work/ten.yaml" --users 16
+  if [ -n "$old" ]; then one session-old "$old" --scenario "$work/ten.yaml" --users 16; fi
 done | tee "$work/rounds"
 echo
 echo "## Scenario sessions against plain requests, CPU per request (median of $rounds interleaved rounds)"
