@@ -36,8 +36,7 @@ per=1
 [ -x /usr/bin/time ] || { echo "bench-idle-sessions: needs /usr/bin/time (Debian package time)" >&2; exit 2; }
 command -v ss >/dev/null || { echo "bench-idle-sessions: needs ss (iproute2)" >&2; exit 2; }
 
-. scripts/lib-serve.sh
-bench_setup
+. scripts/lib-bench.sh
 secs() { case "$1" in *ms) echo "0.${1%ms}" ;; *s) echo "${1%s}" ;; *m) echo $(( ${1%m} * 60 )) ;; esac; }
 think=$(awk -v a="$(secs "$ramp")" -v b="$(secs "$hold")" 'BEGIN { print a + b + 5 }')
 cat >"$work/idle.yaml" <<YAML
@@ -48,7 +47,8 @@ scenarios:
       - think: ${think}s
 YAML
 
-bench_serve --
+serve "0-$(( $(nproc) - 1 ))"
+base=${url%/mcp}
 port=${base##*:}
 
 health() { curl -s "$base/health" | python3 -c 'import json,sys; h=json.load(sys.stdin); print(h["sessions_open"], h["requests_by_method"].get("notifications/initialized", 0))'; }

@@ -24,8 +24,7 @@ done
 [ -x /usr/bin/time ] || { echo "bench-session-cost: needs /usr/bin/time" >&2; exit 2; }
 [ "$(nproc)" -ge 2 ] || { echo "bench-session-cost: needs 2 cores (server and generator pinned apart)" >&2; exit 2; }
 
-. scripts/lib-serve.sh
-bench_setup
+. scripts/lib-bench.sh
 new=$bin
 cat >"$work/ten.yaml" <<'YAML'
 scenarios:
@@ -36,8 +35,7 @@ scenarios:
           steps:
             - call: {tool: echo, args: {message: hi}}
 YAML
-bench_serve taskset -c 1 --
-url=$base/mcp
+serve 1
 
 # one NAME BIN ARGS...: prints "NAME us_per_request us_per_call requests errors driver"
 one() {
