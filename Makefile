@@ -103,6 +103,7 @@ bench:
 # Memory at -c 1000 over 1 and 10 minutes, and 10,000 workers (about 12 min).
 bench-scale:
 	./scripts/bench-scale.sh
+	./scripts/bench-idle-sessions.sh
 
 clean:
 	rm -rf mcpbench .run

@@ -138,7 +138,7 @@ func runRequests(ctx context.Context, cfg Config, wl RequestLoad) (Point, error)
 
 	r := newRunner(cfg, ctx, reqCtx, workers, ops, kinds)
 	r.counting, _ = wl.(Counting)
-	r.startLoops()
+	r.startLoops(loopWorkers(workers))
 	defer r.stopLoops()
 	drive := r.closedLoop
 	if cfg.Rate > 0 {
@@ -279,8 +279,9 @@ type runner struct {
 	sessions *sessionRunner
 	// counting is the workload when it counts things beside its requests.
 	counting Counting
-	// loops, when set, run the workers (lanes.go).
-	loops *evloop.Group
+	// loops, when set, run onLoops, the workers or users (lanes.go).
+	loops   *evloop.Group
+	onLoops []LoopWorker
 }
 
 func newRunner(cfg Config, ctx, reqCtx context.Context, workers []Worker, ops []Operation, kinds []string) *runner {

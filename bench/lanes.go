@@ -42,47 +42,51 @@ type lane struct {
 func (ln lane) sleeper() sleeper { return sleeper{loop: ln.loop} }
 
 // startLoops makes the level's event loops when loopsFit says they fit,
-// the workers all LoopWorkers, and tells each worker its loop: worker i
-// runs on loop i modulo their number. A worker that cannot run on its
-// loop sends the level back to goroutines.
-func (r *runner) startLoops() {
-	if !loopsFit(runtime.GOOS, r.cfg.Loops, r.cfg.MaxRate, r.loopWorkers()) {
+// ws all LoopWorkers (the level's workers, or a session level's users),
+// and tells each its loop: ws[i] runs on loop i modulo their number. One
+// that cannot run on its loop sends the level back to goroutines.
+func (r *runner) startLoops(ws []LoopWorker) {
+	if !loopsFit(runtime.GOOS, r.cfg.Loops, r.cfg.MaxRate, len(ws) > 0) {
 		return
 	}
-	g, err := evloop.NewGroup(min(r.cfg.Loops, len(r.workers)), r.ctx.Done())
+	g, err := evloop.NewGroup(min(r.cfg.Loops, len(ws)), r.ctx.Done())
 	if err != nil {
 		return // the goroutines will do
 	}
-	for i, w := range r.workers {
-		if !w.(LoopWorker).OnLoop(g.Loop(i)) {
-			r.offLoops(i + 1)
+	for i, w := range ws {
+		if !w.OnLoop(g.Loop(i)) {
+			offLoops(ws[:i+1])
 			g.Close()
 			return
 		}
 	}
-	r.loops = g
+	r.loops, r.onLoops = g, ws
 }
 
-// loopWorkers says the level has workers and every one may run on a loop.
-func (r *runner) loopWorkers() bool {
-	for _, w := range r.workers {
-		if _, ok := w.(LoopWorker); !ok {
-			return false
+// loopWorkers is ws as LoopWorkers, or nil when there are none or one of
+// them may not run on a loop.
+func loopWorkers[T any](ws []T) []LoopWorker {
+	out := make([]LoopWorker, 0, len(ws))
+	for _, w := range ws {
+		lw, ok := any(w).(LoopWorker)
+		if !ok {
+			return nil
 		}
+		out = append(out, lw)
 	}
-	return len(r.workers) > 0
+	return out
 }
 
-// offLoops takes the first n workers off the loops they were told.
-func (r *runner) offLoops(n int) {
-	for _, w := range r.workers[:n] {
-		w.(LoopWorker).OnLoop(nil)
+// offLoops takes ws off the loops they were told.
+func offLoops(ws []LoopWorker) {
+	for _, w := range ws {
+		w.OnLoop(nil)
 	}
 }
 
 func (r *runner) stopLoops() {
 	if r.loops != nil {
-		r.offLoops(len(r.workers))
+		offLoops(r.onLoops)
 		r.loops.Close()
 	}
 }

@@ -27,6 +27,13 @@ type SessionStats struct {
 	Abandoned int64
 	// ByScenario has one entry per scenario, in the workload's order.
 	ByScenario []ScenarioStats
+	// PeakOpen is the most sessions under way at once (sampled every
+	// 50 ms), and MemoryPerSession the generator's Go memory (heap
+	// objects and stacks) per session then, over what it held before the
+	// users were made: the cost of an idle session when users mostly
+	// think. 0 when no sample saw a session open.
+	PeakOpen         int64
+	MemoryPerSession float64
 }
 
 // ScenarioStats are the session figures of one scenario.

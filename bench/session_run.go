@@ -30,6 +30,7 @@ func runSessions(ctx context.Context, cfg Config, wl SessionLoad) (Point, error)
 		return Point{}, fmt.Errorf("a session load names its scenarios")
 	}
 	cfg.MaxRate = 0
+	mem := newMemoryWatch()
 	users, err := startEach(ctx, cfg.Users(), wl.NewUser)
 	if err != nil {
 		return Point{}, err
@@ -39,12 +40,20 @@ func runSessions(ctx context.Context, cfg Config, wl SessionLoad) (Point, error)
 	defer stopReqs()
 
 	sr := newSessionRunner(cfg, ctx, reqCtx, users, ops, kinds, scenarios)
+	defer sr.stopLoops()
 	sr.counting, _ = wl.(Counting)
+	sr.mem = mem
 	drive := sr.closedSessions
 	if cfg.Rate > 0 {
 		drive = sr.openSessions
 	}
-	return sr.measure(sr.warmup, drive), nil
+	mem.start()
+	p := sr.measure(sr.warmup, drive)
+	mem.finish()
+	if p.Sessions != nil {
+		p.Sessions.MemoryPerSession, p.Sessions.PeakOpen = mem.perSession()
+	}
+	return p, nil
 }
 
 // Users is how many virtual users a session level runs: Concurrency in a
@@ -74,6 +83,7 @@ type sessionRunner struct {
 	seen      []*userSessions
 	scenarios []string
 	due       int64 // open loop with a duration: sessions due in the window
+	mem       *memoryWatch
 
 	mu                     sync.Mutex // guards the histograms below
 	duration, active       []*hdrhistogram.Histogram
@@ -101,11 +111,19 @@ type sessionClock struct {
 
 func newSessionRunner(cfg Config, ctx, reqCtx context.Context, users []User, ops []Operation, kinds, scenarios []string) *sessionRunner {
 	r := &runner{cfg: cfg, ops: ops, kinds: kinds, ctx: ctx, reqCtx: reqCtx}
-	r.makeStates(len(users), min(shardCount(len(users)), maxSessionShards), false, true)
 	sr := &sessionRunner{runner: r, users: users, scenarios: scenarios}
 	r.sessions = sr
+	r.startLoops(loopWorkers(users))
+	// The users of a loop take turns on its thread, so they share its
+	// step records (user i runs on loop i modulo their number): an idle
+	// user then holds no buffers of its own. On goroutines each has its own.
+	n := len(users)
+	if r.loops != nil {
+		n = r.loops.Size()
+	}
+	r.makeStates(n, min(shardCount(n), maxSessionShards), false, true)
 	for i := range users {
-		sr.recs = append(sr.recs, &Recorder{st: r.states[i], r: r})
+		sr.recs = append(sr.recs, &Recorder{st: r.states[i%n], r: r})
 		sr.seen = append(sr.seen, &userSessions{byScenario: make([]scenarioCounts, len(scenarios))})
 	}
 	for range scenarios {
@@ -120,7 +138,8 @@ func newSessionRunner(cfg Config, ctx, reqCtx context.Context, users []User, ops
 
 // warmup runs cfg.Warmup sessions over all users, unmeasured.
 func (sr *sessionRunner) warmup() {
-	sr.warmupEach(len(sr.users), func(i int, _ lane) {
+	sr.warmupEach(len(sr.users), func(i int, ln lane) {
+		sr.recs[i].sl = ln.sleeper()
 		sr.recs[i].begin(false)
 		sr.users[i].Session(sr.reqCtx, sr.recs[i])
 	})
@@ -129,7 +148,8 @@ func (sr *sessionRunner) warmup() {
 // closedSessions runs Concurrency users, each starting its next session
 // when its last one ends, until the deadline or the total.
 func (sr *sessionRunner) closedSessions() {
-	sr.closedEach(len(sr.users), func(i int, _ lane, measureFrom, deadline time.Time) {
+	sr.closedEach(len(sr.users), func(i int, ln lane, measureFrom, deadline time.Time) {
+		sr.recs[i].sl = ln.sleeper()
 		for sr.ctx.Err() == nil {
 			now := time.Now()
 			if !deadline.IsZero() && !now.Before(deadline) {
@@ -147,8 +167,9 @@ func (sr *sessionRunner) closedSessions() {
 // openSessions starts session n at its time on the schedule, whatever
 // became of the earlier ones, on whichever user is free.
 func (sr *sessionRunner) openSessions() {
-	sr.openEach(len(sr.users), func(i int, _ lane, sched Schedule, skip int64, measureFrom time.Time) {
-		var sl sleeper
+	sr.openEach(len(sr.users), func(i int, ln lane, sched Schedule, skip int64, measureFrom time.Time) {
+		sl := ln.sleeper()
+		sr.recs[i].sl = ln.sleeper()
 		for {
 			c, ok := sr.claim(&sl, sched, skip, measureFrom)
 			if !ok {
@@ -173,7 +194,9 @@ func (sr *sessionRunner) session(i int, measured bool, c claimed) {
 		seen.started++
 	}
 	at := sessionClock{claimed: c, sent: time.Now()}
+	sr.mem.open.Add(1)
 	scenario := sr.users[i].Session(sr.reqCtx, rec)
+	sr.mem.open.Add(-1)
 	at.done = time.Now()
 	// A session an interrupt cut short is not a whole one.
 	if !measured || sr.ctx.Err() != nil || scenario < 0 || scenario >= len(sr.scenarios) {

@@ -76,10 +76,7 @@ const (
 // (clientreq.go) and counts progress notifications. s.stream says how the
 // stream was left, for the transport to finish reading it off the clock.
 func (s *Session) readSSE(ctx context.Context, body io.Reader, id int64, res *Result) (bool, error) {
-	if s.sse == nil { // made on first use: most sessions never see SSE
-		s.sse = newSSEReader(s.c.maxBody)
-	}
-	s.sse.reset(body)
+	s.lendSSE().reset(body) // on first use: most sessions never see SSE
 	s.stream = streamBroken
 	base := res.Received // bytes of earlier streams of the same request
 	for {

@@ -1,6 +1,8 @@
 package mcp
 
 import (
+	"context"
+	"errors"
 	"sync"
 
 	"github.com/mcpbench/mcpbench/internal/evloop"
@@ -26,12 +28,36 @@ func (s *Session) OnLoop(l *evloop.Loop) bool {
 		}
 		return true
 	}
-	c := s.c
-	if !ok || !evloop.Available || c.auth != nil || c.opts.SessionMode == SessionPerRequest || c.opts.Listen {
+	if !ok || !s.c.OnLoops() {
 		return false
 	}
 	s.rep.shared = t.onLoop(l)
 	return true
+}
+
+// NewSessionOn opens a session whose every message, its handshake
+// included, goes out on l's connections; it fails with ErrNotOnLoop where
+// OnLoop would say no. Only l's tasks may then use it.
+func (c *Client) NewSessionOn(ctx context.Context, l *evloop.Loop) (*Session, error) {
+	s := c.newSession()
+	if !s.OnLoop(l) {
+		return nil, ErrNotOnLoop
+	}
+	if err := s.t.open(ctx); err != nil {
+		s.OnLoop(nil)
+		return nil, err
+	}
+	return s, nil
+}
+
+// ErrNotOnLoop is a session that cannot run on an event loop.
+var ErrNotOnLoop = errors.New("mcp: this client's sessions cannot run on an event loop")
+
+// OnLoops says whether the client's sessions may run on event loops: what
+// OnLoop checks, asked before any session is opened.
+func (c *Client) OnLoops() bool {
+	_, direct := c.link.(directLink)
+	return direct && evloop.Available && c.auth == nil && c.opts.SessionMode != SessionPerRequest && !c.opts.Listen
 }
 
 // onLoop puts the session's requests on l's connections (nil: the

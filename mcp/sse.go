@@ -29,7 +29,7 @@ type sseReader struct {
 var errEventTooLarge = errors.New("SSE event larger than the response limit")
 
 func newSSEReader(max int) *sseReader {
-	return &sseReader{r: bufio.NewReaderSize(nil, 16<<10), max: max}
+	return &sseReader{r: newSSEBuffer(), max: max}
 }
 
 func (s *sseReader) reset(r io.Reader) {

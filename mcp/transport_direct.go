@@ -129,6 +129,7 @@ func (t *directTransport) exchange(ctx context.Context, p *Prepared, body []byte
 		// than the last chunk is left.
 		ahead := state == streamLeftOpen && t.s.sse.r.Buffered() > 0
 		h1.Finish(t.pool, c, a, state, ahead, start)
+		t.s.returnSSE()
 		return found, aerr
 	}
 	t.current.Store(nil)

@@ -1,5 +1,10 @@
 package mcp
 
+import (
+	"net/http"
+	"net/url"
+)
+
 // wireRequest is a prepared request's bytes up to the Content-Length
 // value, built again only when the session id or revision changed.
 type wireRequest struct {
@@ -15,9 +20,15 @@ func (t *directTransport) headFor(p *Prepared) []byte {
 	if p.wire != nil && p.wire.session == s.id && p.wire.rev == s.c.rev && p.wire.auth == tok {
 		return p.wire.head
 	}
-	u := s.c.url
-	b := []byte("POST " + u.RequestURI() + " HTTP/1.1\r\nHost: " + u.Host + "\r\n")
-	for k, vs := range t.buildHeader(p) {
+	b := wireHead("POST", s.c.url, t.buildHeader(p))
+	p.wire = &wireRequest{head: b, session: s.id, rev: s.c.rev, auth: tok}
+	return b
+}
+
+// wireHead is a request's bytes up to the Content-Length value.
+func wireHead(verb string, u *url.URL, h http.Header) []byte {
+	b := []byte(verb + " " + u.RequestURI() + " HTTP/1.1\r\nHost: " + u.Host + "\r\n")
+	for k, vs := range h {
 		for _, v := range vs {
 			b = append(b, k...)
 			b = append(b, ": "...)
@@ -25,7 +36,5 @@ func (t *directTransport) headFor(p *Prepared) []byte {
 			b = append(b, "\r\n"...)
 		}
 	}
-	b = append(b, "Content-Length: "...)
-	p.wire = &wireRequest{head: b, session: s.id, rev: s.c.rev, auth: tok}
-	return b
+	return append(b, "Content-Length: "...)
 }

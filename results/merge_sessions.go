@@ -30,6 +30,10 @@ func mergeSessions(ps []Point, spanS float64) (out *SessionStats, exact bool, er
 		out.Add(&s.SessionFigures)
 		out.Unstarted += s.Unstarted
 		out.Abandoned += s.Abandoned
+		// Each shard's process holds its own sessions: the open add up,
+		// the memory per session is their weighted mean.
+		out.MemoryPerSession += s.MemoryPerSession * float64(s.PeakOpen)
+		out.PeakOpen += s.PeakOpen
 		m.all.add(&s.Duration, &s.Active)
 		for k := range s.ByScenario {
 			sc, into := &s.ByScenario[k], &out.ByScenario[k]
@@ -40,6 +44,9 @@ func mergeSessions(ps []Point, spanS float64) (out *SessionStats, exact bool, er
 			into.Add(&sc.SessionFigures)
 			m.scenarios[k].add(&sc.Duration, &sc.Active)
 		}
+	}
+	if out.PeakOpen > 0 {
+		out.MemoryPerSession /= float64(out.PeakOpen)
 	}
 	exact = m.all.finish(&out.Duration, &out.Active)
 	for k := range out.ByScenario {

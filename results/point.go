@@ -132,6 +132,10 @@ type SessionStats struct {
 	Unstarted   int64           `json:"unstarted,omitempty"`
 	Abandoned   int64           `json:"abandoned,omitempty"`
 	ByScenario  []ScenarioStats `json:"by_scenario"`
+	// The generator's cost of a session: the most open at once and its
+	// Go memory per open session then (bench.SessionStats).
+	PeakOpen         int64   `json:"peak_open,omitempty"`
+	MemoryPerSession float64 `json:"memory_per_session_bytes,omitempty"`
 }
 
 // ScenarioStats are the session figures of one scenario.

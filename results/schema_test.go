@@ -40,7 +40,7 @@ func fullMeasurement() bench.Point {
 		TaskCreated: &bench.Stage{Count: 2, P50MS: 1, P90MS: 2, P99MS: 3, MaxMS: 4},
 		Counters:    map[string]int64{"tool_error": 2},
 		Sessions: &bench.SessionStats{Started: 8, SessionFigures: figs,
-			Uncorrected: &bench.Uncorrected{P50MS: 1}, StartLagMS: &bench.ScheduleLag{P99: 1}, Unstarted: 1, Abandoned: 1,
+			Uncorrected: &bench.Uncorrected{P50MS: 1}, StartLagMS: &bench.ScheduleLag{P99: 1}, Unstarted: 1, Abandoned: 1, PeakOpen: 1, MemoryPerSession: 1,
 			ByScenario: []bench.ScenarioStats{{Scenario: "s", SessionFigures: figs}}},
 		Series: &bench.Series{StartedAt: time.Date(2026, 1, 2, 3, 4, 5, 6, time.UTC), IntervalS: 1, LastS: 0.5,
 			Sent: []int64{6, 4}, OK: []int64{5, 4}, Errors: map[string][]int64{"timeout": {1, 0}}, RPS: []float64{6, 8},

@@ -32,6 +32,8 @@ type observed struct {
 	calls    []call
 	inFlight map[string]int
 	peak     int // the most requests of one session in flight at once
+	// initialized and deleted count notifications/initialized and DELETEs.
+	initialized, deleted int
 }
 
 type call struct {
@@ -52,6 +54,11 @@ func observe(t *testing.T, cfg target.Config) *observed {
 			body, _ := io.ReadAll(r.Body)
 			r.Body = io.NopCloser(bytes.NewReader(body))
 			o.note(sid, body)
+		}
+		if r.Method == http.MethodDelete {
+			o.mu.Lock()
+			o.deleted++
+			o.mu.Unlock()
 		}
 		o.mu.Lock()
 		o.inFlight[sid]++
@@ -78,7 +85,15 @@ func (o *observed) note(sid string, body []byte) {
 			Arguments map[string]any `json:"arguments"`
 		} `json:"params"`
 	}
-	if json.Unmarshal(body, &msg) != nil || msg.Method != "tools/call" {
+	if json.Unmarshal(body, &msg) != nil {
+		return
+	}
+	if msg.Method == "notifications/initialized" {
+		o.mu.Lock()
+		o.initialized++
+		o.mu.Unlock()
+	}
+	if msg.Method != "tools/call" {
 		return
 	}
 	o.mu.Lock()

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/mcpbench/mcpbench/bench"
+	"github.com/mcpbench/mcpbench/internal/evloop"
 	"github.com/mcpbench/mcpbench/mcp"
 )
 
@@ -28,6 +29,9 @@ type scenarioUser struct {
 	next     [][]int
 	kept     [][]byte // this session's results kept for later steps, by slot
 	out      []outcome
+	// loop is the event loop the user runs on (nil: a goroutine of its
+	// own): its sessions are opened there, its parallel steps are tasks.
+	loop *evloop.Loop
 }
 
 // outcome is one request of a step, to be filed once the step is done.
@@ -37,6 +41,17 @@ type outcome struct {
 }
 
 func (u *scenarioUser) Close(context.Context) error { return nil }
+
+// OnLoop runs the user's sessions on l (bench.LoopWorker) where the
+// client's sessions can run there. A session on connections of its own
+// dials them on l too, from its Detached client's pool for l.
+func (u *scenarioUser) OnLoop(l *evloop.Loop) bool {
+	if l != nil && !u.wl.Client.OnLoops() {
+		return false
+	}
+	u.loop = l
+	return true
+}
 
 // Session runs one session: open it, run the steps, close it.
 func (u *scenarioUser) Session(ctx context.Context, rec *bench.Recorder) int {
@@ -70,7 +85,13 @@ func (u *scenarioUser) Session(ctx context.Context, rec *bench.Recorder) int {
 func (u *scenarioUser) open(ctx context.Context, client *mcp.Client, k int, rec *bench.Recorder) (*mcp.Session, bool) {
 	st := u.wl.scenarios[k].open
 	t0 := time.Now()
-	s, err := client.NewSession(ctx)
+	var s *mcp.Session
+	var err error
+	if u.loop != nil {
+		s, err = client.NewSessionOn(ctx, u.loop)
+	} else {
+		s, err = client.NewSession(ctx)
+	}
 	if err != nil {
 		u.fail(rec, st, err)
 		return nil, false
@@ -152,14 +173,15 @@ func (u *scenarioUser) run(ctx context.Context, s *mcp.Session, k int, steps []*
 }
 
 // parallel runs a block's steps at once, the first on s and each other on
-// a branch of it, and files them when all are done.
+// a branch of it, and files them when all are done: as tasks of the
+// user's loop, else on goroutines.
 func (u *scenarioUser) parallel(ctx context.Context, s *mcp.Session, k int, st *stepPlan, rec *bench.Recorder) {
 	outs := make([][]outcome, len(st.body))
-	var wg sync.WaitGroup
+	branches := make([]func(), 0, len(st.body))
 	for i, sub := range st.body {
 		sess := s
 		if i > 0 {
-			b, err := s.Branch()
+			b, err := u.branch(s)
 			if err != nil { // not expected: Build refuses HTTP+SSE
 				outs[i] = []outcome{{smp: bench.Sample{Kind: bench.Kind(mcp.KindTransport), Op: sub.op, Err: err}}}
 				continue
@@ -167,16 +189,30 @@ func (u *scenarioUser) parallel(ctx context.Context, s *mcp.Session, k int, st *
 			defer b.Close(context.WithoutCancel(ctx))
 			sess = b
 		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			outs[i] = u.do(ctx, sess, k, sub, u.branchRng[i], nil)
-		}()
+		branches = append(branches, func() { outs[i] = u.do(ctx, sess, k, sub, u.branchRng[i], nil) })
 	}
-	wg.Wait()
+	if u.loop != nil {
+		u.loop.All(branches...)
+	} else {
+		var wg sync.WaitGroup
+		for _, fn := range branches {
+			wg.Add(1)
+			go func() { defer wg.Done(); fn() }()
+		}
+		wg.Wait()
+	}
 	for _, o := range outs {
 		u.file(rec, o)
 	}
+}
+
+// branch is a branch of s, on the user's loop if it has one.
+func (u *scenarioUser) branch(s *mcp.Session) (*mcp.Session, error) {
+	b, err := s.Branch()
+	if err == nil && u.loop != nil && !b.OnLoop(u.loop) {
+		return nil, mcp.ErrNotOnLoop
+	}
+	return b, err
 }
 
 func (u *scenarioUser) file(rec *bench.Recorder, outs []outcome) {

@@ -106,8 +106,12 @@ func (f *scenarioFlags) runLoad(w *workloadFlags, s *shardFlags, usersSet bool) 
 	if err := s.splitRun(w, usersSet); err != nil {
 		return harness.Load{}, err
 	}
+	loops, err := w.loops()
+	if err != nil {
+		return harness.Load{}, err
+	}
 	cfg := harness.Load{Concurrency: w.concurrency, Rate: w.rate, MaxInFlight: w.maxInFlight, Total: w.total,
-		Duration: w.duration, Warmup: w.warmup, RampUp: w.rampUp}
+		Duration: w.duration, Warmup: w.warmup, RampUp: w.rampUp, Loops: loops}
 	switch {
 	case w.duration < 0 || w.warmup < 0 || w.rampUp < 0 || w.maxInFlight < 0:
 		return cfg, usagef("-d, --warmup, --ramp-up and --max-in-flight must not be negative")

@@ -92,6 +92,9 @@ func (t *targetFlags) options(e *env, pool int) (harness.Options, error) {
 	if err := t.checkTransport(); err != nil {
 		return harness.Options{}, err
 	}
+	if err := t.checkFiles(pool); err != nil {
+		return harness.Options{}, err
+	}
 	h, err := t.header(e)
 	if err != nil {
 		return harness.Options{}, err
@@ -276,4 +279,21 @@ func (o *oauthFlags) options(e *env) (*harness.OAuth, error) {
 	return &harness.OAuth{Flow: o.flow, ClientID: o.clientID, ClientSecret: secret, ClientKey: key, Scopes: o.scopes,
 		IdPTokenURL: o.idpTokenURL, IdPClientID: o.idpClientID, IDToken: idToken,
 		OnToken: func(tok string) { secrets.add(tok) }}, nil
+}
+
+// checkFiles refuses a load whose connections (pool of them, and a GET
+// stream per session with --get-stream) pass the open-file limit; a stdio
+// server has none.
+func (t *targetFlags) checkFiles(pool int) error {
+	if len(t.command) > 0 {
+		return nil
+	}
+	conns, what := pool, "the load"
+	if t.getStream {
+		conns, what = 2*pool, "the load with --get-stream"
+	}
+	if err := harness.CheckFiles(conns, what); err != nil {
+		return usagef("%v", err)
+	}
+	return nil
 }

@@ -1,0 +1,43 @@
+package mcp
+
+import (
+	"bufio"
+	"sync"
+)
+
+// A session on the direct engine holds its SSE reader's 16 KiB read buffer
+// only while an answer streams: idle sessions by the ten thousand would
+// otherwise keep 160 MB of buffers they are not reading. The rest of the
+// reader stays with the session: its reply points into the event's data
+// until the session's next request.
+var sseBuffers sync.Pool // *bufio.Reader
+
+func newSSEBuffer() *bufio.Reader { return bufio.NewReaderSize(nil, 16<<10) }
+
+// lendSSE gives the session an SSE reader with a read buffer, one given
+// back by another session if there is one.
+func (s *Session) lendSSE() *sseReader {
+	if s.sse == nil {
+		s.sse = newSSEReader(s.c.maxBody)
+	}
+	if s.sse.r == nil {
+		if r, ok := sseBuffers.Get().(*bufio.Reader); ok {
+			s.sse.r = r
+		} else {
+			s.sse.r = newSSEBuffer()
+		}
+	}
+	return s.sse
+}
+
+// returnSSE gives the read buffer back once the answer is in and the
+// stream's rest is left to the connection: nothing reads it again before
+// the next stream, which lends one anew. Lines split off it go with it.
+func (s *Session) returnSSE() {
+	if s.sse == nil || s.sse.r == nil {
+		return
+	}
+	s.sse.r.Reset(nil) // let go of the stream it read
+	sseBuffers.Put(s.sse.r)
+	s.sse.r, s.sse.pending = nil, s.sse.pending[:0]
+}

@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# Idle MCP sessions by the thousand, against the bundled server (stateful,
+# SSE answers) on loopback: N users each open a session (initialize, kept
+# connection; with --get-stream also its standing GET stream), then think
+# until the run ends. Prints whether every session was initialized, the
+# generator's peak RSS, its RSS and its own figure per session
+# (sessions.memory_per_session_bytes), and the connections left open to the
+# server once the generator has exited (want 0).
+#
+#   scripts/bench-idle-sessions.sh [--sessions N] [--ramp 20s] [--hold 10s] [--get-stream] [--shared-connections]
+#
+# N defaults to the most the open-file limit allows (ulimit -Hn, less the
+# 64 files the generator keeps for itself and a margin): 19,900 at 20,000.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+limit=$(ulimit -Hn)
+sessions=""
+ramp=20s
+hold=10s
+stream=""
+own=--new-connection-per-session
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --sessions) sessions=$2; shift 2 ;;
+    --ramp) ramp=$2; shift 2 ;;
+    --hold) hold=$2; shift 2 ;;
+    --get-stream) stream=--get-stream; shift ;;
+    --shared-connections) own=""; shift ;;
+    *) echo "bench-idle-sessions: unknown argument $1" >&2; exit 2 ;;
+  esac
+done
+per=1
+[ -n "$stream" ] && per=2
+[ -n "$sessions" ] || sessions=$(( (limit - 100) / per ))
+[ -x /usr/bin/time ] || { echo "bench-idle-sessions: needs /usr/bin/time (Debian package time)" >&2; exit 2; }
+command -v ss >/dev/null || { echo "bench-idle-sessions: needs ss (iproute2)" >&2; exit 2; }
+
+. scripts/lib-bench.sh
+secs() { case "$1" in *ms) echo "0.${1%ms}" ;; *s) echo "${1%s}" ;; *m) echo $(( ${1%m} * 60 )) ;; esac; }
+think=$(awk -v a="$(secs "$ramp")" -v b="$(secs "$hold")" 'BEGIN { print a + b + 5 }')
+cat >"$work/idle.yaml" <<YAML
+scenarios:
+  - name: idle
+    steps:
+      - ping
+      - think: ${think}s
+YAML
+
+serve "0-$(( $(nproc) - 1 ))"
+base=${url%/mcp}
+port=${base##*:}
+
+health() { curl -s "$base/health" | python3 -c 'import json,sys; h=json.load(sys.stdin); print(h["sessions_open"], h["requests_by_method"].get("notifications/initialized", 0))'; }
+read -r _ init0 < <(health)
+t0=$(date +%s)
+/usr/bin/time -f '%M' -o "$work/rss" "$bin" run --url "$base/mcp" --scenario "$work/idle.yaml" \
+  --users "$sessions" --ramp-up "$ramp" -d "$(awk -v a="$(secs "$ramp")" -v b="$(secs "$hold")" 'BEGIN { print a + b }')s" \
+  $stream $own --no-progress -q --json-out "$work/idle.json" >/dev/null 2>"$work/run.err" &
+gen=$!
+# The server's count of open sessions and the connections to it, the most
+# seen while the sessions think.
+peak_open=0 peak_conns=0
+while kill -0 "$gen" 2>/dev/null; do
+  read -r open _ < <(health)
+  conns=$(ss -Htn state established "( sport = :$port )" | wc -l)
+  [ "$open" -gt "$peak_open" ] && peak_open=$open
+  [ "$conns" -gt "$peak_conns" ] && peak_conns=$conns
+  sleep 1
+done
+wait "$gen" || { cat "$work/run.err" >&2; exit 1; }
+took=$(( $(date +%s) - t0 ))
+sleep 1
+read -r open_after init1 < <(health)
+left=$(ss -Htn state established "( sport = :$port )" | wc -l)
+# The generator's RSS with one user: what it holds before any session.
+/usr/bin/time -f '%M' -o "$work/rss1" "$bin" run --url "$base/mcp" --scenario "$work/idle.yaml" --users 1 -d 1s \
+  --think-scale 0.0001 --no-progress -q >/dev/null 2>&1 || true
+
+echo "## Idle MCP sessions (server: mcpbench serve, stateful; generator: one process)"
+echo
+echo "Machine: $(nproc) cores, open-file limit $limit; $sessions sessions ${own:-sharing connections} ${stream:-without GET streams}, ramp $ramp, hold $hold; run took ${took}s."
+echo
+python3 - "$work/idle.json" "$(cat "$work/rss")" "$(cat "$work/rss1")" "$sessions" "$((init1 - init0))" "$peak_open" "$peak_conns" "$open_after" "$left" <<'PY'
+import json, sys
+rep = json.load(open(sys.argv[1]))
+rss, rss1, n, init, peak_open, peak_conns, open_after, left = (int(a) for a in sys.argv[2:])
+s = rep["sessions"]
+print("| sessions | initialized (server) | open at the server, most | connections, most | generator peak RSS MiB | RSS per session KB | report: memory_per_session KB (peak_open) | driver | open after | connections after |")
+print("| ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: | ---: |")
+print("| %d | %d | %d | %d | %.1f | %.1f | %.1f (%d) | %s | %d | %d |" % (n, init, peak_open, peak_conns, rss / 1024, (rss - rss1) / n,
+      s.get("memory_per_session_bytes", 0) / 1024, s.get("peak_open", 0), rep["client"].get("driver"), open_after, left))
+ok = init >= n and peak_open >= n and open_after == 0 and left == 0
+print()
+print("verdict:", "ok: every session initialized and held at once; after the run none open, no connection left" if ok else "FAILED")
+sys.exit(0 if ok else 1)
+PY
