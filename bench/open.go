@@ -38,7 +38,9 @@ func (r *runner) openWorker(w Worker, ln lane, st *workerState, sched Schedule, 
 		}
 		sent := time.Now()
 		smp := w.Do(ln.reqCtx)
-		done := time.Now()
+		// The kernel's stamp ends the interval; its start stays the
+		// intended time (coordinated omission).
+		done, notice, stamped := kernelEnd(sent, time.Now(), smp.Stamp)
 		if c.i < skip || r.cancelledByGrace(smp) {
 			continue
 		}
@@ -47,6 +49,8 @@ func (r *runner) openWorker(w Worker, ln lane, st *workerState, sched Schedule, 
 			uncorrected: done.Sub(sent).Microseconds(),
 			lag:         sent.Sub(c.intended).Microseconds(),
 			wake:        sent.Sub(c.wakeFrom()).Microseconds(),
+			notice:      notice.Microseconds(),
+			stamped:     stamped,
 		}, sent, done)
 	}
 }

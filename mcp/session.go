@@ -78,6 +78,10 @@ type Result struct {
 	// Created is the time until the server took the call on as a task (0
 	// when it did not); the call's latency runs to the task's end.
 	Created time.Duration
+	// Stamp is when the kernel received the end of the answer (Unix ns,
+	// CLOCK_REALTIME), 0 where the engine gets no receive stamps: the
+	// generator ends the latency there rather than when it noticed.
+	Stamp int64
 }
 
 // ID returns the session id ("" for stateless revisions).

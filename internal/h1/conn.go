@@ -46,21 +46,50 @@ type Conn struct {
 	// received counts the bytes read off the connection, so that an
 	// answer cut off can say how much of it came.
 	received int64
+	// stamp is the kernel's receive stamp (Unix ns) of the last read that
+	// returned data, 0 when the socket gives none; sr and lastStamp are
+	// where it comes from (stamp_linux.go, an event loop's Conn).
+	stamp     int64
+	sr        *stampReader
+	lastStamp func() int64
 }
 
 // NewConn wraps nc, a connection made elsewhere (tests read answers from
 // any reader this way).
 func NewConn(nc net.Conn) *Conn {
-	c := &Conn{nc: nc}
+	c := &Conn{nc: nc, sr: newStampReader(nc)}
+	if ls, ok := nc.(interface{ LastStamp() int64 }); ok {
+		c.lastStamp = ls.LastStamp
+	}
 	c.br = bufio.NewReaderSize(c, ReadBuffer)
 	return c
 }
 
 // Read reads from the connection for br, counting.
 func (c *Conn) Read(p []byte) (int, error) {
-	n, err := c.nc.Read(p)
+	var n int
+	var err error
+	if c.sr != nil {
+		var st int64
+		if n, st, err = c.sr.read(p); n > 0 && st != 0 {
+			c.stamp = st
+		}
+	} else if n, err = c.nc.Read(p); n > 0 && c.lastStamp != nil {
+		if st := c.lastStamp(); st != 0 {
+			c.stamp = st
+		}
+	}
 	c.received += int64(n)
 	return n, err
+}
+
+// Stamp is the kernel's receive stamp of the last data read off c (Unix
+// ns, CLOCK_REALTIME; 0 when there is none), cleared as it is taken: read
+// once an answer is complete, it is when its last byte arrived.
+func (c *Conn) Stamp() int64 {
+	s := c.stamp
+	c.stamp = 0
+	return s
 }
 
 // Buffered is how many bytes were read off the connection past the last

@@ -68,6 +68,7 @@ func (cl *Caller) Do(p Pool, c *Conn, r *Request, a *Answer) error {
 	out = append(out, "\r\n\r\n"...)
 	out = append(out, r.Body...)
 	cl.out = out
+	c.stamp = 0 // the answer's own reads set it
 	if _, err := c.nc.Write(out); err != nil {
 		return err
 	}
