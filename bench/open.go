@@ -40,13 +40,13 @@ func (r *runner) openWorker(w Worker, ln lane, st *workerState, sched Schedule, 
 		smp := w.Do(ln.reqCtx)
 		// The kernel's stamp ends the interval; its start stays the
 		// intended time (coordinated omission).
-		done, notice, stamped := kernelEnd(sent, time.Now(), smp.Stamp)
+		from, done, notice, stamped := kernelEnd(sent, time.Now(), smp)
 		if c.i < skip || r.cancelledByGrace(smp) {
 			continue
 		}
 		st.record(smp, latencies{
 			lat:         done.Sub(c.intended).Microseconds(),
-			uncorrected: done.Sub(sent).Microseconds(),
+			uncorrected: done.Sub(from).Microseconds(),
 			lag:         sent.Sub(c.intended).Microseconds(),
 			wake:        sent.Sub(c.wakeFrom()).Microseconds(),
 			notice:      notice.Microseconds(),

@@ -16,24 +16,29 @@ const (
 	ClockMixed  = "mixed" // some of each: the Stage's Count says how many had stamps
 )
 
-// kernelEnd is when an answer noticed at noticed (after it was sent at
-// sent) really arrived, given the kernel's receive stamp (Unix ns on
-// CLOCK_REALTIME, 0 for none), and the generator's own delay in noticing
+// kernelEnd is the wire's interval of a request the worker began at
+// sent and whose answer it noticed at noticed: from the driver's write
+// (Sample.SentAt) to the kernel's receipt of the answer (Sample.Stamp,
+// Unix ns on CLOCK_REALTIME), and the generator's own delay in noticing
+// it. Without a stamp it is sent to noticed, as a user-space clock sees
 // it. The stamp is compared with the wall reading of noticed, which
 // time.Now took with its monotonic reading, so the delay is a difference
 // of two CLOCK_REALTIME readings and is moved onto the monotonic clock
 // whole. A step of the real-time clock between the two (or a stamp that
 // is not this answer's) shows as a delay below zero or longer than the
 // request; such a stamp is not used.
-func kernelEnd(sent, noticed time.Time, stamp int64) (time.Time, time.Duration, bool) {
-	if stamp == 0 {
-		return noticed, 0, false
+func kernelEnd(sent, noticed time.Time, smp Sample) (from, end time.Time, notice time.Duration, ok bool) {
+	if smp.Stamp == 0 {
+		return sent, noticed, 0, false
 	}
-	d := time.Duration(noticed.UnixNano() - stamp)
+	if smp.SentAt.After(sent) && smp.SentAt.Before(noticed) {
+		sent = smp.SentAt
+	}
+	d := time.Duration(noticed.UnixNano() - smp.Stamp)
 	if d < 0 || d > noticed.Sub(sent) {
-		return noticed, 0, false
+		return sent, noticed, 0, false
 	}
-	return noticed.Add(-d), d, true
+	return sent, noticed.Add(-d), d, true
 }
 
 // latencyClock names the clock that ended a point's latencies from how

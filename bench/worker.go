@@ -45,6 +45,10 @@ type Sample struct {
 	// CLOCK_REALTIME), 0 when the driver has none: the latency then ends
 	// there, not when the worker noticed the answer (stamp.go).
 	Stamp int64
+	// SentAt is when the driver wrote the request, if it read the clock
+	// there: with Stamp, the latency is the wire's, from the write to the
+	// kernel's receipt of the answer.
+	SentAt time.Time
 }
 
 // PoolWaitThreshold is the connection wait that counts as waiting for the

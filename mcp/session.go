@@ -82,6 +82,9 @@ type Result struct {
 	// CLOCK_REALTIME), 0 where the engine gets no receive stamps: the
 	// generator ends the latency there rather than when it noticed.
 	Stamp int64
+	// SentAt is when the engine wrote the request, when it read the clock
+	// there (with Stamp: the start of the wire's interval).
+	SentAt time.Time
 }
 
 // ID returns the session id ("" for stateless revisions).

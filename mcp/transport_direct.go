@@ -111,7 +111,7 @@ func (t *directTransport) exchange(ctx context.Context, p *Prepared, body []byte
 	}
 	if a.Stream != nil {
 		found, aerr := t.answer(ctx, p, id, res, (*answerHead)(&a.Head), a.Stream)
-		res.Stamp = c.Stamp()
+		res.Stamp, res.SentAt = c.Stamp(), t.call.Sent
 		t.current.Store(nil)
 		if aerr != nil && ctx.Err() != nil {
 			aerr = wireError(p, ctx.Err())
@@ -125,7 +125,7 @@ func (t *directTransport) exchange(ctx context.Context, p *Prepared, body []byte
 		return found, aerr
 	}
 	t.current.Store(nil)
-	res.Stamp = c.Stamp()
+	res.Stamp, res.SentAt = c.Stamp(), t.call.Sent
 	// The connection goes back before the answer is handled: handling a
 	// lost session sends an initialize, which needs a connection of its
 	// own. One that holds bytes past the answer, or whose answer is to
