@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"net"
 	"os"
+	"runtime"
 	"slices"
 	"sync"
 	"syscall"
@@ -17,7 +18,8 @@ import (
 // wireCapture is the test's own tcpdump: an AF_PACKET socket on the
 // loopback device that keeps, for each request to the server's port, the
 // kernel's time of its first data packet and of the first data packet of
-// the answer (each packet as it went out, as tcpdump on lo shows it).
+// the answer (each packet as lo delivered it: tcpdump's view of lo, as
+// libpcap leaves out lo's outgoing copy of each packet).
 type wireCapture struct {
 	fd      int
 	port    uint16
@@ -51,7 +53,10 @@ func startCapture(t *testing.T, port uint16) *wireCapture {
 	}
 	must(syscall.Bind(fd, &syscall.SockaddrLinklayer{Protocol: htons(syscall.ETH_P_ALL), Ifindex: lo.Index}))
 	must(syscall.SetsockoptInt(fd, syscall.SOL_SOCKET, syscall.SO_TIMESTAMPNS, 1))
-	must(syscall.SetsockoptInt(fd, syscall.SOL_SOCKET, syscall.SO_RCVBUF, 8<<20))
+	must(syscall.SetsockoptInt(fd, syscall.SOL_SOCKET, syscall.SO_RCVBUFFORCE, 32<<20))
+	// PACKET_IGNORE_OUTGOING (Linux 4.20): the kernel does not queue lo's
+	// outgoing copies at all, which halves what the capture must keep up with.
+	must(syscall.SetsockoptInt(fd, syscall.SOL_PACKET, 23, 1))
 	tv := syscall.NsecToTimeval(int64(20 * time.Millisecond))
 	must(syscall.SetsockoptTimeval(fd, syscall.SOL_SOCKET, syscall.SO_RCVTIMEO, &tv))
 	c := &wireCapture{fd: fd, port: port, pending: map[uint16]int64{}, stop: make(chan struct{}), done: make(chan struct{})}
@@ -61,20 +66,30 @@ func startCapture(t *testing.T, port uint16) *wireCapture {
 
 func (c *wireCapture) run() {
 	defer close(c.done)
+	// tcpdump is a process of its own, on any core: the capture's thread
+	// leaves the set-up's pinned core (it ends with the goroutine).
+	runtime.LockOSThread()
+	all := [16]uint64{}
+	for i := range all {
+		all[i] = ^uint64(0)
+	}
+	syscall.RawSyscall(syscall.SYS_SCHED_SETAFFINITY, 0, uintptr(len(all)*8), uintptr(unsafe.Pointer(&all)))
 	buf, oob := make([]byte, 256), make([]byte, 128)
 	for {
-		select {
-		case <-c.stop:
-			return
-		default:
-		}
 		n, oobn, _, from, err := syscall.Recvmsg(c.fd, buf, oob, syscall.MSG_TRUNC)
 		if err != nil {
-			continue // the receive time-out: look at stop
+			// The receive time-out: the queue is drained, so once asked
+			// to stop, every packet of the run has been read.
+			select {
+			case <-c.stop:
+				return
+			default:
+				continue
+			}
 		}
 		ll, ok := from.(*syscall.SockaddrLinklayer)
-		if !ok || ll.Pkttype != syscall.PACKET_OUTGOING {
-			continue // lo shows each packet twice: keep it as it leaves
+		if !ok || ll.Pkttype == syscall.PACKET_OUTGOING {
+			continue
 		}
 		c.packet(buf[:min(n, len(buf))], stampOf(oob[:oobn]))
 	}
@@ -158,4 +173,41 @@ func setAll(mask *[16]uint64) {
 		// A thread that ended meanwhile is no matter.
 		syscall.RawSyscall(syscall.SYS_SCHED_SETAFFINITY, uintptr(tid), uintptr(len(mask)*8), uintptr(unsafe.Pointer(mask)))
 	}
+}
+
+// holdStamps keeps the kernel stamping received packets for the whole
+// test. The kernel turns stamping on for everyone when a first socket
+// asks and off when the last one closes, each time through deferred work;
+// on a busy core that work can wait, and packets meanwhile carry no
+// stamp. A socket of the test's own, open throughout, and a stamp seen on
+// it, rule that window out of the measured runs.
+func holdStamps(t *testing.T) {
+	t.Helper()
+	fd, err := syscall.Socket(syscall.AF_INET, syscall.SOCK_DGRAM|syscall.SOCK_CLOEXEC, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { syscall.Close(fd) })
+	lo := &syscall.SockaddrInet4{Addr: [4]byte{127, 0, 0, 1}}
+	if err := syscall.Bind(fd, lo); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.SetsockoptInt(fd, syscall.SOL_SOCKET, syscall.SO_TIMESTAMPNS, 1); err != nil {
+		t.Fatal(err)
+	}
+	self, _ := syscall.Getsockname(fd)
+	buf, oob := make([]byte, 8), make([]byte, 128)
+	for end := time.Now().Add(5 * time.Second); time.Now().Before(end); time.Sleep(10 * time.Millisecond) {
+		if err := syscall.Sendto(fd, buf[:1], 0, self); err != nil {
+			t.Fatal(err)
+		}
+		_, oobn, _, _, err := syscall.Recvmsg(fd, buf, oob, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if stampOf(oob[:oobn]) != 0 {
+			return
+		}
+	}
+	t.Fatal("the kernel gave no receive stamp within 5 s")
 }

@@ -100,8 +100,9 @@ func wireRun(t *testing.T, url string, c, genCPU int, n int64, stamps bool) (ben
 	if err != nil || p.OK != n {
 		t.Fatalf("%d of %d answered: %v %v", p.OK, n, err, p.ErrorExamples)
 	}
-	// Each request's packets: any the capture missed would bias it.
-	if int64(len(wire)) != n {
+	// A packet the capture dropped costs its pair; a few in thousands do
+	// not move a percentile, more would bias it.
+	if int64(len(wire)) < n*995/1000 || int64(len(wire)) > n {
 		t.Fatalf("the capture paired %d requests with answers, the run sent %d", len(wire), n)
 	}
 	return p, wire
@@ -130,6 +131,7 @@ func TestLatencyIsTheWires(t *testing.T) {
 		{"c1-separate-cores", 1, 0, 1, 3000},
 		{"c8-one-core", 8, 0, 0, 4000},
 	}
+	holdStamps(t)
 	if runtime.NumCPU() < 2 {
 		setups[0].server = 0 // one core: both set-ups share it
 	}
