@@ -1,0 +1,59 @@
+//go:build linux
+
+package h1
+
+import (
+	"errors"
+	"io"
+	"net"
+	"testing"
+	"time"
+)
+
+// TestStampedReadOfGosConn: a connection of Go's own is read with
+// recvmsg and its stamp, and still behaves as net.Conn's Read: the
+// deadline is a time-out, the peer's close an EOF.
+func TestStampedReadOfGosConn(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	nc, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	peer, err := ln.Accept()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := NewConn(nc)
+	defer nc.Close()
+	if c.sr == nil {
+		t.Fatal("no stamped reader on a TCP connection")
+	}
+	buf := make([]byte, 16)
+	before := time.Now().UnixNano()
+	_, _ = peer.Write([]byte("answer"))
+	n, err := c.Read(buf)
+	after := time.Now().UnixNano()
+	if n != 6 || err != nil || string(buf[:n]) != "answer" {
+		t.Fatalf("read %q, %v", buf[:n], err)
+	}
+	if st := c.Stamp(); st < before || st > after {
+		t.Errorf("stamp %d ns after the send, read %d ns after it", st-before, after-before)
+	}
+	if c.Stamp() != 0 {
+		t.Error("a stamp taken twice")
+	}
+	_ = nc.SetReadDeadline(time.Now().Add(5 * time.Millisecond))
+	var ne net.Error
+	if _, err := c.Read(buf); !errors.As(err, &ne) || !ne.Timeout() {
+		t.Errorf("past the deadline: %v, want a time-out", err)
+	}
+	_ = nc.SetReadDeadline(time.Time{})
+	peer.Close()
+	if _, err := c.Read(buf); err != io.EOF {
+		t.Errorf("after the peer's close: %v, want EOF", err)
+	}
+}
