@@ -142,12 +142,12 @@ func TestLatencyIsTheWires(t *testing.T) {
 			old, oldWire := wireRun(t, url, s.c, s.gen, s.n, false)
 			w50, w99 := quantileMS(wire, 0.50), quantileMS(wire, 0.99)
 			o50, o99 := quantileMS(oldWire, 0.50), quantileMS(oldWire, 0.99)
-			t.Logf("stamped: wire p50 %.3f p99 %.3f, reported %.3f %.3f (%s, %s, notice delay p50 %.3f p99 %.3f ms)",
-				w50, w99, p.P50MS, p.P99MS, p.Client.LatencyClock, p.Client.Driver, p.Client.NoticeDelay.P50MS, p.Client.NoticeDelay.P99MS)
-			t.Logf("user-space: wire p50 %.3f p99 %.3f, reported %.3f %.3f (%s)", o50, o99, old.P50MS, old.P99MS, old.Client.LatencyClock)
 			if p.Client.NoticeDelay == nil || p.Client.NoticeDelay.Count < s.n*99/100 {
 				t.Fatalf("stamps on fewer than 99%% of %d answers: %+v", s.n, p.Client.NoticeDelay)
 			}
+			t.Logf("stamped: wire p50 %.3f p99 %.3f, reported %.3f %.3f (%s, %s, notice delay p50 %.3f p99 %.3f ms)",
+				w50, w99, p.P50MS, p.P99MS, p.Client.LatencyClock, p.Client.Driver, p.Client.NoticeDelay.P50MS, p.Client.NoticeDelay.P99MS)
+			t.Logf("user-space: wire p50 %.3f p99 %.3f, reported %.3f %.3f (%s)", o50, o99, old.P50MS, old.P99MS, old.Client.LatencyClock)
 			if d := p.P50MS - w50; d > 0.03 || d < -0.03 {
 				t.Errorf("p50 %.3f ms against the wire's %.3f: off by more than 0.03 ms", p.P50MS, w50)
 			}
