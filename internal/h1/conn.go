@@ -63,14 +63,21 @@ type Conn struct {
 // NewConn wraps nc, a connection made elsewhere (tests read answers from
 // any reader this way).
 func NewConn(nc net.Conn) *Conn {
-	c := &Conn{nc: nc}
+	c := &Conn{}
+	c.rewire(nc)
+	c.br = bufio.NewReaderSize(c, ReadBuffer)
+	return c
+}
+
+// rewire makes nc the connection c reads and writes (an event loop
+// adopting it), with the receive stamps nc gives.
+func (c *Conn) rewire(nc net.Conn) {
+	c.nc, c.sr, c.lastStamp, c.stamp = nc, nil, nil, 0
 	if ls, ok := nc.(interface{ LastStamp() int64 }); ok && ReceiveStamps {
 		c.lastStamp = ls.LastStamp
 	} else if ReceiveStamps {
 		c.sr = newStampReader(nc)
 	}
-	c.br = bufio.NewReaderSize(c, ReadBuffer)
-	return c
 }
 
 // Read reads from the connection for br, counting.

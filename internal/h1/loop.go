@@ -175,7 +175,7 @@ func (p *LoopPool) adopt() *Conn {
 		c.nc.Close()
 		return nil
 	}
-	c.nc = nc
+	c.rewire(nc)
 	return c
 }
 

@@ -57,3 +57,39 @@ func TestStampedReadOfGosConn(t *testing.T) {
 		t.Errorf("after the peer's close: %v, want EOF", err)
 	}
 }
+
+// TestRewiredConnReadsItsNewSocket: a connection an event loop adopts
+// reads from the adopted socket and its stamps, not through the stamped
+// reader of the socket it left (closed by then).
+func TestRewiredConnReadsItsNewSocket(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	dial := func() (net.Conn, net.Conn) {
+		nc, err := net.Dial("tcp", ln.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		peer, err := ln.Accept()
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { nc.Close(); peer.Close() })
+		return nc, peer
+	}
+	first, _ := dial()
+	second, peer := dial()
+	c := NewConn(first)
+	first.Close()
+	c.rewire(second)
+	_, _ = peer.Write([]byte("moved"))
+	buf := make([]byte, 16)
+	if n, err := c.Read(buf); err != nil || string(buf[:n]) != "moved" {
+		t.Fatalf("read %q, %v", buf[:n], err)
+	}
+	if c.Stamp() == 0 {
+		t.Error("no stamp from the new socket")
+	}
+}
