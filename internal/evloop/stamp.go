@@ -4,6 +4,7 @@ package evloop
 
 import (
 	"syscall"
+	"time"
 	"unsafe"
 )
 
@@ -89,4 +90,38 @@ func (c *Conn) LastStamp() int64 {
 	s := c.st.last
 	c.st.last = 0
 	return s
+}
+
+// HoldStamps makes sure the kernel is stamping received packets and
+// keeps it so until the returned function is called. The kernel turns
+// stamping on for all sockets when a first one asks, through deferred
+// work that a busy core can hold up for a while; packets meanwhile carry
+// no stamp. A datagram socket of its own, which sends to itself until a
+// stamp comes back (within wait), rules that window out. It reports
+// whether a stamp came.
+func HoldStamps(wait time.Duration) (release func(), ok bool) {
+	fd, err := syscall.Socket(syscall.AF_INET, syscall.SOCK_DGRAM|syscall.SOCK_NONBLOCK|syscall.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return func() {}, false
+	}
+	release = func() { syscall.Close(fd) }
+	self := &syscall.SockaddrInet4{Addr: [4]byte{127, 0, 0, 1}}
+	if syscall.Bind(fd, self) != nil || !EnableStamps(fd) {
+		return release, false
+	}
+	sa, err := syscall.Getsockname(fd)
+	if err != nil || syscall.Connect(fd, sa) != nil {
+		return release, false
+	}
+	var st StampBuf
+	buf := []byte{0}
+	for end := time.Now().Add(wait); time.Now().Before(end); time.Sleep(time.Millisecond) {
+		if _, err := syscall.Write(fd, buf); err != nil {
+			return release, false
+		}
+		if _, stamp, _ := RecvStamped(fd, buf, &st); stamp != 0 {
+			return release, true
+		}
+	}
+	return release, false
 }

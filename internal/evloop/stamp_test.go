@@ -13,6 +13,11 @@ import (
 // with the data, a real-time instant between the echo's send and the
 // read, cleared once taken.
 func TestReadStamps(t *testing.T) {
+	release, ok := HoldStamps(5 * time.Second)
+	defer release()
+	if !ok {
+		t.Fatal("the kernel gave no receive stamp within 5 s")
+	}
 	addr := listen(t, echo)
 	g, err := NewGroup(1, nil)
 	if err != nil {
@@ -61,7 +66,9 @@ func TestRecvStampedAllocatesNothing(t *testing.T) {
 	if err := syscall.Connect(fd, self); err != nil {
 		t.Fatal(err)
 	}
-	if !EnableStamps(fd) {
+	release, ok := HoldStamps(5 * time.Second)
+	defer release()
+	if !ok || !EnableStamps(fd) {
 		t.Fatal("SO_TIMESTAMPNS refused")
 	}
 	var st StampBuf

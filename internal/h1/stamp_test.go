@@ -8,12 +8,19 @@ import (
 	"net"
 	"testing"
 	"time"
+
+	"github.com/mcpbench/mcpbench/internal/evloop"
 )
 
 // TestStampedReadOfGosConn: a connection of Go's own is read with
 // recvmsg and its stamp, and still behaves as net.Conn's Read: the
 // deadline is a time-out, the peer's close an EOF.
 func TestStampedReadOfGosConn(t *testing.T) {
+	release, ok := evloop.HoldStamps(5 * time.Second)
+	defer release()
+	if !ok {
+		t.Fatal("the kernel gave no receive stamp within 5 s")
+	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -62,6 +69,11 @@ func TestStampedReadOfGosConn(t *testing.T) {
 // reads from the adopted socket and its stamps, not through the stamped
 // reader of the socket it left (closed by then).
 func TestRewiredConnReadsItsNewSocket(t *testing.T) {
+	release, ok := evloop.HoldStamps(5 * time.Second)
+	defer release()
+	if !ok {
+		t.Fatal("the kernel gave no receive stamp within 5 s")
+	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
