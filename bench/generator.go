@@ -276,7 +276,7 @@ type runner struct {
 	wakeP99      time.Duration
 	// noticeP50 and latP50 are the medians of the generator's delay in
 	// noticing answers and of the latency, for saturation (stamp.go).
-	noticeP50, latP50 time.Duration
+	noticeP50, latP50, noticeP99, latP99 time.Duration
 	// sessions is set when the unit of work is a session (session.go):
 	// the workers' records are then per step.
 	sessions *sessionRunner

@@ -41,15 +41,22 @@ func TestKernelEnd(t *testing.T) {
 // figures; a fast server's few tens of µs of noticing is not.
 func TestSaturationByNoticeDelay(t *testing.T) {
 	r := &runner{cfg: Config{Concurrency: 8}}
-	judge := func(noticeUS, latUS int64) (bool, string) {
+	// The slowest 2% of the answers are noticed (and take) the tail's.
+	judgeTail := func(noticeUS, latUS, tailNoticeUS, tailLatUS int64) (bool, string) {
 		n, l := NewHistogram(), NewHistogram()
-		for range minJudgeSends {
-			_ = n.RecordValue(noticeUS)
-			_ = l.RecordValue(latUS)
+		for i := range minJudgeSends {
+			if i < minJudgeSends*98/100 {
+				_ = n.RecordValue(noticeUS)
+				_ = l.RecordValue(latUS)
+			} else {
+				_ = n.RecordValue(tailNoticeUS)
+				_ = l.RecordValue(tailLatUS)
+			}
 		}
 		r.judgeNotice(n, l)
 		return r.saturation(backlog{}, 0, 0, 2*time.Second)
 	}
+	judge := func(noticeUS, latUS int64) (bool, string) { return judgeTail(noticeUS, latUS, noticeUS, latUS) }
 	if got, why := judge(30, 20); got {
 		t.Errorf("30 µs of noticing against 20 µs of latency: saturated (%s)", why)
 	}
@@ -59,6 +66,15 @@ func TestSaturationByNoticeDelay(t *testing.T) {
 	got, why := judge(3000, 1000)
 	if !got || !strings.Contains(why, "3.00") || !strings.Contains(why, "1.000 ms") {
 		t.Errorf("3 ms of noticing against 1 ms of latency: saturated %v (%s)", got, why)
+	}
+	// A hogged core: the median as quiet, the p99 past a millisecond and
+	// past the latency's.
+	got, why = judgeTail(20, 30, 6000, 1700)
+	if !got || !strings.Contains(why, "(p99)") {
+		t.Errorf("p99 of 6 ms noticing against 1.7 ms latency: saturated %v (%s)", got, why)
+	}
+	if got, why := judgeTail(20, 30, 700, 600); got {
+		t.Errorf("p99 of 0.7 ms noticing: saturated (%s)", why)
 	}
 	if latencyClock(5, 0) != ClockKernel || latencyClock(0, 5) != ClockUser || latencyClock(5, 1) != ClockMixed {
 		t.Error("latency clock names")
