@@ -97,7 +97,7 @@ func (c *Conn) LastStamp() int64 {
 // stamping on for all sockets when a first one asks, through deferred
 // work that a busy core can hold up for a while; packets meanwhile carry
 // no stamp. A datagram socket of its own, which sends to itself until a
-// stamp comes back (within wait), rules that window out. It reports
+// stamp taken on delivery comes back (within wait), rules that window out. It reports
 // whether a stamp came.
 func HoldStamps(wait time.Duration) (release func(), ok bool) {
 	fd, err := syscall.Socket(syscall.AF_INET, syscall.SOCK_DGRAM|syscall.SOCK_NONBLOCK|syscall.SOCK_CLOEXEC, 0)
@@ -119,7 +119,12 @@ func HoldStamps(wait time.Duration) (release func(), ok bool) {
 		if _, err := syscall.Write(fd, buf); err != nil {
 			return release, false
 		}
-		if _, stamp, _ := RecvStamped(fd, buf, &st); stamp != 0 {
+		// Loopback delivers a datagram within the send, and the kernel
+		// stamps it there only once stamping is on; before, a datagram
+		// socket's read stamps it late, at the read (TCP never does), so
+		// only a stamp from before the send returned counts.
+		sent := time.Now().UnixNano()
+		if _, stamp, _ := RecvStamped(fd, buf, &st); stamp != 0 && stamp <= sent {
 			return release, true
 		}
 	}
