@@ -153,6 +153,9 @@ func (s *Session) doPerRequest(ctx context.Context, p *Prepared, cursor string) 
 		return Result{Kind: KindOf(err), Err: err}
 	}
 	r := s.do(ctx, p, cursor)
+	// The call spans its own session's opening and end, which the wire's
+	// interval of its one exchange would leave out: the user-space clock.
+	r.Stamp, r.SentAt = 0, time.Time{}
 	if s.c.abandonNext() {
 		s.abandon()
 		s.id = "" // gone: the next request opens another
