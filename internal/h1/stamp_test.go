@@ -16,26 +16,9 @@ import (
 // recvmsg and its stamp, and still behaves as net.Conn's Read: the
 // deadline is a time-out, the peer's close an EOF.
 func TestStampedReadOfGosConn(t *testing.T) {
-	release, ok := evloop.HoldStamps(5 * time.Second)
-	defer release()
-	if !ok {
-		t.Fatal("the kernel gave no receive stamp within 5 s")
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	nc, err := net.Dial("tcp", ln.Addr().String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	peer, err := ln.Accept()
-	if err != nil {
-		t.Fatal(err)
-	}
+	dial := stampedDialer(t)
+	nc, peer := dial()
 	c := NewConn(nc)
-	defer nc.Close()
 	if c.sr == nil {
 		t.Fatal("no stamped reader on a TCP connection")
 	}
@@ -69,28 +52,7 @@ func TestStampedReadOfGosConn(t *testing.T) {
 // reads from the adopted socket and its stamps, not through the stamped
 // reader of the socket it left (closed by then).
 func TestRewiredConnReadsItsNewSocket(t *testing.T) {
-	release, ok := evloop.HoldStamps(5 * time.Second)
-	defer release()
-	if !ok {
-		t.Fatal("the kernel gave no receive stamp within 5 s")
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	dial := func() (net.Conn, net.Conn) {
-		nc, err := net.Dial("tcp", ln.Addr().String())
-		if err != nil {
-			t.Fatal(err)
-		}
-		peer, err := ln.Accept()
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { nc.Close(); peer.Close() })
-		return nc, peer
-	}
+	dial := stampedDialer(t)
 	first, _ := dial()
 	second, peer := dial()
 	c := NewConn(first)
@@ -103,5 +65,34 @@ func TestRewiredConnReadsItsNewSocket(t *testing.T) {
 	}
 	if c.Stamp() == 0 {
 		t.Error("no stamp from the new socket")
+	}
+}
+
+// stampedDialer holds the kernel's stamping on for the test and returns
+// a dialler of loopback TCP pairs (the client's side, the server's),
+// closed when the test ends.
+func stampedDialer(t *testing.T) func() (net.Conn, net.Conn) {
+	t.Helper()
+	release, ok := evloop.HoldStamps(5 * time.Second)
+	t.Cleanup(release)
+	if !ok {
+		t.Fatal("the kernel gave no receive stamp within 5 s")
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	return func() (net.Conn, net.Conn) {
+		nc, err := net.Dial("tcp", ln.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		peer, err := ln.Accept()
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { nc.Close(); peer.Close() })
+		return nc, peer
 	}
 }
