@@ -2,6 +2,11 @@ package bench_test
 
 import (
 	"context"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -15,6 +20,10 @@ import (
 // session opens with initialize; the abandoned ones send no DELETE, so the
 // server's own session list keeps exactly them: all of them with
 // per-request sessions and a fraction of 1, half of a scenario's with 0.5.
+// Each abandoned session drops a kept-alive connection, as a client that
+// goes away does: the server sees exactly that many of the connections
+// of the engine's closed during the run, and none when no session is
+// abandoned.
 func TestAbandonedSessions(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -28,12 +37,13 @@ func TestAbandonedSessions(t *testing.T) {
 		{"scenario", "", 0.5, 40},
 		{"scenario none", "", 0, 20},
 	} {
-		srv, err := target.Start(ctx, target.Config{})
+		srv, err := target.New(target.Config{JSONResponse: true}) // SSE answers end in streams the engine may close itself
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer srv.Close()
-		cl, err := mcp.Dial(ctx, mcp.Options{URL: srv.MCPURL(), SessionMode: c.mode, PoolSize: 2, Timeout: 5 * time.Second, AbandonFraction: c.fraction})
+		url, dropped := engineConnCloses(t, srv.Handler())
+		cl, err := mcp.Dial(ctx, mcp.Options{URL: url, SessionMode: c.mode, PoolSize: 2, Timeout: 5 * time.Second, AbandonFraction: c.fraction})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -47,19 +57,57 @@ func TestAbandonedSessions(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		before := srv.Health() // the handshake of Dial and a scenario's listing
+		before, droppedBefore := srv.Health(), dropped.Load() // the handshake of Dial and a scenario's listing
 		p, err := bench.Run(ctx, bench.Config{Concurrency: 2, Total: c.n}, wl)
 		if err != nil || p.Errors != 0 {
 			t.Fatalf("%s: %v %v", c.name, err, p.ErrorExamples)
+		}
+		want := int(float64(c.n) * c.fraction)
+		// The server notices a closed connection when its read ends.
+		for deadline := time.Now().Add(2 * time.Second); dropped.Load()-droppedBefore < int64(want) && time.Now().Before(deadline); {
+			time.Sleep(10 * time.Millisecond)
+		}
+		time.Sleep(50 * time.Millisecond) // and no more than that come
+		if n := dropped.Load() - droppedBefore; n != int64(want) {
+			t.Errorf("%s: the server saw %d connections of the engine's closed during the run, want one per abandoned session, %d", c.name, n, want)
 		}
 		cl.Close(ctx)
 		after := srv.Health()
 		inits := after.RequestsByMethod["initialize"] - before.RequestsByMethod["initialize"]
 		kept := after.SessionsOpen - before.SessionsOpen
-		want := int(float64(c.n) * c.fraction)
 		if inits != c.n || kept != want || cl.AbandonedSessions() != int64(want) || p.Counters["sessions_abandoned"] != int64(want) {
 			t.Errorf("%s: %d sessions: the server saw %d initialize and keeps %d sessions, the client abandoned %d (counted %d), want %d",
 				c.name, c.n, inits, kept, cl.AbandonedSessions(), p.Counters["sessions_abandoned"], want)
 		}
 	}
+}
+
+// engineConnCloses serves h on loopback and counts the connections
+// closed that the direct engine dialled (it sends no User-Agent; net/http,
+// which carries the notifications and DELETEs and closes its spare
+// connections as it sees fit, sends its own).
+func engineConnCloses(t *testing.T, h http.Handler) (string, *atomic.Int64) {
+	var engine sync.Map // net.Conn -> it is the engine's
+	var closed atomic.Int64
+	type connKey struct{}
+	ts := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("User-Agent") == "" {
+			engine.Store(r.Context().Value(connKey{}), true)
+		}
+		h.ServeHTTP(w, r)
+	}))
+	ts.Config.ConnContext = func(ctx context.Context, c net.Conn) context.Context {
+		return context.WithValue(ctx, connKey{}, c)
+	}
+	ts.Config.ConnState = func(c net.Conn, st http.ConnState) {
+		if st != http.StateClosed {
+			return
+		}
+		if _, ok := engine.LoadAndDelete(c); ok {
+			closed.Add(1)
+		}
+	}
+	ts.Start()
+	t.Cleanup(ts.Close)
+	return ts.URL + "/mcp", &closed
 }

@@ -36,11 +36,14 @@ type RecordOptions struct {
 // file whenever a client ends a session and once more at the end.
 func Record(ctx context.Context, o RecordOptions) error {
 	if len(o.Command) > 0 {
-		calls, err := record.Stdio(ctx, o.Command, o.Stdin, o.Stdout, o.Stderr)
+		calls, answers, err := record.Stdio(ctx, o.Command, o.Stdin, o.Stdout, o.Stderr)
 		if err != nil {
 			return &ConfigError{Setting: "server command", Err: err}
 		}
 		n, err := record.Write(o.Out, [][]record.Call{calls}, o.Redact)
+		if err == nil {
+			err = record.WriteAnswers(o.Out, answers, o.Redact)
+		}
 		if err == nil && n > 0 && o.Wrote != nil {
 			o.Wrote(n)
 		}
@@ -61,6 +64,9 @@ func Record(ctx context.Context, o RecordOptions) error {
 		mu.Lock()
 		defer mu.Unlock()
 		n, err := record.Write(o.Out, p.Sessions(), o.Redact)
+		if err == nil {
+			err = record.WriteAnswers(o.Out, p.Answers(), o.Redact)
+		}
 		if err == nil && n > 0 && o.Wrote != nil {
 			o.Wrote(n)
 		}

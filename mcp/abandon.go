@@ -14,6 +14,22 @@ import (
 // abandons counts the sessions a client ended and abandoned.
 type abandons struct {
 	ended, abandoned atomic.Int64
+	// owed counts the connections abandoned sessions could not drop at
+	// once (none was idle): the next ones given back are closed instead.
+	owed atomic.Int64
+}
+
+// payDrop says whether a connection being given back is to be closed
+// for an abandoned session that found none idle.
+func (a *abandons) payDrop() bool {
+	if a == nil || a.owed.Load() <= 0 {
+		return false
+	}
+	if a.owed.Add(-1) < 0 {
+		a.owed.Add(1) // another paid it first
+		return false
+	}
+	return true
 }
 
 // abandonNext says whether the session ending now is abandoned.
@@ -58,6 +74,13 @@ type ending struct{ decided, abandoned bool }
 
 // abandon ends s as a client that goes away does: what the session holds
 // of the wire alone (its standing GET stream, its stdio pipe) closed,
-// nothing sent. Connections pooled with other sessions stay: the server
-// cannot tell which session a kept-alive connection last carried.
-func (s *Session) abandon() { s.t.close() }
+// nothing sent, and on the direct engine one kept-alive connection of the
+// pool dropped (closed, its slot dialled again when needed). The server
+// cannot tell which session a kept-alive connection last carried, so any
+// idle one will do.
+func (s *Session) abandon() {
+	s.t.close()
+	if d, ok := s.t.(interface{ dropConn() }); ok {
+		d.dropConn()
+	}
+}

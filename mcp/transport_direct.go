@@ -75,6 +75,14 @@ func (t *directTransport) close() {
 	}
 }
 
+// dropConn drops an idle connection of the session's pool: the session is
+// abandoned (abandon.go).
+func (t *directTransport) dropConn() {
+	if p, ok := t.pool.(interface{ DropIdle() bool }); ok && !p.DropIdle() && t.s.c.abandons != nil {
+		t.s.c.abandons.owed.Add(1) // none idle: the next one given back goes
+	}
+}
+
 // keepSession is the header the answer to initialize carries the session in.
 var keepSession = []byte("Mcp-Session-Id")
 
@@ -136,7 +144,7 @@ func (t *directTransport) exchange(ctx context.Context, p *Prepared, body []byte
 	t.held.reset(a.Body, a.Size)
 	// The id first: a matched answer's reply is filled there, in step or not.
 	inStep := t.answersID(a, id) && c.Buffered() == 0
-	t.pool.Put(c, !a.Close && inStep)
+	t.pool.Put(c, !a.Close && inStep && !t.s.c.abandons.payDrop())
 	found, err := t.answer(ctx, p, id, res, (*answerHead)(&a.Head), &t.held)
 	res.Received = int64(a.Size)
 	t.s.stream = streamEnded // held whole: nothing is left to read

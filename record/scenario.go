@@ -36,11 +36,15 @@ type step struct {
 	Request  *requestStep `yaml:"request,omitempty"`
 	Think    string       `yaml:"think,omitempty"`
 	Parallel []step       `yaml:"parallel,omitempty"`
+	// ServerRequests notes what the server asked the client while the
+	// step was in flight (workload.Step's server_requests).
+	ServerRequests []string `yaml:"server_requests,omitempty"`
 }
 
 type callStep struct {
 	Tool string         `yaml:"tool"`
 	Args map[string]any `yaml:"args,omitempty"`
+	Data *dataRef       `yaml:"data,omitempty"`
 }
 
 type requestStep struct {
@@ -76,6 +80,7 @@ func steps(calls []Call, redact []string) []step {
 		if !ok {
 			continue
 		}
+		st.ServerRequests = c.ServerRequests
 		if len(group) > 0 && c.Sent.Before(groupEnd) {
 			group = append(group, st) // sent before the others were answered
 			groupEnd = later(groupEnd, c.Answer)
@@ -171,8 +176,9 @@ func scrub(args map[string]any, redact []string) {
 }
 
 // Write writes sessions as a scenario file at path, one scenario each
-// (session-1, session-2, ...); a session with no step to replay is left
-// out.
+// (session-1, session-2, ...), and beside it the data files of the tools
+// called with varying arguments (pool); a session with no step to replay
+// is left out.
 func Write(path string, sessions [][]Call, redact []string) (int, error) {
 	var f file
 	for _, calls := range sessions {
@@ -183,8 +189,15 @@ func Write(path string, sessions [][]Call, redact []string) (int, error) {
 	if len(f.Scenarios) == 0 {
 		return 0, nil
 	}
+	data, err := pool(path, f.Scenarios)
+	if err != nil {
+		return 0, err
+	}
 	b, err := yaml.Marshal(&f)
 	if err != nil {
+		return 0, err
+	}
+	if err := writeData(path, data); err != nil {
 		return 0, err
 	}
 	return len(f.Scenarios), os.WriteFile(path, b, 0o600)

@@ -2,6 +2,9 @@ package record
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
@@ -38,5 +41,47 @@ func TestSteps(t *testing.T) {
 	}
 	if got[3].Parallel[1].Request.URI != "demo://x" || got[4].Request.Args["token"] != Redacted {
 		t.Errorf("requests: %+v %+v", got[3].Parallel[1].Request, got[4].Request)
+	}
+}
+
+// TestWritePoolsVaryingArguments: a tool called with different arguments
+// (across sessions and in a parallel block) gets a data file beside the
+// scenario, one line per recorded call in order, redacted, and its call
+// steps read it; a tool always called alike keeps its arguments inline.
+func TestWritePoolsVaryingArguments(t *testing.T) {
+	t0 := time.Unix(0, 0)
+	call := func(params string, sent int) Call {
+		at := t0.Add(time.Duration(sent) * time.Millisecond)
+		return Call{Method: "tools/call", Params: json.RawMessage(params), Sent: at, Answer: at.Add(time.Millisecond)}
+	}
+	one := []Call{
+		call(`{"name":"echo","arguments":{"message":"a","token":"s3cret"}}`, 0),
+		call(`{"name":"get-sum","arguments":{"a":1,"b":2}}`, 10),
+		call(`{"name":"echo","arguments":{"message":"b"}}`, 20),
+		call(`{"name":"echo","arguments":{"message":"c"}}`, 20),
+	}
+	two := []Call{call(`{"name":"echo","arguments":{"message":"d"}}`, 0), call(`{"name":"get-sum","arguments":{"a":1,"b":2}}`, 10)}
+	dir := t.TempDir()
+	path := filepath.Join(dir, "agent.yaml")
+	if n, err := Write(path, [][]Call{one, two}, []string{"token"}); err != nil || n != 2 {
+		t.Fatalf("Write: %d %v", n, err)
+	}
+	rows, err := os.ReadFile(filepath.Join(dir, "agent.echo.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"message":"a","token":"REDACTED"}` + "\n" + `{"message":"b"}` + "\n" + `{"message":"c"}` + "\n" + `{"message":"d"}` + "\n"
+	if string(rows) != want {
+		t.Fatalf("data file:\n%s\nwant:\n%s", rows, want)
+	}
+	b, _ := os.ReadFile(path)
+	if got := strings.Count(string(b), "file: agent.echo.jsonl"); got != 4 {
+		t.Errorf("%d call steps read the data file, want 4:\n%s", got, b)
+	}
+	if strings.Contains(string(b), "message:") || strings.Count(string(b), "b: 2") != 2 {
+		t.Errorf("echo's arguments should be pooled, get-sum's inline:\n%s", b)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "agent.get-sum.jsonl")); err == nil {
+		t.Error("get-sum, always called alike, has a data file")
 	}
 }

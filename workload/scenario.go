@@ -72,11 +72,17 @@ type Step struct {
 	Parallel []Step       `yaml:"parallel"`
 	Repeat   *Repeat      `yaml:"repeat"`
 	Expect   *Expect      `yaml:"expect"`
-	line     int          // where the step is in the file, for messages
-	named    bool         // the file gave its name
-	kind     string       // which of the kinds above it is
-	keys     []string     // the keys it was written with
-	from     []fromPath   // Call.From parsed
+	// ServerRequests notes the requests the server sent the client while
+	// this step's request was in flight when it was recorded
+	// (sampling/createMessage, elicitation/create, roots/list, ping): a
+	// note for the reader. The replay answers whatever the server sends
+	// as --client-requests says, as any run does.
+	ServerRequests []string   `yaml:"server_requests"`
+	line           int        // where the step is in the file, for messages
+	named          bool       // the file gave its name
+	kind           string     // which of the kinds above it is
+	keys           []string   // the keys it was written with
+	from           []fromPath // Call.From parsed
 }
 
 // RequestStep is a request of the rest of the MCP surface (surface.go):

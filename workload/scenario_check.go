@@ -37,6 +37,7 @@ type checker struct {
 	seen     map[string]string // step name -> its operation, e.g. "tools/call echo"
 	kept     map[string]bool   // step names whose results later steps read
 	block    string            // "name: " inside a named parallel block, for its unnamed steps
+	files    map[string]*dataRows
 }
 
 func (f *ScenarioFile) check(dir string) error {
@@ -44,6 +45,10 @@ func (f *ScenarioFile) check(dir string) error {
 		return errors.New("no scenarios")
 	}
 	names := map[string]bool{}
+	// Steps that name the same data file share its rows and its place in
+	// them, as k6's SharedArray is one per name: a file of recorded calls
+	// is handed out once over, whichever step draws.
+	files := map[string]*dataRows{}
 	for i := range f.Scenarios {
 		sc := &f.Scenarios[i]
 		switch {
@@ -57,7 +62,7 @@ func (f *ScenarioFile) check(dir string) error {
 			return fmt.Errorf("scenario %q has no steps", sc.Name)
 		}
 		names[sc.Name] = true
-		c := &checker{scenario: sc.Name, dir: dir, seen: map[string]string{}, kept: map[string]bool{}}
+		c := &checker{scenario: sc.Name, dir: dir, seen: map[string]string{}, kept: map[string]bool{}, files: files}
 		if err := c.steps(sc.Steps, false); err != nil {
 			return err
 		}
@@ -169,6 +174,8 @@ func (c *checker) step(s *Step, inParallel bool) error {
 		s.Name = c.block + s.operation()
 	}
 	switch {
+	case len(s.ServerRequests) > 0 && !s.isRequest():
+		return fmt.Errorf("server_requests notes what the server asked during a request; a %s step sends none", s.kind)
 	case strings.Contains(s.Name, "."):
 		return fmt.Errorf("a step name may not contain a dot (from reads step.path)")
 	case s.Name == StepInitialize || s.Name == StepDiscover || s.Name == StepClose:
@@ -267,11 +274,13 @@ func (c *checker) call(s *Step, inParallel bool) error {
 		if !filepath.IsAbs(file) {
 			file = filepath.Join(c.dir, file)
 		}
-		rows, err := readRows(file)
-		if err != nil {
-			return fmt.Errorf("data: %w", err)
+		if d.rows = c.files[file]; d.rows == nil {
+			rows, err := readRows(file)
+			if err != nil {
+				return fmt.Errorf("data: %w", err)
+			}
+			d.rows, c.files[file] = rows, rows
 		}
-		d.rows = rows
 	}
 	for _, arg := range slices.Sorted(maps.Keys(cs.From)) {
 		ref := cs.From[arg]

@@ -337,3 +337,28 @@ scenarios:
 		}
 	}
 }
+
+// TestScenarioStepsShareADataFile: two steps (in two scenarios and a
+// parallel block) that name one data file draw from one sequence, as k6's
+// SharedArray is one per name: 12 calls over 4 rows send each row 3
+// times, where a sequence per step would send the first rows more often.
+func TestScenarioStepsShareADataFile(t *testing.T) {
+	o := observe(t, target.Config{})
+	row := `{call: {tool: echo, data: {file: rows.jsonl}}}`
+	file := `scenarios: [{name: a, steps: [` + row + `, {parallel: [` + row + `, ` + row + `]}]}, {name: b, steps: [` + row + `, ` + row + `, ` + row + `]}]`
+	rows := map[string]string{"rows.jsonl": "{\"message\":\"w\"}\n{\"message\":\"x\"}\n{\"message\":\"y\"}\n{\"message\":\"z\"}\n"}
+	wl := build(t, o.dial(t, 2), file, rows, false)
+	p, err := bench.Run(context.Background(), bench.Config{Concurrency: 2, Total: 4}, wl)
+	if err != nil || p.Errors != 0 || p.Sessions.Completed != 4 {
+		t.Fatalf("%+v %v %v", p.Sessions, p.ErrorExamples, err)
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	sent := map[any]int{}
+	for _, c := range o.calls {
+		sent[c.args["message"]]++
+	}
+	if len(o.calls) != 12 || sent["w"] != 3 || sent["x"] != 3 || sent["y"] != 3 || sent["z"] != 3 {
+		t.Fatalf("%d calls, rows sent %v, want each of 4 rows 3 times", len(o.calls), sent)
+	}
+}

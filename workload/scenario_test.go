@@ -92,6 +92,7 @@ func TestScenarioErrors(t *testing.T) {
 		`scenarios: [{name: a, steps: [{think: 1s, expect: {present: [x]}}]}]`:                                  `scenario "a", step 1 (line 1): expect goes with a list, call, ping or request step`,
 		`scenarios: [{name: a, steps: [{parallel: [{think: 1s}]}]}]`:                                            `scenario "a", step 1 (line 1): a parallel block holds list, call, ping and request steps only`,
 		`scenarios: [{name: a, steps: [{think: {fixed: 1s, exponential: 2s}}]}]`:                                `scenario "a", step 1 (line 1): think is one of fixed, uniform or exponential`,
+		`scenarios: [{name: a, steps: [{think: 1s, server_requests: [ping]}]}]`:                                 `scenario "a", step 1 (line 1): server_requests notes what the server asked during a request; a think step sends none`,
 		`scenarios: [{name: a, steps: [{think: {uniform: [2s, 1s]}}]}]`:                                         `scenario "a", step 1 (line 1): uniform takes two durations, the shorter first`,
 		`scenarios: [{name: a, steps: [{think: soon}]}]`:                                                        `line 1: "soon" is not a duration such as 50ms or 2s`,
 		`scenarios: [{name: a, steps: [{repeat: {times: 0, steps: [ping]}}]}]`:                                  `scenario "a", step 1 (line 1): repeat needs times of at least 1 and steps`,
@@ -103,7 +104,7 @@ func TestScenarioErrors(t *testing.T) {
 		// In the file's own terms, not Go's.
 		"scenarios:\n  - name: a\n    steps:\n      - call: {tool: echo, args: [1, 2]}\n":  "line 4: expected a mapping of names to values ({message: hi}), found a list",
 		"scenarios:\n  - name: a\n    steps:\n      - call: {tool: echo, argz: {}}\n":      `line 4: a call has no key "argz" (its keys: tool, args, gen_args, cardinality, data, from)`,
-		"scenarios:\n  - name: a\n    steps:\n      - nmae: x\n        ping:\n":            `line 4: a step has no key "nmae" (its keys: name, list, call, ping, request, think, parallel, repeat, expect)`,
+		"scenarios:\n  - name: a\n    steps:\n      - nmae: x\n        ping:\n":            `line 4: a step has no key "nmae" (its keys: name, list, call, ping, request, think, parallel, repeat, expect, server_requests)`,
 		"scenarios:\n  - name: a\n    steps: ping\n":                                       "line 3: expected a list of steps (- list, - call: {...}), found text (ping)",
 		"scenarios:\n  - name: a\n    steps:\n      - repeat: {times: x, steps: [ping]}\n": "line 4: expected a whole number, found text (x)",
 	} {

@@ -21,6 +21,11 @@ and the next request as think steps, requests sent before the others were
 answered as a parallel block). FILE is written whenever a client ends a
 session and when record stops (Ctrl-C or SIGTERM). Replay it with
 mcpbench run --scenario FILE (--think-scale X to change the pauses).
+A tool called with varying arguments gets a data file beside FILE
+(FILE's stem.TOOL.jsonl) that its steps draw from; the server's requests
+to the client are noted on the step in flight (server_requests), and the
+client's answers written beside FILE as STEM.client-requests.json for
+the replay's --client-requests.
 With a stdio server, make record the command the client launches, with
 the server's own command after --: the client's lines go to it and its
 lines come back unchanged, and FILE is written when the client closes.

@@ -29,6 +29,8 @@ import (
 type callsBySession struct {
 	mu      sync.Mutex
 	calls   map[string]int
+	args    map[string]int // tools/call by their arguments, compacted JSON
+	answers map[string]int // the client's answers to the server's requests, by session
 	deletes int
 }
 
@@ -36,16 +38,28 @@ func sessionCounter(t *testing.T, upstream string) (string, *callsBySession) {
 	u, _ := url.Parse(upstream)
 	rp := httputil.NewSingleHostReverseProxy(&url.URL{Scheme: u.Scheme, Host: u.Host})
 	rp.FlushInterval = -1
-	c := &callsBySession{calls: map[string]int{}}
+	c := &callsBySession{calls: map[string]int{}, args: map[string]int{}, answers: map[string]int{}}
 	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		sid := r.Header.Get("Mcp-Session-Id")
 		if r.Method == http.MethodPost {
 			body, _ := io.ReadAll(r.Body)
 			r.Body = io.NopCloser(bytes.NewReader(body))
-			var m struct{ Method string }
+			var m struct {
+				Method string
+				Params struct{ Arguments json.RawMessage }
+				Result json.RawMessage
+			}
+			if json.Unmarshal(body, &m) == nil && m.Method == "" && len(m.Result) > 0 {
+				c.mu.Lock()
+				c.answers[sid]++
+				c.mu.Unlock()
+			}
 			if json.Unmarshal(body, &m) == nil && m.Method == "tools/call" {
+				var args bytes.Buffer
+				_ = json.Compact(&args, m.Params.Arguments)
 				c.mu.Lock()
 				c.calls[sid]++
+				c.args[args.String()]++
 				c.mu.Unlock()
 			}
 		}
@@ -63,6 +77,13 @@ func sessionCounter(t *testing.T, upstream string) (string, *callsBySession) {
 // everythingHTTP runs server-everything's Streamable HTTP on a free
 // loopback port until the test ends.
 func everythingHTTP(t *testing.T) string {
+	url, _ := everythingProcess(t)
+	return url
+}
+
+// everythingProcess is everythingHTTP with node's flags before the
+// server's entry, and the server's pid.
+func everythingProcess(t *testing.T, nodeFlags ...string) (string, int) {
 	entry := peerEntry(t, "server-everything")
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -70,7 +91,7 @@ func everythingHTTP(t *testing.T) string {
 	}
 	addr := l.Addr().String()
 	l.Close()
-	cmd := exec.Command("node", entry, "streamableHttp")
+	cmd := exec.Command("node", append(nodeFlags, entry, "streamableHttp")...)
 	cmd.Env = append(os.Environ(), "PORT="+addr[strings.LastIndexByte(addr, ':')+1:])
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := cmd.Start(); err != nil {
@@ -80,11 +101,11 @@ func everythingHTTP(t *testing.T) string {
 	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
 		if c, err := net.Dial("tcp", addr); err == nil {
 			c.Close()
-			return "http://" + addr + "/mcp"
+			return "http://" + addr + "/mcp", cmd.Process.Pid
 		}
 	}
 	t.Fatalf("server-everything did not listen on %s", addr)
-	return ""
+	return "", 0
 }
 
 // startRecord runs `mcpbench record` in front of upstream and returns the
@@ -117,8 +138,11 @@ func startRecord(t *testing.T, upstream, out string) (string, func() cliResult) 
 // TestRecordRealClient: the TypeScript SDK's client runs a session through
 // record against server-everything (list tools, a call, a pause, another
 // call, two at once, close). The scenario written holds the pause and the
-// parallel block, and replayed by two users for six sessions, the server
-// receives exactly four tools/call in each session.
+// parallel block; echo's four different arguments are pooled in a data
+// file beside it. Replayed by two users for six sessions, the server
+// receives exactly four tools/call in each session, and each recorded
+// set of arguments exactly six times (24 calls drawn in order from 4
+// rows).
 func TestRecordRealClient(t *testing.T) {
 	server, counts := sessionCounter(t, everythingHTTP(t))
 	dir := t.TempDir()
@@ -137,8 +161,12 @@ func TestRecordRealClient(t *testing.T) {
 	if got := recordedKinds(t, out); got != "list call pause call parallel of 2" {
 		t.Fatalf("recorded steps: %s", got)
 	}
+	rows, err := os.ReadFile(filepath.Join(dir, "recorded.echo.jsonl"))
+	if err != nil {
+		t.Fatalf("no data file for echo's recorded arguments: %v", err)
+	}
 	counts.mu.Lock()
-	counts.calls = map[string]int{}
+	counts.calls, counts.args = map[string]int{}, map[string]int{}
 	counts.mu.Unlock()
 	r := runCLI(t, nil, "run", "--url", server, "--scenario", out, "--users", "2", "--max-sessions", "6", "--think-scale", "0.1", "-q")
 	if r.code != 0 {
@@ -153,6 +181,13 @@ func TestRecordRealClient(t *testing.T) {
 		if n != 4 {
 			t.Errorf("session %s: %d tools/call at the server, want 4", sid, n)
 		}
+	}
+	want := map[string]int{}
+	for _, row := range strings.Fields(string(rows)) {
+		want[row] += 6
+	}
+	if fmt.Sprint(want) != fmt.Sprint(counts.args) || len(want) != 4 {
+		t.Errorf("arguments at the server %v, want each of the data file's 4 rows 6 times: %v", counts.args, want)
 	}
 }
 
@@ -225,5 +260,71 @@ func TestRecordStdioFilesystem(t *testing.T) {
 	}
 	if after := treeHash(t, dir); after != before {
 		t.Fatal("the replay changed the served directory")
+	}
+}
+
+// TestRecordServerRequests: the SDK's client, declaring roots, calls
+// server-everything's read-only get-roots-list through record; the server
+// asks the client for its roots (roots/list) during the call, and the
+// recorded step notes it in server_requests, and the client's answer is
+// written beside the scenario as a --client-requests file. Replayed with
+// --get-stream and that file, every session's request is answered: the
+// server receives an answer from the client in each.
+func TestRecordServerRequests(t *testing.T) {
+	server, counts := sessionCounter(t, everythingHTTP(t))
+	dir := t.TempDir()
+	out := filepath.Join(dir, "roots.yaml")
+	proxy, stop := startRecord(t, server, out)
+	client := exec.Command("node", "testdata/record/client_roots.cjs", proxy)
+	client.Env = append(os.Environ(), "NODE_PATH="+filepath.Join(filepath.Dir(peerEntry(t, "server-everything")), "../../.."))
+	if b, err := client.CombinedOutput(); err != nil {
+		t.Fatalf("the SDK client: %v\n%s", err, b)
+	}
+	if r := stop(); r.code != 0 {
+		t.Fatalf("record: exit %d: %s", r.code, r.stderr)
+	}
+	b, _ := os.ReadFile(out)
+	var f struct {
+		Scenarios []struct {
+			Steps []struct {
+				Call           *struct{ Tool string }
+				ServerRequests []string `yaml:"server_requests"`
+			}
+		}
+	}
+	if err := yaml.Unmarshal(b, &f); err != nil || len(f.Scenarios) != 1 {
+		t.Fatalf("%v:\n%s", err, b)
+	}
+	noted := false
+	for _, st := range f.Scenarios[0].Steps {
+		if st.Call != nil && st.Call.Tool == "get-roots-list" {
+			noted = strings.Contains(strings.Join(st.ServerRequests, " "), "roots/list")
+		}
+	}
+	if !noted {
+		t.Fatalf("the get-roots-list step does not note roots/list:\n%s", b)
+	}
+	// record wrote the client's answer beside the scenario.
+	answers := filepath.Join(dir, "roots.client-requests.json")
+	if a, err := os.ReadFile(answers); err != nil || !strings.Contains(string(a), "file:///nowhere") {
+		t.Fatalf("the client's answers: %v %s", err, a)
+	}
+	counts.mu.Lock()
+	counts.answers = map[string]int{}
+	counts.mu.Unlock()
+	report := filepath.Join(dir, "r.json")
+	r := runCLI(t, nil, "run", "--url", server, "--scenario", out, "--users", "1", "--max-sessions", "3",
+		"--get-stream", "--client-requests", answers, "--json-out", report, "-q")
+	if r.code != 0 {
+		t.Fatalf("replay: exit %d: %s", r.code, r.stderr)
+	}
+	var rep struct{ Errors int64 }
+	if rb, err := os.ReadFile(report); err != nil || json.Unmarshal(rb, &rep) != nil || rep.Errors != 0 {
+		t.Fatalf("replay report: %v, %d errors", err, rep.Errors)
+	}
+	counts.mu.Lock()
+	defer counts.mu.Unlock()
+	if len(counts.answers) != 3 {
+		t.Fatalf("the client answered the server in %d sessions, want 3: %v", len(counts.answers), counts.answers)
 	}
 }
