@@ -14,6 +14,7 @@ type counts struct {
 	kinds                [MaxKinds]int64
 	examples             [MaxKinds]string
 	sent, recv, poolWait int64
+	stamped, unstamped   int64
 }
 
 // point merges the workers' records into one Point.
@@ -44,6 +45,9 @@ func (r *runner) point(end time.Time, cpu, runWait time.Duration) Point {
 	p.Histogram, _ = hist.Encode(merged)
 	p.Client.CPUS = cpu.Seconds()
 	p.Client.PoolWaits = c.poolWait
+	notice := r.notices()
+	p.Client.LatencyClock, p.Client.NoticeDelay = latencyClock(c.stamped, c.unstamped), NewStage(notice)
+	r.judgeNotice(notice, merged)
 	if r.cfg.Rate > 0 && r.sessions == nil {
 		r.openFigures(&p, end)
 	}
@@ -116,6 +120,8 @@ func (r *runner) counts() counts {
 		c.sent += s.sent
 		c.recv += s.recv
 		c.poolWait += s.poolWait
+		c.stamped += s.stamped
+		c.unstamped += s.unstamped
 	}
 	return c
 }

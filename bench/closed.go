@@ -82,9 +82,9 @@ func (r *runner) closedWorker(w Worker, ln lane, st *workerState, measureFrom, d
 			return
 		}
 		smp := w.Do(ln.reqCtx)
-		t1 := time.Now()
+		from, t1, notice, stamped := kernelEnd(t0, time.Now(), smp)
 		if measured && !r.cancelledByGrace(smp) {
-			st.record(smp, latencies{lat: t1.Sub(t0).Microseconds()}, t0, t1)
+			st.record(smp, latencies{lat: t1.Sub(from).Microseconds(), notice: notice.Microseconds(), stamped: stamped}, t0, t1)
 		}
 	}
 }

@@ -274,6 +274,9 @@ type runner struct {
 	issued       atomic.Int64
 	scheduled    int64 // open loop with a duration: requests due in the window
 	wakeP99      time.Duration
+	// noticeP50 and latP50 are the medians of the generator's delay in
+	// noticing answers and of the latency, for saturation (stamp.go).
+	noticeP50, latP50, noticeP99, latP99 time.Duration
 	// sessions is set when the unit of work is a session (session.go):
 	// the workers' records are then per step.
 	sessions *sessionRunner

@@ -19,18 +19,21 @@ type workerState struct {
 	series *seriesRec
 	// mu guards buf, n and bucket: the series loop flushes a worker that
 	// has kept a finished bucket's requests (one waiting on a slow answer).
-	mu        sync.Mutex
-	buf       [flushEvery]latencies
-	n         int
-	bucket    int // the series bucket the buffered requests were answered in
-	opKinds   [][MaxKinds]int64
-	kinds     [MaxKinds]int64
-	examples  [MaxKinds]string
-	sent      int64
-	recv      int64
-	poolWait  int64
-	firstDone time.Time
-	lastDone  time.Time
+	mu       sync.Mutex
+	buf      [flushEvery]latencies
+	n        int
+	bucket   int // the series bucket the buffered requests were answered in
+	opKinds  [][MaxKinds]int64
+	kinds    [MaxKinds]int64
+	examples [MaxKinds]string
+	sent     int64
+	recv     int64
+	poolWait int64
+	// stamped and unstamped count the requests whose latency ended at a
+	// kernel stamp and those that ended when the worker noticed.
+	stamped, unstamped int64
+	firstDone          time.Time
+	lastDone           time.Time
 	// Read by the progress goroutine; the buckets' sum is the requests
 	// recorded.
 	errors  atomic.Int64
@@ -47,6 +50,8 @@ const flushEvery = 64
 type latencies struct {
 	lat, uncorrected, lag, wake int64
 	first, created              int64 // stages of the request (Sample); 0 when it had none
+	notice                      int64 // the generator's delay in noticing the answer, when stamped
+	stamped                     bool  // the latency ended at the kernel's receive stamp
 	op                          int32
 	sentIn                      int32 // the series bucket it was sent in
 	kind                        Kind
@@ -61,6 +66,9 @@ type histShard struct {
 	// stages: the first event and task creation, made when a request
 	// first reaches one (most workloads never do).
 	first, created *hdrhistogram.Histogram
+	// notice: the generator's delay in noticing answers the kernel
+	// stamped (stamp.go), made at the first stamp.
+	notice *hdrhistogram.Histogram
 }
 
 func newHistShard(nOps int, open, perOp bool) *histShard {
@@ -121,6 +129,11 @@ func (s *workerState) record(smp Sample, l latencies, sent, done time.Time) {
 			s.examples[smp.Kind] = smp.Err.Error()
 		}
 	}
+	if l.stamped {
+		s.stamped++
+	} else {
+		s.unstamped++
+	}
 	if smp.ConnWait > PoolWaitThreshold {
 		s.poolWait++
 	}
@@ -171,6 +184,12 @@ func (s *workerState) flushLocked() {
 		}
 		if l.first > 0 || l.created > 0 {
 			h.recordStages(l)
+		}
+		if l.stamped {
+			if h.notice == nil {
+				h.notice = NewHistogram()
+			}
+			_ = h.notice.RecordValue(max(l.notice, 1))
 		}
 	}
 	h.mu.Unlock()

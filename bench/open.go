@@ -38,15 +38,19 @@ func (r *runner) openWorker(w Worker, ln lane, st *workerState, sched Schedule, 
 		}
 		sent := time.Now()
 		smp := w.Do(ln.reqCtx)
-		done := time.Now()
+		// The kernel's stamp ends the interval; its start stays the
+		// intended time (coordinated omission).
+		from, done, notice, stamped := kernelEnd(sent, time.Now(), smp)
 		if c.i < skip || r.cancelledByGrace(smp) {
 			continue
 		}
 		st.record(smp, latencies{
 			lat:         done.Sub(c.intended).Microseconds(),
-			uncorrected: done.Sub(sent).Microseconds(),
+			uncorrected: done.Sub(from).Microseconds(),
 			lag:         sent.Sub(c.intended).Microseconds(),
 			wake:        sent.Sub(c.wakeFrom()).Microseconds(),
+			notice:      notice.Microseconds(),
+			stamped:     stamped,
 		}, sent, done)
 	}
 }

@@ -107,6 +107,12 @@ type ClientStats struct {
 	// Loops how many event loops, when they did.
 	Driver string
 	Loops  int
+	// LatencyClock says what ended the latencies (ClockKernel, ClockUser,
+	// ClockMixed), and NoticeDelay is the generator's own delay from the
+	// kernel's receipt of an answer to its noticing it, for the answers
+	// the kernel stamped (nil when none were).
+	LatencyClock string
+	NoticeDelay  *Stage
 }
 
 // OperationStats are the figures of one operation (method and tool) within

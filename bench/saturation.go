@@ -41,6 +41,9 @@ func (r *runner) saturation(b backlog, cpu, runWait, elapsed time.Duration) (boo
 		// Summed over its threads, so it can exceed the run's length.
 		short = fmt.Sprintf("its threads waited %.1f s in all for a CPU during %.1f s on %d cores: the machine is busy", runWait.Seconds(), elapsed.Seconds(), cores)
 	}
+	if late := r.lateNotice(); late != "" && elapsed >= minJudgeWindow {
+		return true, "the generator was slow to notice answers: " + late
+	}
 	if r.cfg.Rate <= 0 {
 		if short != "" {
 			return true, "the generator was short of CPU: " + short

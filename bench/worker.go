@@ -41,6 +41,14 @@ type Sample struct {
 	// deferred task; 0 when the request had no such stage. Each is
 	// summarised on its own beside the full latency.
 	FirstEvent, Created time.Duration
+	// Stamp is the kernel's time of receiving the answer's end (Unix ns,
+	// CLOCK_REALTIME), 0 when the driver has none: the latency then ends
+	// there, not when the worker noticed the answer (stamp.go).
+	Stamp int64
+	// SentAt is when the driver wrote the request, if it read the clock
+	// there: with Stamp, the latency is the wire's, from the write to the
+	// kernel's receipt of the answer.
+	SentAt time.Time
 }
 
 // PoolWaitThreshold is the connection wait that counts as waiting for the

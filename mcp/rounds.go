@@ -48,6 +48,9 @@ func addRound(total, r Result) Result {
 		r.FirstEvent = total.FirstEvent
 	}
 	r.Created = max(r.Created, total.Created)
+	if !total.SentAt.IsZero() {
+		r.SentAt = total.SentAt // the call began with its first round
+	}
 	return r
 }
 

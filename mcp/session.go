@@ -78,6 +78,13 @@ type Result struct {
 	// Created is the time until the server took the call on as a task (0
 	// when it did not); the call's latency runs to the task's end.
 	Created time.Duration
+	// Stamp is when the kernel received the end of the answer (Unix ns,
+	// CLOCK_REALTIME), 0 where the engine gets no receive stamps: the
+	// generator ends the latency there rather than when it noticed.
+	Stamp int64
+	// SentAt is when the engine wrote the request, when it read the clock
+	// there (with Stamp: the start of the wire's interval).
+	SentAt time.Time
 }
 
 // ID returns the session id ("" for stateless revisions).
@@ -146,6 +153,9 @@ func (s *Session) doPerRequest(ctx context.Context, p *Prepared, cursor string) 
 		return Result{Kind: KindOf(err), Err: err}
 	}
 	r := s.do(ctx, p, cursor)
+	// The call spans its own session's opening and end, which the wire's
+	// interval of its one exchange would leave out: the user-space clock.
+	r.Stamp, r.SentAt = 0, time.Time{}
 	if s.c.abandonNext() {
 		s.abandon()
 		s.id = "" // gone: the next request opens another

@@ -109,6 +109,7 @@ func (t *directTransport) exchange(ctx context.Context, p *Prepared, body []byte
 	t.watch(ctx, c)
 	a := &t.ans
 	err = t.call.Do(t.pool, c, &req, a)
+	sent := t.call.Sent // before an SSE answer's own requests reuse the caller
 	if err != nil {
 		t.current.Store(nil)
 		t.pool.Put(c, false)
@@ -119,6 +120,7 @@ func (t *directTransport) exchange(ctx context.Context, p *Prepared, body []byte
 	}
 	if a.Stream != nil {
 		found, aerr := t.answer(ctx, p, id, res, (*answerHead)(&a.Head), a.Stream)
+		res.Stamp, res.SentAt = c.Stamp(), sent
 		t.current.Store(nil)
 		if aerr != nil && ctx.Err() != nil {
 			aerr = wireError(p, ctx.Err())
@@ -133,6 +135,7 @@ func (t *directTransport) exchange(ctx context.Context, p *Prepared, body []byte
 		return found, aerr
 	}
 	t.current.Store(nil)
+	res.Stamp, res.SentAt = c.Stamp(), sent
 	// The connection goes back before the answer is handled: handling a
 	// lost session sends an initialize, which needs a connection of its
 	// own. One that holds bytes past the answer, or whose answer is to

@@ -42,6 +42,7 @@ func mergePoints(ps []Point, spanS float64) (Point, []string, error) {
 		notes = appendNew(notes, noteUncorrected)
 	}
 	out.FirstEvent, out.TaskCreated = NewStage(stages.first), NewStage(stages.created)
+	out.Client.NoticeDelay = NewStage(stages.notice)
 	if ps[0].Rate != nil {
 		out.Rate = &rate
 	}
@@ -125,7 +126,7 @@ func addCounts(out, p *Point) {
 
 // stageMerge gathers the shards' stage histograms (first event, task
 // creation); a stage no shard reached stays nil.
-type stageMerge struct{ first, created *hdrhistogram.Histogram }
+type stageMerge struct{ first, created, notice *hdrhistogram.Histogram }
 
 func (m *stageMerge) add(p *Point) {
 	if p.FirstEvent != nil {
@@ -133,6 +134,9 @@ func (m *stageMerge) add(p *Point) {
 	}
 	if p.TaskCreated != nil {
 		mergeEncoded(&m.created, p.TaskCreated.Histogram)
+	}
+	if p.Client.NoticeDelay != nil {
+		mergeEncoded(&m.notice, p.Client.NoticeDelay.Histogram)
 	}
 }
 
@@ -217,6 +221,12 @@ func mergeClient(a, b ClientStats) ClientStats {
 	}
 	if a.Engine == "" {
 		a.Engine = b.Engine
+	}
+	switch {
+	case a.LatencyClock == "":
+		a.LatencyClock = b.LatencyClock
+	case b.LatencyClock != "" && b.LatencyClock != a.LatencyClock:
+		a.LatencyClock = "mixed" // shards whose clocks differ
 	}
 	return a
 }

@@ -79,6 +79,12 @@ type ClientStats struct {
 	Engine           string  `json:"engine,omitempty"`
 	Driver           string  `json:"driver,omitempty"`
 	Loops            int     `json:"loops,omitempty"`
+	// LatencyClock: "kernel-receive" when latencies ended at the kernel's
+	// receive stamp of the answer, "user-space" when at the generator's
+	// noticing it, "mixed" for some of each. NoticeDelay is the
+	// generator's own delay between the two, per stamped answer.
+	LatencyClock string `json:"latency_clock,omitempty"`
+	NoticeDelay  *Stage `json:"notice_delay,omitempty"`
 }
 
 // OperationStats are the figures of one operation (or session step)

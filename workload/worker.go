@@ -162,7 +162,7 @@ func (w *mcpWorker) Do(ctx context.Context) bench.Sample {
 		}
 	}
 	return bench.Sample{Kind: bench.Kind(r.Kind), Op: i, Sent: r.Sent, Received: r.Received, Err: r.Err, ConnWait: r.ConnWait,
-		FirstEvent: r.FirstEvent, Created: r.Created}
+		FirstEvent: r.FirstEvent, Created: r.Created, Stamp: r.Stamp, SentAt: r.SentAt}
 }
 
 func (w *mcpWorker) Close(ctx context.Context) error { return w.s.Close(ctx) }

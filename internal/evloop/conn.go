@@ -35,6 +35,7 @@ type Conn struct {
 	rdl, wdl     atomic.Int64 // deadlines, Unix ns; 0 for none
 	closed       atomic.Bool
 	laddr, raddr net.Addr
+	st           stamping // the kernel's receive stamps (stamp.go)
 }
 
 var _ net.Conn = (*Conn)(nil)
@@ -89,6 +90,7 @@ func (l *Loop) connect(ra *net.TCPAddr, deadline time.Time) (*Conn, error) {
 		syscall.Close(fd)
 		return nil, err
 	}
+	c.st.on = EnableStamps(fd)
 	c.raddr = ra
 	if !deadline.IsZero() {
 		c.wdl.Store(deadline.UnixNano())
@@ -158,7 +160,7 @@ func (c *Conn) Read(p []byte) (int, error) {
 			return 0, c.opError("read", net.ErrClosed)
 		}
 		if c.readable {
-			n, errno := rawIO(syscall.SYS_READ, c.fd, p, 0)
+			n, errno := c.read(p)
 			switch {
 			case n > 0:
 				if n < len(p) && !c.ended {
@@ -181,6 +183,19 @@ func (c *Conn) Read(p []byte) (int, error) {
 			return 0, err
 		}
 	}
+}
+
+// read is one read(2), or recvmsg(2) with the receive stamp when the
+// socket gives them.
+func (c *Conn) read(p []byte) (int, syscall.Errno) {
+	if !c.st.on {
+		return rawIO(syscall.SYS_READ, c.fd, p, 0)
+	}
+	n, stamp, errno := recvStamped(c.fd, p, &c.st)
+	if n > 0 && stamp != 0 {
+		c.st.last = stamp
+	}
+	return n, errno
 }
 
 // Write writes all of p, suspending the task while the socket is full.
@@ -370,6 +385,7 @@ func (l *Loop) Adopt(nc net.Conn) (net.Conn, error) {
 		return nil, err
 	}
 	c.laddr, c.raddr = nc.LocalAddr(), nc.RemoteAddr()
+	c.st.on = EnableStamps(fd)
 	c.writable = true
 	c.readable = true // whatever came meanwhile: the first read looks
 	nc.Close()

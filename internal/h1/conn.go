@@ -38,6 +38,12 @@ const ReadBuffer = 8 << 10
 // close by the server before it carries a request (a variable for tests).
 var StaleAfter = 2 * time.Second
 
+// ReceiveStamps says whether connections made from now on read the
+// kernel's receive stamps, which end a request's latency where the wire
+// does. On by default; tests turn it off to measure as before (when the
+// worker noticed the answer).
+var ReceiveStamps = true
+
 // Conn is one keep-alive connection and its read buffer.
 type Conn struct {
 	nc       net.Conn
@@ -46,6 +52,12 @@ type Conn struct {
 	// received counts the bytes read off the connection, so that an
 	// answer cut off can say how much of it came.
 	received int64
+	// stamp is the kernel's receive stamp (Unix ns) of the last read that
+	// returned data, 0 when the socket gives none; sr and lastStamp are
+	// where it comes from (stamp_linux.go, an event loop's Conn).
+	stamp     int64
+	sr        *stampReader
+	lastStamp func() int64
 	// rest is a streamed answer's unread rest (stream.go), and events
 	// the reader of a stream read in place (events.go).
 	rest       streamRest
@@ -56,16 +68,48 @@ type Conn struct {
 // NewConn wraps nc, a connection made elsewhere (tests read answers from
 // any reader this way).
 func NewConn(nc net.Conn) *Conn {
-	c := &Conn{nc: nc}
+	c := &Conn{}
+	c.rewire(nc)
 	c.br = bufio.NewReaderSize(c, ReadBuffer)
 	return c
 }
 
+// rewire makes nc the connection c reads and writes (an event loop
+// adopting it), with the receive stamps nc gives.
+func (c *Conn) rewire(nc net.Conn) {
+	c.nc, c.sr, c.lastStamp, c.stamp = nc, nil, nil, 0
+	if ls, ok := nc.(interface{ LastStamp() int64 }); ok && ReceiveStamps {
+		c.lastStamp = ls.LastStamp
+	} else if ReceiveStamps {
+		c.sr = newStampReader(nc)
+	}
+}
+
 // Read reads from the connection for br, counting.
 func (c *Conn) Read(p []byte) (int, error) {
-	n, err := c.nc.Read(p)
+	var n int
+	var err error
+	if c.sr != nil {
+		var st int64
+		if n, st, err = c.sr.read(p); n > 0 && st != 0 {
+			c.stamp = st
+		}
+	} else if n, err = c.nc.Read(p); n > 0 && c.lastStamp != nil {
+		if st := c.lastStamp(); st != 0 {
+			c.stamp = st
+		}
+	}
 	c.received += int64(n)
 	return n, err
+}
+
+// Stamp is the kernel's receive stamp of the last data read off c (Unix
+// ns, CLOCK_REALTIME; 0 when there is none), cleared as it is taken: read
+// once an answer is complete, it is when its last byte arrived.
+func (c *Conn) Stamp() int64 {
+	s := c.stamp
+	c.stamp = 0
+	return s
 }
 
 // Buffered is how many bytes were read off the connection past the last

@@ -163,7 +163,7 @@ func (p *LoopPool) adopt() *Conn {
 		c.nc.Close()
 		return nil
 	}
-	c.nc = nc
+	c.rewire(nc)
 	return c
 }
 

@@ -21,6 +21,10 @@ type Caller struct {
 	in    []byte
 	inBuf bytes.Buffer // an answer fasthttp's parser read
 	match bodyMatch
+	// Sent is when the last request went out, read just before its write
+	// on a connection with receive stamps (zero on others): with the
+	// answer's stamp it is the request's latency as the wire sees it.
+	Sent time.Time
 }
 
 // Request is one POST: Head is its request line and headers up to the
@@ -68,6 +72,11 @@ func (cl *Caller) Do(p Pool, c *Conn, r *Request, a *Answer) error {
 	out = append(out, "\r\n\r\n"...)
 	out = append(out, r.Body...)
 	cl.out = out
+	c.stamp = 0 // the answer's own reads set it
+	if c.sr != nil || c.lastStamp != nil {
+		// The wire's view starts here: the clock read nearest the write.
+		cl.Sent = time.Now()
+	}
 	if _, err := c.nc.Write(out); err != nil {
 		return err
 	}

@@ -1,0 +1,98 @@
+//go:build linux
+
+package h1
+
+import (
+	"errors"
+	"io"
+	"net"
+	"testing"
+	"time"
+
+	"github.com/mcpbench/mcpbench/internal/evloop"
+)
+
+// TestStampedReadOfGosConn: a connection of Go's own is read with
+// recvmsg and its stamp, and still behaves as net.Conn's Read: the
+// deadline is a time-out, the peer's close an EOF.
+func TestStampedReadOfGosConn(t *testing.T) {
+	dial := stampedDialer(t)
+	nc, peer := dial()
+	c := NewConn(nc)
+	if c.sr == nil {
+		t.Fatal("no stamped reader on a TCP connection")
+	}
+	buf := make([]byte, 16)
+	before := time.Now().UnixNano()
+	_, _ = peer.Write([]byte("answer"))
+	n, err := c.Read(buf)
+	after := time.Now().UnixNano()
+	if n != 6 || err != nil || string(buf[:n]) != "answer" {
+		t.Fatalf("read %q, %v", buf[:n], err)
+	}
+	if st := c.Stamp(); st < before || st > after {
+		t.Errorf("stamp %d ns after the send, read %d ns after it", st-before, after-before)
+	}
+	if c.Stamp() != 0 {
+		t.Error("a stamp taken twice")
+	}
+	_ = nc.SetReadDeadline(time.Now().Add(5 * time.Millisecond))
+	var ne net.Error
+	if _, err := c.Read(buf); !errors.As(err, &ne) || !ne.Timeout() {
+		t.Errorf("past the deadline: %v, want a time-out", err)
+	}
+	_ = nc.SetReadDeadline(time.Time{})
+	peer.Close()
+	if _, err := c.Read(buf); err != io.EOF {
+		t.Errorf("after the peer's close: %v, want EOF", err)
+	}
+}
+
+// TestRewiredConnReadsItsNewSocket: a connection an event loop adopts
+// reads from the adopted socket and its stamps, not through the stamped
+// reader of the socket it left (closed by then).
+func TestRewiredConnReadsItsNewSocket(t *testing.T) {
+	dial := stampedDialer(t)
+	first, _ := dial()
+	second, peer := dial()
+	c := NewConn(first)
+	first.Close()
+	c.rewire(second)
+	_, _ = peer.Write([]byte("moved"))
+	buf := make([]byte, 16)
+	if n, err := c.Read(buf); err != nil || string(buf[:n]) != "moved" {
+		t.Fatalf("read %q, %v", buf[:n], err)
+	}
+	if c.Stamp() == 0 {
+		t.Error("no stamp from the new socket")
+	}
+}
+
+// stampedDialer holds the kernel's stamping on for the test and returns
+// a dialler of loopback TCP pairs (the client's side, the server's),
+// closed when the test ends.
+func stampedDialer(t *testing.T) func() (net.Conn, net.Conn) {
+	t.Helper()
+	release, ok := evloop.HoldStamps(5 * time.Second)
+	t.Cleanup(release)
+	if !ok {
+		t.Fatal("the kernel gave no receive stamp within 5 s")
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	return func() (net.Conn, net.Conn) {
+		nc, err := net.Dial("tcp", ln.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		peer, err := ln.Accept()
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { nc.Close(); peer.Close() })
+		return nc, peer
+	}
+}
