@@ -14,7 +14,7 @@ events=$(cat "$@" | grep '^{' || true)
 echo "slowest $n tests:"
 jq -r 'select(.Test != null and (.Action == "pass" or .Action == "fail"))
   | [(.Elapsed | tostring), .Action, (.Package | sub("^github.com/mcpbench/mcpbench/?"; "./")), .Test] | @tsv' <<<"$events" |
-  sort -t$'\t' -k1,1 -rn | head -n "$n" | awk -F'\t' '{ printf "  %8.1f s  %-4s  %-22s %s\n", $1, $2, $3, $4 }'
+  sort -t$'\t' -k1,1 -rn | awk -F'\t' -v n="$n" 'NR <= n { printf "  %8.1f s  %-4s  %-22s %s\n", $1, $2, $3, $4 }'
 echo "packages:"
 jq -r 'select(.Test == null and (.Action == "pass" or .Action == "fail") and .Elapsed != null)
   | [(.Elapsed | tostring), .Action, (.Package | sub("^github.com/mcpbench/mcpbench/?"; "./"))] | @tsv' <<<"$events" |

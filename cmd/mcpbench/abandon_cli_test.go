@@ -34,6 +34,7 @@ func vmRSS(t *testing.T, pid int) float64 {
 // sessions, read from /proc by the test around the run, after a warm-up
 // run has grown the server's heap to its working size.
 func TestAbandonedSessionMemory(t *testing.T) {
+	t.Parallel() // counts, files and exit codes, no figure a busy machine changes: with the other parallel tests
 	// server-everything is not here: node's RSS, with V8 collecting in
 	// bursts, put the fit 11% from /proc's figure over 6000 sessions (two
 	// minutes) but 40% over 2500: no bound a short test could hold.

@@ -120,6 +120,7 @@ func startRecord(t *testing.T, upstream, out string) (string, func() cliResult) 
 // parallel block, and replayed by two users for six sessions, the server
 // receives exactly four tools/call in each session.
 func TestRecordRealClient(t *testing.T) {
+	t.Parallel() // counts, files and exit codes, no figure a busy machine changes: with the other parallel tests
 	server, counts := sessionCounter(t, everythingHTTP(t))
 	dir := t.TempDir()
 	out := filepath.Join(dir, "recorded.yaml")
@@ -205,6 +206,7 @@ func recordedKinds(t *testing.T, path string) string {
 // the pause and the parallel block, and replaying it (two users, six
 // sessions) runs without an error and changes nothing on disk.
 func TestRecordStdioFilesystem(t *testing.T) {
+	t.Parallel() // counts, files and exit codes, no figure a busy machine changes: with the other parallel tests
 	entry := peerEntry(t, "server-filesystem")
 	dir := filesystemScratch(t)
 	out := filepath.Join(t.TempDir(), "stdio.yaml")

@@ -39,6 +39,7 @@ func readRunReport(t *testing.T, path string) *results.RunReport {
 // bucket is written once it has had an interval for its stragglers, so
 // the one in progress and the one before it).
 func TestOutJSONSurvivesSIGKILL(t *testing.T) {
+	t.Parallel() // counts, files and exit codes, no figure a busy machine changes: with the other parallel tests
 	srv := startTarget(t, target.Config{ServiceTime: 2 * time.Millisecond})
 	dir := t.TempDir()
 	file := filepath.Join(dir, "run.jsonl")
@@ -109,6 +110,7 @@ func TestOutJSONSurvivesSIGKILL(t *testing.T) {
 // interval late, which only the report counts. Input that is not such a
 // file is exit 2 in one line.
 func TestReportFromJSONL(t *testing.T) {
+	t.Parallel() // counts, files and exit codes, no figure a busy machine changes: with the other parallel tests
 	srv := startTarget(t, target.Config{ServiceTime: 2 * time.Millisecond})
 	dir := t.TempDir()
 	file, direct := filepath.Join(dir, "run.jsonl"), filepath.Join(dir, "run.json")

@@ -107,6 +107,7 @@ func hexOf(b []byte) string {
 // in both; every sampled request's client span reaches the OTLP
 // collector; and the report's exemplars are requests the server saw.
 func TestTraceContextAndExemplars(t *testing.T) {
+	t.Parallel() // counts, files and exit codes, no figure a busy machine changes: with the other parallel tests
 	srv := startTarget(t, target.Config{ServiceTime: 2 * time.Millisecond, ServiceDist: "exp"})
 	up, _ := url.Parse(srv.URL)
 	seen := &traceSeen{header: map[string]string{}, meta: map[string]string{}}
