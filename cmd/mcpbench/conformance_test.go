@@ -11,9 +11,10 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
+
+	"golang.org/x/sync/errgroup"
 )
 
 // The MCP conformance harness (@modelcontextprotocol/conformance, pinned in
@@ -120,18 +121,15 @@ func TestConformanceClients(t *testing.T) {
 	// Each scenario is a node process, its own server on a port of its own
 	// and one request: mostly start-up. A few at a time, each in a folder
 	// of its own (the client writes its answer and key files there).
-	sem := make(chan struct{}, conformanceAtOnce)
-	var wg sync.WaitGroup
+	var g errgroup.Group
+	g.SetLimit(conformanceAtOnce)
 	for i, scenario := range scenarios {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			sem <- struct{}{}
-			defer func() { <-sem }()
+		g.Go(func() error {
 			results[i], texts[i] = runConformanceScenario(node, entry, self, filepath.Join(dir, strconv.Itoa(i)), scenario)
-		}()
+			return nil
+		})
 	}
-	wg.Wait()
+	_ = g.Wait() // outcomes are in results: no scenario returns an error
 	for i, r := range results {
 		if !r.passed {
 			t.Errorf("%s: not passed:\n%s", r.scenario, lastLines(texts[i], 25))
