@@ -16,14 +16,14 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 work=$(mktemp -d /tmp/time-suite.XXXXXX)
 echo "time-suite: logs in $work"
 # The wrapper: go test with -json into the run's file, every other go
-# command as it is.
+# command as it is. A failing go test is noted and make goes on, so that
+# each run times the whole suite; the failures are listed after it.
 cat > "$work/go" <<'WRAP'
 #!/usr/bin/env bash
 if [ "${1:-}" = test ]; then
   shift
-  set -o pipefail
-  go test -json "$@" | tee -a "$SUITE_JSON" | grep -E '"Action":"(fail|skip)","Package":"[^"]*"(,"Test")?' | cut -c1-200
-  exit "${PIPESTATUS[0]}"
+  go test -json "$@" >> "$SUITE_JSON" || echo "go test $* exited $?" >> "$SUITE_JSON.failed"
+  exit 0
 fi
 exec go "$@"
 WRAP
@@ -37,8 +37,11 @@ for round in $(seq "$rounds"); do
     rc=0
     SUITE_JSON="$run/test.json" make -C "$run/repo" test GO="$work/go" > "$run/make.log" 2>&1 || rc=$?
     wall=$(echo "$(date +%s.%N) - $start" | bc)
+    [ -s "$run/test.json.failed" ] && rc=1
     printf '== round %s, %s (%s): make test exit %d, %.0f s wall, load average %s\n' \
       "$round" "$ref" "$(git -C "$run/repo" rev-parse --short HEAD)" "$rc" "$wall" "$(cut -d' ' -f1-3 /proc/loadavg)"
+    failed=$(grep -h '^{' "$run/test.json" 2>/dev/null | jq -r 'select(.Action == "fail" and .Test != null) | .Test' | sort -u | tr '\n' ' ' || true)
+    [ -z "$failed" ] || echo "failed: $failed"
     "$here/scripts/slowest-tests.sh" -n 10 "$run/test.json" | sed -n '1,11p'
     rm -rf "$run/repo"
   done
