@@ -94,7 +94,11 @@ type ClientStats struct {
 	// PoolWaits counts measured requests that waited more than
 	// PoolWaitThreshold for a connection (a dial, or a queue behind busy
 	// ones): 0 when the pool fits the load.
-	PoolWaits        int64
+	PoolWaits int64
+	// Dials is how many connections the client opened for the point:
+	// since the last point ended, the client's setup in the first. Kept
+	// connections make it the pool's size, whatever the requests.
+	Dials            int64
 	CPUS             float64
 	Saturated        bool
 	SaturationReason string

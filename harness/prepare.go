@@ -79,6 +79,7 @@ type prepared struct {
 	load    BuiltLoad
 	health  *probe.HealthWatch
 	gauges  bench.GaugeSource // nil without sampling
+	dials   int64             // the client's dials when the last point ended
 }
 
 // Dial connects to the target and types its failure: a *ConfigError for
@@ -216,6 +217,8 @@ func (ss *prepared) measure(ctx context.Context, cfg bench.Config, st sweep.Step
 		return p, err
 	}
 	abandonedCount(&p)
+	dials := ss.client.Dials()
+	p.Client.Dials, ss.dials = dials-ss.dials, dials
 	p.Client.PoolMaxConns = ss.client.PoolSize()
 	p.Client.Engine = string(ss.client.Engine())
 	return p, nil

@@ -119,10 +119,10 @@ func (s *Session) readSSE(ctx context.Context, body io.Reader, id int64, res *Re
 			continue
 		}
 		if sameID(s.rep.ID, id, s.scratch[:0]) {
-			// Keep the result: the event buffer is reused by later reads.
-			s.resp.Reset()
-			s.resp.Write(data)
-			_ = s.rep.parse(s.resp.Bytes())
+			// The reply points into the reader's event buffer, which is
+			// the session's and is not read again before its next
+			// request: the stream's rest is read off the connection, not
+			// through it. So the event is neither copied nor parsed twice.
 			s.stream = streamLeftOpen
 			return true, nil
 		}

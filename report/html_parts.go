@@ -86,6 +86,7 @@ func clientEnv(c results.ClientStats) htmlTable {
 		{"engine", c.Engine},
 		{"connection pool", strconv.Itoa(c.PoolMaxConns) + " connections"},
 		{"requests that waited for a connection", strconv.FormatInt(c.PoolWaits, 10)},
+		{"connections opened", strconv.FormatInt(c.Dials, 10)},
 		{"generator CPU", fmt.Sprintf("%.2f s", c.CPUS)},
 		{"generator saturated", sat},
 	})

@@ -207,6 +207,7 @@ func lagOf(l *ScheduleLag) ScheduleLag {
 func mergeClient(a, b ClientStats) ClientStats {
 	a.PoolMaxConns += b.PoolMaxConns
 	a.PoolWaits += b.PoolWaits
+	a.Dials += b.Dials
 	a.CPUS += b.CPUS
 	if b.Saturated {
 		a.Saturated = true

@@ -72,6 +72,7 @@ type Stage struct {
 type ClientStats struct {
 	PoolMaxConns     int     `json:"pool_max_conns"`
 	PoolWaits        int64   `json:"pool_waits"`
+	Dials            int64   `json:"dials"`
 	CPUS             float64 `json:"cpu_s"`
 	Saturated        bool    `json:"saturated"`
 	SaturationReason string  `json:"saturation_reason,omitempty"`

@@ -30,7 +30,7 @@ func fullMeasurement() bench.Point {
 		BytesSent: 100, BytesReceived: 200, Histogram: "h",
 		Uncorrected:   &bench.Uncorrected{P50MS: 1, P95MS: 2, P99MS: 3, MaxMS: 4, Histogram: "u"},
 		ScheduleLagMS: &bench.ScheduleLag{P99: 1, Max: 2, Histogram: "l"},
-		Client: bench.ClientStats{PoolMaxConns: 4, PoolWaits: 1, CPUS: 0.25, Saturated: true, SaturationReason: "cpu",
+		Client: bench.ClientStats{PoolMaxConns: 4, PoolWaits: 1, Dials: 5, CPUS: 0.25, Saturated: true, SaturationReason: "cpu",
 			Engine: "direct", Driver: "loops", Loops: 2},
 		Interrupted:   true,
 		ErrorExamples: map[string]string{"timeout": "deadline"},

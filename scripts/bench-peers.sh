@@ -6,10 +6,16 @@
 # for wrk and mcpbench, so the user share shows where they differ) and
 # peak memory. Prints a Markdown table per server with the ratios of the
 # performance goal: mcpbench throughput >= 0.95x wrk's, CPU per request
-# <= 1.15x wrk's (<= 1.3x against the Go SDK server).
+# <= 1.15x wrk's (<= 1.3x against the Go SDK server, JSON or SSE).
 #
 #   scripts/bench-peers.sh [--cores N (1)] [-c CONNS (64 a core)] [-d SECONDS (5)]
-#                          [-r ROUNDS (5)] [--server "fixed nethttp sdk"] [--driver auto|loops|goroutines (auto)]
+#                          [-r ROUNDS (5)] [--server "fixed nethttp sdk sse scenario"] [--driver auto|loops|goroutines (auto)]
+#
+# sse is the Go SDK server answering in SSE streams (serve --stateless),
+# every generator sending the same tools/list. scenario is not a peer
+# comparison: mcpbench alone against the stateful SDK server, CPU per
+# call of a 10-call scenario session (initialize, ten tools/call echo,
+# DELETE) against the same calls as a plain closed-loop run.
 #
 # --cores N pins every generator to cores 0..N-1 (taskset) and gives wrk
 # N threads; the server gets the cores above N when the machine has any,
@@ -36,7 +42,7 @@ cores=1
 conns=""
 secs=5
 rounds=5
-servers="fixed nethttp sdk"
+servers="fixed nethttp sdk sse scenario"
 driver=auto
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -100,16 +106,8 @@ if [[ $skip != *" mcp-stress "* ]]; then
   gens+=(mcp-stress)
 fi
 
-work=$(mktemp -d)
-server_pid=""
-cleanup() {
-  [ -n "$server_pid" ] && kill "$server_pid" 2>/dev/null && wait "$server_pid" 2>/dev/null
-  rm -rf "$work"
-}
-trap cleanup EXIT INT TERM
-
-go build -o "$work/mcpbench" ./cmd/mcpbench
-bin=$work/mcpbench
+# shellcheck source=lib-bench.sh
+. scripts/lib-bench.sh # after the cd above
 
 # The same request for every generator: a tools/list JSON-RPC POST with the
 # headers a 2026-07-28 client sends.
@@ -137,25 +135,16 @@ export const options = { discardResponseBodies: true };
 export default function () { http.post(__ENV.URL, body, params); }
 JS
 
-start_server() { # $1: fixed | nethttp | sdk
-  local args=(--addr 127.0.0.1:0 --tools 8)
+start_server() { # $1: fixed | nethttp | sdk | sse | scenario
+  local args=(--tools 8)
   case "$1" in
     fixed) args+=(--fixed-response) ;;
     nethttp) args+=(--fixed-response --fixed-engine net/http) ;;
     sdk) args+=(--stateless --json-response) ;;
+    sse) args+=(--stateless) ;;
+    scenario) ;; # stateful, SSE answers
   esac
-  taskset -c "$server_cpus" "$bin" serve "${args[@]}" >"$work/server.out" 2>&1 &
-  server_pid=$!
-  for _ in $(seq 100); do
-    grep -q "listening on" "$work/server.out" 2>/dev/null && break
-    sleep 0.05
-  done
-  url="$(sed -n 's/.*listening on \(http[^ ]*\).*/\1/p' "$work/server.out" | head -n1)/mcp"
-}
-
-stop_server() {
-  kill "$server_pid" 2>/dev/null && wait "$server_pid" 2>/dev/null || true
-  server_pid=""
+  serve "$server_cpus" "${args[@]}"
 }
 
 # timed NAME CMD...: runs CMD under /usr/bin/time, leaves its output in
@@ -234,9 +223,54 @@ else
 fi
 echo "Machine: $total cores, $(uname -m), $(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -n1), $(go version | cut -d' ' -f3); generators on cores $gen_cpus, $where."
 n=${#gens[@]}
+# scenario_case: CPU per call of 10-call sessions against the same calls
+# sent as single requests, in interleaved rounds against the stateful
+# server.
+scenario_case() {
+  cat >"$work/ten.yaml" <<'YAML'
+scenarios:
+  - name: ten-calls
+    steps:
+      - repeat:
+          times: 10
+          steps:
+            - call: {tool: echo, args: {message: hi}}
+YAML
+  start_server scenario
+  "$bin" run --url "$url" -c "$conns" -d 1s -q --no-progress >/dev/null 2>&1 || true
+  : >"$work/scen"
+  for ((k = 0; k < rounds; k++)); do
+    for g in $(if ((k % 2)); then echo plain session; else echo session plain; fi); do
+      if [ "$g" = session ]; then
+        timed session "$bin" run --url "$url" --scenario "$work/ten.yaml" --users "$conns" -d "${secs}s" --driver "$driver" --no-progress --json-out -
+      else
+        timed plain "$bin" run --url "$url" --method tools/call --tool echo --args '{"message":"hi"}' -c "$conns" -d "${secs}s" --driver "$driver" --no-progress --json-out -
+      fi
+      row "$g" "$(sed -n 's/^  "ok": \([0-9]*\),*/\1/p' "$work/$g.out" | head -n1)" >>"$work/scen"
+    done
+  done
+  stop_server
+  echo
+  echo "### Scenario sessions: 10 tools/call echo a session (with its initialize and DELETE) vs the same calls as single requests, serve (stateful, SSE)"
+  echo
+  echo "| run | calls | calls/s | CPU per call (µs) | peak RSS (MiB) |"
+  echo "| --- | ---: | ---: | ---: | ---: |"
+  for name in session plain; do
+    awk -v n="$name" '$1 == n' "$work/scen" >"$work/one"
+    printf '| %s | %s | %s | %s | %s |\n' "$name" "$(median_col 2 "$work/one")" "$(median_col 3 "$work/one")" "$(median_col 4 "$work/one")" "$(median_col 5 "$work/one")"
+  done
+  awk '$1 == "session" { s[++i] = $4 } $1 == "plain" { p[++j] = $4 } END { for (k = 1; k <= i; k++) printf "%.4f\n", s[k] / p[k] }' "$work/scen" >"$work/scen-ratios"
+  echo
+  printf "Median of the rounds' own ratios: CPU per call of a session %.2fx a single request's (goal <= 1.2)\n" "$(median_col 1 "$work/scen-ratios")"
+}
+
 for mode in $servers; do
+  if [ "$mode" = scenario ]; then
+    scenario_case
+    continue
+  fi
   cpu_goal=1.15
-  [ "$mode" = sdk ] && cpu_goal=1.3
+  [ "$mode" = sdk ] || [ "$mode" = sse ] && cpu_goal=1.3
   start_server "$mode"
   # Warm the server up, then one generator at a time.
   "$bin" run --url "$url" -c "$conns" -d 1s -q --no-progress >/dev/null 2>&1 || true
@@ -274,6 +308,7 @@ for mode in $servers; do
     fixed) echo "### Server: mcpbench serve --fixed-response (canned answers on fasthttp, near-zero server cost)" ;;
     nethttp) echo "### Server: mcpbench serve --fixed-response --fixed-engine net/http (a trivial net/http responder)" ;;
     sdk) echo "### Server: mcpbench serve --stateless --json-response (the Go SDK, its cheapest mode)" ;;
+    sse) echo "### Server: mcpbench serve --stateless (the Go SDK answering in SSE streams, as it does by default)" ;;
   esac
   echo
   echo "| generator | requests | requests/s | CPU per request (µs) | user / system (µs) | peak RSS (MiB) |"

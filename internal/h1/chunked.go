@@ -12,8 +12,8 @@ import (
 // in place, rather than by fasthttp's streaming reader: that one goes
 // through a LimitedReader, a bufio.ReadByte per framing byte and a copy
 // into a bytes.Buffer, about a third of the client's CPU per request
-// against the SDK server. SSE streams, which are read as they arrive,
-// stay with fasthttp.
+// against the SDK server. SSE streams, read as they arrive, are read in
+// place too (events.go).
 
 // maxChunkSizeDigits bounds a chunk size's hex digits: 15 is past any
 // body the engine takes and below what an int holds.

@@ -8,10 +8,10 @@
 //
 // Its request is a byte string built once by the caller and written with
 // one call; the common answers (a status line, a few headers, then a body
-// of a Content-Length or in chunks) are parsed in place from the read
-// buffer. Anything less common (SSE streams, 1xx answers, folded headers)
-// goes to fasthttp's parser on the same buffered reader, since nothing has
-// been consumed yet.
+// of a Content-Length or in chunks, and chunked SSE streams as they come)
+// are parsed in place from the read buffer. Anything less common (1xx
+// answers, folded headers, streams up to the close) goes to fasthttp's
+// parser on the same buffered reader, since nothing has been consumed yet.
 //
 // Why not fasthttp's client alone: its general request writer, header
 // parser and pool bookkeeping cost about 1 µs of CPU per request more than
@@ -46,6 +46,11 @@ type Conn struct {
 	// received counts the bytes read off the connection, so that an
 	// answer cut off can say how much of it came.
 	received int64
+	// rest is a streamed answer's unread rest (stream.go), and events
+	// the reader of a stream read in place (events.go).
+	rest       streamRest
+	restWaited time.Duration // how long the request now on c waited for it
+	events     chunkStream
 }
 
 // NewConn wraps nc, a connection made elsewhere (tests read answers from

@@ -103,8 +103,7 @@ var (
 // parseHead reads the status and the headers the engine needs from h, and
 // the value of keep when not nil. It returns false, leaving the answer to
 // fasthttp, for anything but a final answer with a Content-Length or
-// chunked (and not a stream of events), no Content-Encoding and plain
-// header lines.
+// chunked, no Content-Encoding and plain header lines.
 func parseHead(h []byte, a *Answer, keep []byte) bool {
 	if bytes.Count(h, lf) != bytes.Count(h, crlf) {
 		return false // a bare LF ends a line for fasthttp, not for the cuts below
@@ -137,10 +136,10 @@ func parseHead(h []byte, a *Answer, keep []byte) bool {
 		}
 	}
 	if a.Chunked {
-		// A stream is read as it comes (fasthttp's); with a length as
-		// well, the framing is ambiguous, fasthttp's to judge.
+		// With a length as well, the framing is ambiguous, fasthttp's
+		// to judge.
 		a.Length = -1
-		return length < 0 && !HasMediaType(a.ContentType, "text/event-stream")
+		return length < 0
 	}
 	if length < 0 {
 		return false

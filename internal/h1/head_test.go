@@ -69,7 +69,7 @@ func TestParseHead(t *testing.T) {
 		{"names in any case", "HTTP/1.1 404 Not Found\r\ncontent-length:  3 \r\nCONNECTION: Close\r\ncontent-type: text/plain\r\n\r\n", true, 404, 3, "text/plain", "", true},
 		{"same length twice", "HTTP/1.1 200 OK\r\nContent-Length: 5\r\nContent-Length: 5\r\n\r\n", true, 200, 5, "", "", false},
 		{"lengths disagree", "HTTP/1.1 200 OK\r\nContent-Length: 5\r\nContent-Length: 6\r\n\r\n", false, 0, 0, "", "", false},
-		{"chunked stream", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nContent-Type: text/event-stream\r\n\r\n", false, 0, 0, "", "", false},
+		{"chunked stream (read in place as it comes)", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nContent-Type: text/event-stream\r\n\r\n", true, 200, -1, "text/event-stream", "", false},
 		{"chunked JSON", "HTTP/1.1 200 OK\r\nTransfer-Encoding: Chunked\r\nContent-Type: application/json\r\n\r\n", true, 200, -1, "application/json", "", false},
 		{"chunked and a length", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nContent-Length: 2\r\n\r\n", false, 0, 0, "", "", false},
 		{"chunked twice", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nTransfer-Encoding: chunked\r\n\r\n", false, 0, 0, "", "", false},

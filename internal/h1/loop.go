@@ -112,35 +112,21 @@ func (p *LoopPool) freeSlot() { p.free++ }
 // Put puts c, when reusable, on top of the idle stack.
 func (p *LoopPool) Put(c *Conn, reusable bool) {
 	if !reusable || p.closed.Load() {
-		c.nc.Close()
+		c.discard()
 	} else {
 		p.idle = append(p.idle, c)
 	}
 	p.free++
 }
 
-func (p *LoopPool) lend(*Conn) { p.freeSlot() }
-
-// giveBack takes back a lent connection whose stream has ended, while
-// the free slots outnumber the idle connections; else it closes it.
-func (p *LoopPool) giveBack(c *Conn, reusable bool) {
-	if reusable && !p.closed.Load() && len(p.idle) < p.free {
-		p.idle = append(p.idle, c)
-		return
-	}
-	c.nc.Close()
-}
-
-// beside runs fn as a task of the loop: a loop's connection is read on
-// its loop.
-func (p *LoopPool) beside(fn func()) { p.loop.Go(fn) }
-
 func (p *LoopPool) limit() int { return p.pools.cfg.MaxBody }
+
+func (p *LoopPool) held() *atomic.Int32 { return &p.pools.base.streamsHeld }
 
 func (p *LoopPool) Close() {
 	p.closed.Store(true)
 	for _, c := range p.idle {
-		c.nc.Close()
+		c.discard()
 	}
 	p.idle = nil
 }
@@ -166,8 +152,10 @@ func (p *LoopPool) adopt() *Conn {
 	if c == nil {
 		return nil
 	}
-	if c.br.Buffered() > 0 { // out of step: not worth keeping
-		c.nc.Close()
+	// The rest of a stream (the initialize's, as a rule) is read first,
+	// on the client's connection: it has most often come long since.
+	if now := time.Now(); c.rest.stream != nil && !c.takeRest(now, now.Add(RestWait)) || c.br.Buffered() > 0 {
+		c.discard() // out of step, or a stream that did not end: not worth keeping
 		return nil
 	}
 	nc, err := p.loop.Adopt(c.nc)

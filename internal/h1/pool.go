@@ -23,15 +23,6 @@ type Pool interface {
 	// they come back.
 	Close()
 
-	// lend takes c, whose stream is still being read after its response,
-	// out of the pool's count: its slot is free for another connection
-	// at once, so no request waits for a server to close a stream it no
-	// longer needs. giveBack returns it once the stream has ended.
-	lend(c *Conn)
-	giveBack(c *Conn, reusable bool)
-	// beside runs fn apart from the caller: on a goroutine, or as a task
-	// of the pool's loop.
-	beside(fn func())
 	// limit is the largest body an answer may have.
 	limit() int
 	// recallHead, rememberHead and fit are a loop pool's: its last head
@@ -39,6 +30,9 @@ type Pool interface {
 	recallHead(br *bufio.Reader, keep []byte) ([]byte, *Head, bool)
 	rememberHead(h []byte, parsed Head, close bool, keep []byte)
 	fit(c *Conn, used int)
+	// held is the client's count of streams in a row whose end did not
+	// come in their wait (stream.go).
+	held() *atomic.Int32
 }
 
 // ErrNoFreeConn is a request that found no free connection in time.
@@ -63,6 +57,9 @@ type GoPool struct {
 	dialer net.Dialer
 	slots  chan *Conn
 	closed atomic.Bool
+	// streamsHeld counts the streams in a row whose end did not come in
+	// their wait: the loop pools share the client's count.
+	streamsHeld atomic.Int32
 }
 
 var _ Pool = (*GoPool)(nil)
@@ -105,21 +102,31 @@ func (p *GoPool) Get(now, deadline time.Time) (*Conn, time.Duration, error) {
 }
 
 // ready makes c, the connection of the slot just taken, fit to send on:
-// a stale one is checked and dropped if dead, and nil is dialled. A
-// failed dial frees the slot again.
+// the rest of a stream left on it is read off, a stale one is checked and
+// dropped if dead, and nil is dialled. A failed dial frees the slot
+// again.
 func ready(c *Conn, now, deadline time.Time, dial func(time.Time) (*Conn, error), free func()) (*Conn, error) {
+	var restWaited time.Duration
+	if c != nil && c.rest.stream != nil {
+		ok := c.takeRest(now, deadline)
+		restWaited = time.Since(now)
+		if !ok {
+			c.discard()
+			c = nil
+		}
+	}
 	if c != nil && now.Sub(c.lastUsed) > StaleAfter && !c.alive() {
 		c.nc.Close()
 		c = nil
 	}
-	if c != nil {
-		return c, nil
+	if c == nil {
+		var err error
+		if c, err = dial(deadline); err != nil {
+			free()
+			return nil, err
+		}
 	}
-	c, err := dial(deadline)
-	if err != nil {
-		free()
-		return nil, err
-	}
+	c.restWaited = restWaited
 	return c, nil
 }
 
@@ -138,38 +145,18 @@ func (p *GoPool) dial(deadline time.Time) (*Conn, error) {
 
 func (p *GoPool) Put(c *Conn, reusable bool) {
 	if !reusable || p.closed.Load() {
-		c.nc.Close()
+		c.discard()
 		c = nil
 	}
 	p.slots <- c
 }
 
-func (p *GoPool) lend(*Conn) { p.freeSlot() }
-
 // freeSlot frees a slot that holds no connection.
 func (p *GoPool) freeSlot() { p.slots <- nil }
 
-// giveBack takes the place of a slot that holds no connection, or closes
-// c when every free slot has one (or none is free).
-func (p *GoPool) giveBack(c *Conn, reusable bool) {
-	for i := 0; reusable && !p.closed.Load() && i < cap(p.slots); i++ {
-		select {
-		case x := <-p.slots:
-			if x == nil {
-				p.slots <- c // it fills the slot just emptied
-				return
-			}
-			p.slots <- x // an idle connection: back it goes, try the next
-		default:
-			i = cap(p.slots) // every slot is in use
-		}
-	}
-	c.nc.Close()
-}
-
-func (p *GoPool) beside(fn func()) { go fn() }
-
 func (p *GoPool) limit() int { return p.cfg.MaxBody }
+
+func (p *GoPool) held() *atomic.Int32 { return &p.streamsHeld }
 
 // The goroutine pool keeps no head and grows no buffer: its connections
 // take turns among all the client's goroutines.
@@ -189,7 +176,7 @@ func (p *GoPool) Close() {
 		select {
 		case c := <-p.slots:
 			if c != nil {
-				c.nc.Close()
+				c.discard()
 			}
 			emptied++
 		default:

@@ -111,6 +111,10 @@ func (cl *Caller) read(p Pool, c *Conn, r *Request, a *Answer) error {
 	if _, err := br.Discard(len(h)); err != nil {
 		return err
 	}
+	if a.Chunked && a.Status >= 200 && a.Status < 300 && HasMediaType(a.ContentType, "text/event-stream") {
+		a.Stream = c.events.start(br) // read as it arrives, by the caller
+		return nil
+	}
 	cl.match.start(a, r.Predict)
 	var err error
 	if a.Chunked {

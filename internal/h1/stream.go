@@ -3,6 +3,7 @@ package h1
 import (
 	"bytes"
 	"io"
+	"sync/atomic"
 	"time"
 
 	"github.com/valyala/fasthttp"
@@ -21,6 +22,35 @@ const (
 // the connection costs less than reading on.
 const drainLimit = 256 << 10
 
+// RestWait is the least the next request that takes a connection waits
+// for the end of the stream left on it before it gives the connection up
+// and dials; it waits longer for a slow server, up to four times the time
+// the stream's response took (restWait). Servers end a stream just after its
+// response (the spec's SHOULD), but a busy one writes the end after its
+// other work: against the bundled stateless server at saturation, the
+// ends of two answers in three came more than a millisecond after the
+// next request wanted the connection, some after a third of a second. A
+// client waits for the end as a client of HTTP/1.1 must, and the server
+// sees no connects a real client would not make. A server that never ends
+// its streams would cost each request this wait and a connect, so after
+// heldInARow such streams in a row the client stops waiting (restWait)
+// and dials as it did before, until a stream is seen to end again.
+var RestWait = 50 * time.Millisecond
+
+// heldInARow is how many streams in a row must miss their wait before the
+// client takes the server for one that holds its streams open.
+const heldInARow = 3
+
+// restWait is how long to wait for the end of a stream whose response
+// took took; none when the server's last streams were all held open past
+// their wait, so that such a server is not slowed by a wait per request.
+func restWait(took time.Duration, held *atomic.Int32) time.Duration {
+	if held.Load() >= heldInARow {
+		return 0
+	}
+	return max(RestWait, 4*took)
+}
+
 // ReadToEnd drains r (bounded) and reports whether it got to the end.
 func ReadToEnd(r io.Reader) bool {
 	n, err := io.Copy(io.Discard, io.LimitReader(r, drainLimit))
@@ -30,43 +60,90 @@ func ReadToEnd(r io.Reader) bool {
 // lastChunk is the end of a chunked body without trailers.
 var lastChunk = []byte("0\r\n\r\n")
 
-// Finish gives a streamed answer's connection back to p once the stream
-// has ended: at once when it was read to its end, else from beside the
-// caller (a goroutine, or a task of the loop) that reads the rest, so
-// neither this request nor the next waits for the server to close a
-// stream whose response is in. aheadHeld says the caller's own reader
+// streamRest is what is left of a streamed answer on its connection.
+type streamRest struct {
+	resp    *fasthttp.Response
+	stream  io.Reader
+	closing bool
+	wait    time.Duration // restWait
+	held    *atomic.Int32 // the client's count of streams held past their wait
+}
+
+// Finish gives a streamed answer's connection back to p. A stream read
+// up to its response goes back with its rest unread: the next request to
+// take the connection reads it off first (takeRest), so the connection
+// is reused as a client reuses it, where reading it beside the caller
+// freed the slot at once and the next request dialled a new connection
+// before the old one came back. aheadHeld says the caller's own reader
 // holds bytes of the stream it did not use; at is when the request went
 // out.
 func Finish(p Pool, c *Conn, a *Answer, state StreamState, aheadHeld bool, at time.Time) {
-	done := func(ended bool) {
-		fasthttp.ReleaseResponse(a.resp)
-		c.lastUsed = at
-		p.Put(c, ended && !a.Close)
-	}
+	c.lastUsed = at
 	switch {
 	case state == StreamEnded:
-		done(true)
+		release(a.resp)
+		p.Put(c, !a.Close)
 	case state == StreamLeftOpen && !aheadHeld && endBuffered(c, a):
-		done(ReadToEnd(a.Stream)) // reads what is buffered: no wait
+		ended := ReadToEnd(a.Stream) // reads what is buffered: no wait
+		release(a.resp)
+		p.Put(c, ended && !a.Close)
 	case state == StreamLeftOpen:
-		p.lend(c)
-		resp, stream, closing := a.resp, a.Stream, a.Close
-		p.beside(func() { // the deadline set for the request bounds the read
-			ended := ReadToEnd(stream)
-			fasthttp.ReleaseResponse(resp)
-			c.lastUsed = at
-			p.giveBack(c, ended && !closing)
-		})
+		// The answer's own time: not the wait for the previous stream's
+		// end, or a server that holds its streams would be waited for
+		// longer with every request.
+		took := time.Since(at) - c.restWaited
+		held := p.held()
+		c.rest = streamRest{resp: a.resp, stream: a.Stream, closing: a.Close, wait: restWait(took, held), held: held}
+		p.Put(c, true)
 	default:
-		done(false)
+		release(a.resp)
+		p.Put(c, false)
 	}
+}
+
+// release gives back the response fasthttp's parser read a stream with;
+// a stream read in place has none.
+func release(r *fasthttp.Response) {
+	if r != nil {
+		fasthttp.ReleaseResponse(r)
+	}
+}
+
+// takeRest reads the rest of a stream left on c, waiting up to its wait
+// (and not past deadline) for its end, and reports whether c can carry
+// another request.
+func (c *Conn) takeRest(now, deadline time.Time) bool {
+	r := c.rest
+	c.rest = streamRest{}
+	wait := now.Add(r.wait)
+	if deadline.Before(wait) {
+		wait = deadline
+	}
+	_ = c.nc.SetReadDeadline(wait) // the request sets its own after
+	ended := ReadToEnd(r.stream)
+	release(r.resp)
+	if r.held != nil {
+		if ended {
+			r.held.Store(0)
+		} else if r.wait > 0 {
+			r.held.Add(1)
+		}
+	}
+	return ended && !r.closing
+}
+
+// discard closes c and lets go of a stream left on it.
+func (c *Conn) discard() {
+	release(c.rest.resp)
+	c.rest = streamRest{}
+	c.nc.Close()
 }
 
 // endBuffered says the rest of a chunked stream left at its response is
 // the last chunk, already read from the connection: the server closed the
 // stream with the answer, as servers do, and nothing is left to wait for.
 func endBuffered(c *Conn, a *Answer) bool {
-	if a.resp.Header.ContentLength() != -1 || c.br.Buffered() < len(lastChunk) {
+	if !a.Chunked || c.br.Buffered() < len(lastChunk) {
 		return false
 	}
 	b, err := c.br.Peek(len(lastChunk))

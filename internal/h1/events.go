@@ -1,0 +1,89 @@
+package h1
+
+import (
+	"bufio"
+	"errors"
+	"io"
+)
+
+// chunkStream reads a chunked body in place, from its connection's read
+// buffer, as it arrives: how an SSE answer of a common head is handed to
+// the caller. fasthttp's stream reader, which read SSE answers before,
+// went through a pooled response, its header parser, a LimitedReader and
+// a ReadByte per framing byte. Each connection has one: it carries one
+// answer at a time, and the rest of a stream may be read by the next
+// request to take the connection, whoever sends it.
+type chunkStream struct {
+	br   *bufio.Reader
+	left int  // bytes of the current chunk not yet read
+	crlf bool // the CRLF after a chunk's data is still to read
+	err  error
+}
+
+// start makes s read the body that begins at br's next byte.
+func (s *chunkStream) start(br *bufio.Reader) io.Reader {
+	*s = chunkStream{br: br}
+	return s
+}
+
+// Read reads the body's data; io.EOF once its last chunk and trailers
+// are read. A broken or cut stream fails for good.
+func (s *chunkStream) Read(p []byte) (int, error) {
+	if s.err != nil {
+		return 0, s.err
+	}
+	if s.left == 0 {
+		if err := s.next(); err != nil {
+			s.err = cutShort(err)
+			return 0, s.err
+		}
+	}
+	n, err := s.br.Read(p[:min(len(p), s.left)])
+	s.left -= n
+	if err != nil {
+		s.err = cutShort(err)
+	}
+	return n, s.err
+}
+
+// cutShort is err, except that the connection's end before the body's is
+// no end of the body.
+func cutShort(err error) error {
+	switch err {
+	case errLastChunk:
+		return io.EOF
+	case io.EOF:
+		return io.ErrUnexpectedEOF
+	}
+	return err
+}
+
+// errLastChunk is the body's end, which Read says as io.EOF.
+var errLastChunk = errors.New("last chunk")
+
+// next reads up to the next chunk's data: errLastChunk at the last chunk,
+// once the trailer section after it is read.
+func (s *chunkStream) next() error {
+	if s.crlf {
+		if err := readCRLF(s.br); err != nil {
+			return err
+		}
+		s.crlf = false
+	}
+	line, err := s.br.ReadSlice('\n')
+	if err != nil {
+		return err
+	}
+	size, err := chunkSize(line)
+	if err != nil {
+		return err
+	}
+	if size == 0 {
+		if err := skipTrailers(s.br); err != nil {
+			return err
+		}
+		return errLastChunk
+	}
+	s.left, s.crlf = size, true
+	return nil
+}

@@ -1,0 +1,206 @@
+package h1
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io"
+	"net"
+	"strconv"
+	"testing"
+	"time"
+)
+
+// sseServer answers each POST with an SSE stream of one event and closes
+// the stream end after it (never, when end is negative). It returns its
+// address; it stops when t ends.
+func sseServer(t *testing.T, end time.Duration) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	event := "event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n\n"
+	ans := fmt.Sprintf("HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n%x\r\n%s\r\n", len(event), event)
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				r := bufio.NewReader(c)
+				for readRequest(r) == nil {
+					if _, err := io.WriteString(c, ans); err != nil {
+						return
+					}
+					if end < 0 {
+						_, _ = io.Copy(io.Discard, r) // until the client closes
+						return
+					}
+					time.Sleep(end)
+					if _, err := c.Write(lastChunk); err != nil {
+						return
+					}
+				}
+			}()
+		}
+	}()
+	return l.Addr().String()
+}
+
+// readRequest reads one request's head and body of its Content-Length.
+func readRequest(r *bufio.Reader) error {
+	length := 0
+	for {
+		line, err := r.ReadSlice('\n')
+		if err != nil {
+			return err
+		}
+		if len(line) <= 2 {
+			break
+		}
+		if name, value, ok := bytes.Cut(line, []byte(":")); ok && bytes.EqualFold(name, hContentLength) {
+			length, _ = strconv.Atoi(string(bytes.TrimSpace(value)))
+		}
+	}
+	_, err := r.Discard(length)
+	return err
+}
+
+// streamTwice sends two requests on p, leaving the first answer's stream
+// open at its event as the session does, and returns how long the second
+// took to get its connection.
+func streamTwice(t *testing.T, p *GoPool) time.Duration {
+	t.Helper()
+	return streamN(t, p, 2)[0]
+}
+
+// streamN sends n requests on p as streamTwice does and returns how long
+// each after the first took to get its connection.
+func streamN(t *testing.T, p *GoPool, n int) []time.Duration {
+	t.Helper()
+	var cl Caller
+	var took []time.Duration
+	for i := range n {
+		now := time.Now()
+		req := Request{Head: postHead, Body: []byte(`{}`), Deadline: now.Add(5 * time.Second)}
+		c, _, err := p.Get(now, req.Deadline)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i > 0 {
+			took = append(took, time.Since(now))
+		}
+		var a Answer
+		if err := cl.Do(p, c, &req, &a); err != nil {
+			t.Fatal(err)
+		}
+		if a.Stream == nil {
+			t.Fatalf("the answer is not a stream: %+v", a.Head)
+		}
+		line, err := bufio.NewReader(a.Stream).ReadString('\n')
+		if err != nil || line != "event: message\n" {
+			t.Fatalf("the stream began %q (%v)", line, err)
+		}
+		Finish(p, c, &a, StreamLeftOpen, false, now)
+	}
+	return took
+}
+
+// A stream whose end comes after its response leaves its connection to
+// the next request, which waits for the end: no second connection. One
+// that never ends costs the next request the wait, then a connection of
+// its own, and the first is closed.
+func TestStreamRestKeepsTheConnection(t *testing.T) {
+	defer func(w time.Duration) { RestWait = w }(RestWait)
+	RestWait = 100 * time.Millisecond
+
+	p := poolFor(sseServer(t, 20*time.Millisecond), 1)
+	defer p.Close()
+	took := streamTwice(t, p)
+	if d := p.cfg.Dials.Load(); d != 1 {
+		t.Errorf("%d dials for two requests on one connection whose stream ended 20 ms after its answer", d)
+	}
+	if took > RestWait {
+		t.Errorf("the second request waited %v for an end 20 ms away", took)
+	}
+
+	p = poolFor(sseServer(t, -1), 1)
+	defer p.Close()
+	took = streamTwice(t, p)
+	if d := p.cfg.Dials.Load(); d != 2 {
+		t.Errorf("%d dials with a stream that never ends, want 2", d)
+	}
+	if took < RestWait || took > RestWait+time.Second {
+		t.Errorf("the second request waited %v for a stream that never ends, want about %v", took, RestWait)
+	}
+}
+
+// A server that holds every stream open is not waited for once it has
+// shown it: after heldInARow waits in vain, each request dials at once, as
+// it did before streams were waited for, so such a server is not slowed
+// by a wait per request.
+func TestHeldStreamsStopTheWait(t *testing.T) {
+	defer func(w time.Duration) { RestWait = w }(RestWait)
+	RestWait = 100 * time.Millisecond
+
+	p := poolFor(sseServer(t, -1), 1)
+	defer p.Close()
+	n := heldInARow + 3
+	took := streamN(t, p, n)
+	for i, d := range took {
+		waited := i < heldInARow
+		if waited && d < RestWait || !waited && d > RestWait/2 {
+			t.Errorf("request %d took %v for its connection (waits expected for the first %d): %v", i+2, d, heldInARow, took)
+		}
+	}
+	if d := p.cfg.Dials.Load(); d != int64(n) {
+		t.Errorf("%d dials for %d requests whose streams never end", d, n)
+	}
+}
+
+// chunkStream reads the data of a chunked body across chunk boundaries,
+// extensions and trailers, stops at its end with the next answer's bytes
+// left unread, and fails for good on broken framing.
+func TestChunkStream(t *testing.T) {
+	cases := []struct {
+		name, wire, want, left string
+		broken                 bool
+	}{
+		{"one chunk", "5\r\nhello\r\n0\r\n\r\nNEXT", "hello", "NEXT", false},
+		{"event split across chunks", "3\r\nev:\r\n4;x=y\r\n a\n\n\r\n0\r\nTrailer: t\r\n\r\n", "ev: a\n\n", "", false},
+		{"upper-case size", "A\r\n0123456789\r\n0\r\n\r\n", "0123456789", "", false},
+		{"no CRLF after the data", "2\r\nabX\r\n0\r\n\r\n", "ab", "", true},
+		{"not a size", "zz\r\nab\r\n0\r\n\r\n", "", "", true},
+		{"cut short", "5\r\nhel", "hel", "", true},
+		{"cut between chunks", "2\r\nab\r\n", "ab", "", true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			br := bufio.NewReaderSize(bytes.NewReader([]byte(tc.wire)), 16)
+			var s chunkStream
+			got, err := io.ReadAll(iotestOneByte{s.start(br)})
+			if string(got) != tc.want || (err != nil) != tc.broken {
+				t.Fatalf("read %q, %v; want %q, broken %v", got, err, tc.want, tc.broken)
+			}
+			if !tc.broken {
+				rest, _ := io.ReadAll(br)
+				if string(rest) != tc.left {
+					t.Errorf("left %q, want %q", rest, tc.left)
+				}
+			}
+			if n, again := s.Read(make([]byte, 4)); n != 0 || again == nil {
+				t.Errorf("a read after the end gave %d, %v", n, again)
+			}
+		})
+	}
+}
+
+// iotestOneByte reads through r a byte at a time, as a caller with a
+// small buffer would.
+type iotestOneByte struct{ r io.Reader }
+
+func (o iotestOneByte) Read(p []byte) (int, error) { return o.r.Read(p[:min(len(p), 1)]) }
