@@ -37,6 +37,26 @@ type bucketRec struct {
 	// ops counts answers by operation and outcome, for the Observer
 	// only: nil once handed over, and never made without one.
 	ops [][MaxKinds]int64
+	// handed: the bucket went to the Observer; late holds what was filed
+	// in it since, for a LateObserver (nil when nothing was).
+	handed bool
+	late   *lateRec
+	// opHist are the bucket's latencies by operation, made on first use
+	// and only for an OperationsObserver; packed as handed over.
+	opHist []*hdrhistogram.Histogram
+}
+
+// lateRec is what was filed in a bucket after it was handed over: a
+// straggler stamped in the bucket that reached the series only later.
+type lateRec struct {
+	kinds [MaxKinds]int64
+	ops   [][MaxKinds]int64
+	lats  []lateLatency
+}
+
+type lateLatency struct {
+	us int64
+	op int32
 }
 
 // seriesRec is the buckets of one point.
@@ -44,11 +64,19 @@ type seriesRec struct {
 	start    time.Time
 	interval time.Duration
 	nOps     int // operations counted per bucket (bucketRec.ops); 0: none
+	// keepLate: what is filed in a bucket already handed over is kept
+	// apart too (bucketRec.late), for a LateObserver.
+	keepLate bool
+	// opHists: a histogram per operation per bucket (bucketRec.opHist),
+	// for an OperationsObserver of a level that mixes operations.
+	opHists bool
 
 	mu      sync.Mutex
 	buckets []*bucketRec
-	spare   []*hdrhistogram.Histogram // reset, for the next buckets
-	enc     *hist.Encoder
+	// lateQ are the buckets whose late answers wait to be handed over.
+	lateQ []int
+	spare []*hdrhistogram.Histogram // reset, for the next buckets
+	enc   *hist.Encoder
 }
 
 func newSeriesRec(start time.Time, interval, expected time.Duration) *seriesRec {
@@ -88,11 +116,7 @@ func (s *seriesRec) histOf(b *bucketRec) *hdrhistogram.Histogram {
 	if b.hist != nil {
 		return b.hist
 	}
-	if n := len(s.spare); n > 0 {
-		b.hist, s.spare = s.spare[n-1], s.spare[:n-1]
-	} else {
-		b.hist = NewHistogram()
-	}
+	b.hist = s.spareHist()
 	if b.packed != nil {
 		_ = hist.MergePacked(b.hist, b.packed) // our own packing: it reads back
 		b.packed = nil
@@ -105,12 +129,20 @@ func (s *seriesRec) add(at int, buf []latencies) {
 	s.mu.Lock()
 	b := s.bucket(at)
 	h := s.histOf(b)
+	late := s.lateOf(at, b)
+	oh := s.opHistsOf(b)
 	for i := range buf {
 		l := &buf[i]
 		_ = h.RecordValue(l.lat)
 		b.kinds[l.kind]++
 		if b.ops != nil && int(l.op) < len(b.ops) && l.op >= 0 {
 			b.ops[l.op][l.kind]++
+		}
+		if late != nil {
+			late.add(l)
+		}
+		if oh != nil {
+			s.recordOp(oh, l)
 		}
 		if int(l.sentIn) == at {
 			b.sent++
@@ -119,6 +151,68 @@ func (s *seriesRec) add(at int, buf []latencies) {
 		}
 	}
 	s.mu.Unlock()
+}
+
+// lateOf is where answers filed now in bucket at (b) are kept apart:
+// nil unless b was handed over and a LateObserver wants them. The caller
+// holds s.mu.
+func (s *seriesRec) lateOf(at int, b *bucketRec) *lateRec {
+	if !b.handed || !s.keepLate {
+		return nil
+	}
+	if b.late == nil {
+		b.late = &lateRec{}
+		if s.nOps > 0 {
+			b.late.ops = make([][MaxKinds]int64, s.nOps)
+		}
+		s.lateQ = append(s.lateQ, at)
+	}
+	return b.late
+}
+
+func (lr *lateRec) add(l *latencies) {
+	lr.kinds[l.kind]++
+	if lr.ops != nil && l.op >= 0 && int(l.op) < len(lr.ops) {
+		lr.ops[l.op][l.kind]++
+	}
+	lr.lats = append(lr.lats, lateLatency{l.lat, l.op})
+}
+
+// packLate is lr's latencies in the packed form of a bucket's
+// histogram, and by operation when the series keeps them so. The caller
+// holds s.mu.
+func (s *seriesRec) packLate(lr *lateRec) (all []byte, byOp [][]byte) {
+	h := s.spareHist()
+	var oh []*hdrhistogram.Histogram
+	if s.opHists {
+		oh = make([]*hdrhistogram.Histogram, s.nOps)
+	}
+	for _, v := range lr.lats {
+		_ = h.RecordValue(v.us)
+		if oh != nil {
+			s.recordOp(oh, &latencies{lat: v.us, op: v.op})
+		}
+	}
+	return s.pack(h), s.packOps(oh)
+}
+
+// spareHist is a reset histogram, a spare one if there is one. The
+// caller holds s.mu.
+func (s *seriesRec) spareHist() *hdrhistogram.Histogram {
+	if n := len(s.spare); n > 0 {
+		h := s.spare[n-1]
+		s.spare = s.spare[:n-1]
+		return h
+	}
+	return NewHistogram()
+}
+
+// pack encodes h and keeps it as a spare. The caller holds s.mu.
+func (s *seriesRec) pack(h *hdrhistogram.Histogram) []byte {
+	packed := bytes.Clone(s.enc.Pack(h))
+	h.Reset()
+	s.spare = append(s.spare, h)
+	return packed
 }
 
 // compact encodes every bucket before upTo that is still live and keeps

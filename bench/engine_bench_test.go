@@ -62,3 +62,14 @@ func BenchmarkOpenLoopPaced(b *testing.B) {
 func BenchmarkClosedLoopMixObserved(b *testing.B) {
 	benchmarkRun(b, Config{Concurrency: 1, Observer: NopObserver{}}, nopWorkload{ops: []Operation{{Method: "a"}, {Method: "b"}, {Method: "c"}}})
 }
+
+// BenchmarkClosedLoopMixByOperation is the mix with an observer that
+// wants each bucket's latencies by operation (an --out exporter): a
+// histogram per operation per bucket besides the bucket's.
+func BenchmarkClosedLoopMixByOperation(b *testing.B) {
+	benchmarkRun(b, Config{Concurrency: 1, Observer: opsObserver{}}, nopWorkload{ops: []Operation{{Method: "a"}, {Method: "b"}, {Method: "c"}}})
+}
+
+type opsObserver struct{ NopObserver }
+
+func (opsObserver) WantsOperationHistograms() bool { return true }

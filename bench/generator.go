@@ -300,6 +300,10 @@ func (r *runner) makeStates(n, nShards int, open, perOp bool) {
 	if r.cfg.Observer != nil && len(r.ops) > 1 {
 		r.series.nOps = len(r.ops)
 	}
+	_, r.series.keepLate = r.cfg.Observer.(LateObserver)
+	if oo, ok := r.cfg.Observer.(OperationsObserver); ok && r.series.nOps > 0 {
+		r.series.opHists = oo.WantsOperationHistograms()
+	}
 	r.shards = make([]*histShard, nShards)
 	for i := range r.shards {
 		r.shards[i] = newHistShard(len(r.ops), open, perOp)

@@ -22,9 +22,9 @@ type Observer interface {
 	// warm-up), from the goroutine that called Run, before the clock
 	// starts: e.g. to snapshot counters kept outside the generator.
 	Measuring()
-	// Interval receives each bucket about one interval after it ends
-	// (when its stragglers are in), in order, from the series loop's
-	// goroutine; the last ones come as the level ends.
+	// Interval receives each bucket shortly after it ends (SettleGrace,
+	// or once the server's gauges of its end are read), in order, from
+	// the series loop's goroutine; the last ones come as the level ends.
 	Interval(Interval)
 	// LoadDone is called when the load has ended, before the workers
 	// close (e.g. to profile what they hold), from Run's goroutine.
@@ -40,6 +40,19 @@ type ProgressObserver interface {
 	Progress(Progress)
 }
 
+// LateObserver is an Observer that also wants the answers filed in a
+// bucket after it was handed over (a worker stamped them in it but
+// reached the series later): each batch comes as an Interval of those
+// answers alone (Index, times, Counts, ByOperation, Requests, Errors and
+// the histogram; no percentiles, Sent or CPU), after that bucket's
+// Interval and before the next settled one, from the same goroutine.
+// With them an observer's buckets add up to the point exactly; the
+// generator keeps them apart only for a LateObserver.
+type LateObserver interface {
+	Observer
+	Late(Interval)
+}
+
 // NopObserver does nothing; embed it to implement only some of Observer.
 type NopObserver struct{}
 
@@ -48,8 +61,9 @@ func (NopObserver) Interval(Interval) {}
 func (NopObserver) LoadDone()         {}
 
 // Interval is one settled bucket of a running level, as the report's
-// series will have it, but for a request whose answer is filed more than
-// an interval late (rare, and then only in the report).
+// series will have it, but for a request whose answer is filed after the
+// bucket was handed over (rare; a LateObserver gets those as they come,
+// the report has them in its bucket).
 type Interval struct {
 	Index int
 	// Start is when the bucket began; End is its end from the start of
@@ -83,8 +97,9 @@ type Interval struct {
 	Server []float64
 	Gauges []ServerSeries
 	// packed is the bucket's histogram as the series keeps it; shared,
-	// never written.
-	packed []byte
+	// never written. opPacked: by operation (OperationsObserver only).
+	packed   []byte
+	opPacked [][]byte
 }
 
 // Histogram is the bucket's latency histogram in hist.Encode's form, as

@@ -2,7 +2,9 @@ package bench
 
 import (
 	"context"
+	"fmt"
 	"math"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -260,3 +262,93 @@ func TestStragglerReopensACompactedBucket(t *testing.T) {
 func (s *Series) Len() int              { return len(s.OK) }
 func (s *Series) Requests(i int) int64  { return BucketRequests(s.OK, s.Errors, i) }
 func (s *Series) BucketS(i int) float64 { return BucketS(i, s.Len(), s.IntervalS, s.LastS) }
+
+// lateLog keeps the intervals and the late answers a level hands over,
+// in the order they come.
+type lateLog struct {
+	intervalLog
+	late []Interval
+	seq  []string
+}
+
+func (o *lateLog) Interval(iv Interval) {
+	o.intervalLog.Interval(iv)
+	o.seq = append(o.seq, fmt.Sprintf("interval %d", iv.Index))
+}
+
+func (o *lateLog) WantsOperationHistograms() bool { return true }
+
+func (o *lateLog) Late(iv Interval) {
+	o.late = append(o.late, iv)
+	o.seq = append(o.seq, fmt.Sprintf("late %d", iv.Index))
+}
+
+// A bucket is handed over as soon as it is settled; what is filed in it
+// afterwards reaches a LateObserver alone, by operation and with its
+// histogram, before the next bucket, and the two add up to the bucket
+// the report keeps.
+func TestLateAnswersReachALateObserver(t *testing.T) {
+	obs := &lateLog{}
+	r := newRunner(Config{Interval: time.Second, Observer: obs}, context.Background(), context.Background(), nil,
+		[]Operation{{Method: "a"}, {Method: "b"}}, []string{"ok", "timeout"})
+	r.series.start = time.Now()
+	r.series.add(0, []latencies{{lat: 100, op: 0}, {lat: 200, op: 1}})
+	r.settle(0)
+	r.series.add(0, []latencies{{lat: 90_000, op: 1, kind: 1}}) // a straggler
+	r.series.add(1, []latencies{{lat: 300, op: 0}})
+	r.settle(1)
+	r.settle(1) // nothing new: no second late
+	if got := strings.Join(obs.seq, ", "); got != "interval 0, late 0, interval 1" {
+		t.Fatalf("handed over: %s", got)
+	}
+	iv, late := obs.got[0], obs.late[0]
+	if iv.Requests != 2 || late.Requests != 1 || late.Errors != 1 || late.Counts[1] != 1 || late.ByOperation[1][1] != 1 || late.ByOperation[0] != [MaxKinds]int64{} {
+		t.Fatalf("interval %d answers; late %d answers, %d errors, by operation %v", iv.Requests, late.Requests, late.Errors, late.ByOperation[:2])
+	}
+	h := NewHistogram()
+	if err := late.MergeHistogram(h); err != nil || h.TotalCount() != 1 || h.Max() < 89_000 {
+		t.Fatalf("late histogram: %v, %d values, max %d", err, h.TotalCount(), h.Max())
+	}
+	if err := iv.MergeHistogram(h); err != nil {
+		t.Fatal(err)
+	}
+	sum, err := hist.Encode(h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.series.compact(2)
+	if whole := r.series.enc.Text(r.series.buckets[0].packed); whole != sum {
+		t.Fatalf("interval and late do not add up to the bucket:\n%s\n%s", sum, whole)
+	}
+	// By operation: a's and b's answers apart, the straggler b's.
+	for _, c := range []struct {
+		iv       Interval
+		op       int
+		n, maxUS int64
+	}{{iv, 0, 1, 100}, {iv, 1, 1, 200}, {late, 0, 0, 0}, {late, 1, 1, 90_000}, {obs.got[1], 0, 1, 300}, {obs.got[1], 1, 0, 0}} {
+		h := NewHistogram()
+		if err := c.iv.MergeOperationHistogram(c.op, h); err != nil || !c.iv.HasOperationHistograms() {
+			t.Fatal(err)
+		}
+		if h.TotalCount() != c.n || (c.n > 0 && !h.ValuesAreEquivalent(h.Max(), c.maxUS)) || (c.n == 0) != (c.iv.OperationHistogram(c.op) == "") {
+			t.Errorf("bucket %d operation %d: %d answers, max %d µs; want %d, %d", c.iv.Index, c.op, h.TotalCount(), h.Max(), c.n, c.maxUS)
+		}
+	}
+}
+
+// Without an OperationsObserver the series keeps no histogram by
+// operation.
+func TestNoOperationHistogramsUnasked(t *testing.T) {
+	obs := &intervalLog{}
+	r := newRunner(Config{Interval: time.Second, Observer: obs}, context.Background(), context.Background(), nil,
+		[]Operation{{Method: "a"}, {Method: "b"}}, []string{"ok"})
+	r.series.start = time.Now()
+	r.series.add(0, []latencies{{lat: 100, op: 0}, {lat: 200, op: 1}})
+	if r.series.buckets[0].opHist != nil {
+		t.Fatal("histograms by operation kept for an observer that did not ask")
+	}
+	r.settle(0)
+	if iv := obs.got[0]; iv.HasOperationHistograms() || iv.ByOperation == nil {
+		t.Fatalf("interval: by operation %v, histograms %v", iv.ByOperation, iv.HasOperationHistograms())
+	}
+}

@@ -3,6 +3,7 @@ package bench
 import (
 	"context"
 	"math"
+	"sync/atomic"
 	"time"
 )
 
@@ -26,6 +27,18 @@ type liveState struct {
 	cpuNext      int // the next bucket to be charged CPU time
 	gaugeBaseSet bool
 	gaugeBase    []float64 // readings as the window opened
+	// gauged is the last bucket the gauge loop has read (-1: none yet);
+	// gaugeTick wakes the series loop waiting for it.
+	gauged    atomic.Int64
+	gaugeTick chan struct{}
+}
+
+// SettleGrace is how long after a bucket's end the series loop settles
+// it: time for the requests stamped in it to reach their workers'
+// buffers (an interval's tenth, at most 50 ms). What comes later still
+// is filed as late (LateObserver).
+func SettleGrace(interval time.Duration) time.Duration {
+	return min(interval/10, 50*time.Millisecond)
 }
 
 // startSeries runs the series loop (CPU time, stragglers, compaction, live
@@ -35,6 +48,8 @@ func (r *runner) startSeries() (stop func(end time.Time)) {
 	quit := make(chan struct{})
 	loop := make(chan struct{})
 	gauges := make(chan struct{})
+	r.live.gauged.Store(-1)
+	r.live.gaugeTick = make(chan struct{}, 1)
 	go func() { defer close(loop); r.seriesLoop(quit) }()
 	go func() {
 		defer close(gauges)
@@ -63,8 +78,9 @@ func waitUntil(t *time.Timer, at time.Time, quit <-chan struct{}) bool {
 }
 
 // seriesLoop wakes at the end of every bucket k: it charges k the CPU
-// time spent since the last wake, and settles bucket k-1, which every
-// request answered in it has had a whole interval to reach.
+// time spent since the last wake, and settles k a grace later, so that a
+// process killed at any moment has handed over every bucket but the one
+// in progress.
 func (r *runner) seriesLoop(quit <-chan struct{}) {
 	sr := r.series
 	t := time.NewTimer(time.Hour)
@@ -80,8 +96,35 @@ func (r *runner) seriesLoop(quit <-chan struct{}) {
 		now := cpuTime()
 		sr.setCPU(k, now-r.live.cpuMark)
 		r.live.cpuMark, r.live.cpuNext = now, k+1
-		r.settle(k - 1)
+		if !r.awaitSettle(t, k, quit) {
+			return
+		}
+		r.settle(k)
 	}
+}
+
+// awaitSettle waits out bucket k's grace and, with gauges, their reading
+// of its end (until the gauge loop's own deadline for it); false on quit.
+func (r *runner) awaitSettle(t *time.Timer, k int, quit <-chan struct{}) bool {
+	sr := r.series
+	if !waitUntil(t, sr.boundary(k).Add(SettleGrace(sr.interval)), quit) {
+		return false
+	}
+	if r.cfg.Gauges == nil || r.live.gauged.Load() >= int64(k) {
+		return true
+	}
+	t.Reset(time.Until(sr.boundary(k).Add(sr.interval)))
+	defer t.Stop()
+	for r.live.gauged.Load() < int64(k) {
+		select {
+		case <-r.live.gaugeTick:
+		case <-t.C:
+			return true
+		case <-quit:
+			return false
+		}
+	}
+	return true
 }
 
 // settle flushes what workers still hold of buckets up to upTo, compacts
@@ -97,10 +140,16 @@ func (r *runner) settle(upTo int) {
 	r.handOver(upTo)
 }
 
-// handOver passes buckets up to upTo to the Observer.
+// handOver passes the late answers filed since the last call, then the
+// buckets up to upTo, to the Observer.
 func (r *runner) handOver(upTo int) {
 	if r.cfg.Observer == nil {
 		return
+	}
+	if lo, ok := r.cfg.Observer.(LateObserver); ok {
+		for _, iv := range r.lateIntervals() {
+			lo.Late(iv)
+		}
 	}
 	for ; r.live.next <= upTo; r.live.next++ {
 		r.cfg.Observer.Interval(r.interval(r.live.next))
@@ -119,6 +168,8 @@ func (r *runner) interval(k int) Interval {
 	iv.P50MS, iv.P95MS, iv.P99MS, iv.MaxMS = ms(b.p50), ms(b.p95), ms(b.p99), ms(b.max)
 	iv.Counts, iv.Sent, iv.CPU, iv.Server, iv.packed = b.kinds, b.sent, b.cpu, b.gauges, b.packed
 	iv.ByOperation, b.ops = b.ops, nil
+	iv.opPacked, b.opHist = sr.packOps(b.opHist), nil
+	b.handed = true
 	sr.mu.Unlock()
 	for kind, n := range iv.Counts {
 		iv.Requests += n
@@ -131,6 +182,31 @@ func (r *runner) interval(k int) Interval {
 	}
 	iv.RPS = float64(iv.Requests) / sr.interval.Seconds()
 	return iv
+}
+
+// lateIntervals takes the late answers waiting, a bucket each.
+func (r *runner) lateIntervals() []Interval {
+	sr := r.series
+	sr.mu.Lock()
+	defer sr.mu.Unlock()
+	var out []Interval
+	for _, k := range sr.lateQ {
+		b := sr.bucket(k)
+		lr := b.late
+		b.late = nil
+		iv := Interval{Index: k, Start: sr.start.Add(time.Duration(k) * sr.interval), End: time.Duration(k+1) * sr.interval,
+			Length: sr.interval, Kinds: r.kinds, Operations: r.ops, Counts: lr.kinds, ByOperation: lr.ops}
+		iv.packed, iv.opPacked = sr.packLate(lr)
+		for kind, n := range iv.Counts {
+			iv.Requests += n
+			if Kind(kind) != OK {
+				iv.Errors += n
+			}
+		}
+		out = append(out, iv)
+	}
+	sr.lateQ = sr.lateQ[:0]
+	return out
 }
 
 // gaugeLoop reads the gauges as the window opens and at the end of every
@@ -163,6 +239,11 @@ func (r *runner) gaugeLoop(quit <-chan struct{}) {
 			return
 		}
 		sr.setGauges(k, v)
+		r.live.gauged.Store(int64(k))
+		select {
+		case r.live.gaugeTick <- struct{}{}:
+		default:
+		}
 		// Next, the following bucket's end, unless the wake or the read
 		// came so late that it is more than half an interval gone: then
 		// the end of the bucket under way.

@@ -38,6 +38,26 @@ type Output interface {
 	Stop(Final)
 }
 
+// LateOutput is an Output that also wants the answers filed in a bucket
+// after its Interval (bench.LateObserver): each batch as a PointInterval
+// of those answers alone, with the bucket's Index and Step, after that
+// bucket's Interval. An output that adds them to its buckets has the
+// report's counts and histograms exactly; one that does not misses only
+// these rare stragglers, which the final report counts.
+type LateOutput interface {
+	Output
+	Late(PointInterval)
+}
+
+// OperationsOutput is an Output that wants each interval's latencies by
+// operation (PointInterval.OperationHistogram) when a point mixes
+// several: the generator keeps a histogram per operation per bucket only
+// when one of the outputs says so.
+type OperationsOutput interface {
+	Output
+	WantsOperationHistograms() bool
+}
+
 // Progresser is an Output that also wants a running snapshot about once
 // a second while a point is measured (a progress line); it comes from a
 // goroutine of the generator's own. Only then are snapshots taken.
@@ -134,6 +154,11 @@ type Event struct {
 	Setting Setting
 	Err     error
 	Point   *results.Point // EventLevelEnd, in the report's form
+	// LoadStages are the point's shape (--stages; Rate for
+	// --rate-stages), from the opening of its measured window:
+	// EventMeasureStart of a staged point.
+	LoadStages Stages
+	Rate       bool
 }
 
 // SettingOutput is an output that could not start.
@@ -143,6 +168,8 @@ const SettingOutput Setting = "output"
 // outputs.
 type stream struct {
 	outs       []Output
+	lates      []LateOutput
+	wantOps    bool // an OperationsOutput wants histograms by operation
 	progresses []Progresser
 	// measuring, when set, runs as each measured window opens (the
 	// client forgets the traced requests of the set-up and warm-up).
@@ -154,6 +181,12 @@ func newStream(outs []Output) *stream {
 	for _, o := range outs {
 		if p, ok := o.(Progresser); ok {
 			s.progresses = append(s.progresses, p)
+		}
+		if l, ok := o.(LateOutput); ok {
+			s.lates = append(s.lates, l)
+		}
+		if w, ok := o.(OperationsOutput); ok && w.WantsOperationHistograms() {
+			s.wantOps = true
 		}
 	}
 	return s
@@ -211,8 +244,11 @@ func (s *stream) warn(setting Setting, err error) {
 
 // level is the generator's Observer for one point: it passes the point's
 // moments and intervals on, tagged with its step.
-func (s *stream) level(step sweep.Step) bench.Observer {
-	l := levelStream{s: s, step: step}
+func (s *stream) level(step sweep.Step, closed, open bench.Stages) bench.Observer {
+	l := levelStream{s: s, step: step, stages: closed}
+	if len(open) > 0 {
+		l.stages, l.rate = open, true
+	}
 	if len(s.progresses) > 0 {
 		return progressStream{l}
 	}
@@ -220,21 +256,31 @@ func (s *stream) level(step sweep.Step) bench.Observer {
 }
 
 type levelStream struct {
-	s    *stream
-	step sweep.Step
+	s      *stream
+	step   sweep.Step
+	stages bench.Stages // the point's shape, if staged
+	rate   bool         // the stages are rates
 }
 
 func (l levelStream) Measuring() {
 	if l.s.measuring != nil {
 		l.s.measuring()
 	}
-	l.s.event(Event{Kind: EventMeasureStart, Step: l.step})
+	l.s.event(Event{Kind: EventMeasureStart, Step: l.step, LoadStages: l.stages, Rate: l.rate})
 }
 func (l levelStream) LoadDone() { l.s.event(Event{Kind: EventLoadDone, Step: l.step}) }
 
 func (l levelStream) Interval(iv bench.Interval) {
 	for _, o := range l.s.outs {
 		o.Interval(PointInterval{Interval: iv, Step: l.step})
+	}
+}
+
+func (l levelStream) WantsOperationHistograms() bool { return l.s.wantOps }
+
+func (l levelStream) Late(iv bench.Interval) {
+	for _, o := range l.s.lates {
+		o.Late(PointInterval{Interval: iv, Step: l.step})
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/mcpbench/mcpbench/bench"
+	"github.com/mcpbench/mcpbench/internal/hist"
 	"github.com/mcpbench/mcpbench/results"
 	"github.com/mcpbench/mcpbench/sweep"
 )
@@ -17,6 +18,7 @@ type fakeOutput struct {
 	mu        sync.Mutex
 	meta      []Meta
 	intervals []PointInterval
+	late      []PointInterval
 	events    []Event
 	progress  int
 	final     []Final
@@ -33,6 +35,7 @@ func (f *fakeOutput) Interval(iv PointInterval) {
 	f.intervals = append(f.intervals, iv)
 	f.mu.Unlock()
 }
+func (f *fakeOutput) Late(iv PointInterval)  { f.mu.Lock(); f.late = append(f.late, iv); f.mu.Unlock() }
 func (f *fakeOutput) Event(e Event)          { f.mu.Lock(); f.events = append(f.events, e); f.mu.Unlock() }
 func (f *fakeOutput) Progress(PointProgress) { f.mu.Lock(); f.progress++; f.mu.Unlock() }
 func (f *fakeOutput) Stop(fin Final)         { f.mu.Lock(); f.final = append(f.final, fin); f.mu.Unlock() }
@@ -47,9 +50,9 @@ func (f *fakeOutput) kinds() []EventKind {
 }
 
 // checkPoint holds a point's intervals to its report: one per series
-// bucket, in order, adding up to the point's answers, errors and latency
-// histogram.
-func checkPoint(t *testing.T, p *results.Point, ivs []PointInterval) {
+// bucket, in order, which with the late answers filed after them add up
+// to the point's answers, errors and latency histogram.
+func checkPoint(t *testing.T, p *results.Point, ivs, late []PointInterval) {
 	t.Helper()
 	if len(ivs) != p.Series.Len() || len(ivs) == 0 {
 		t.Fatalf("%d intervals for %d series buckets", len(ivs), p.Series.Len())
@@ -57,16 +60,24 @@ func checkPoint(t *testing.T, p *results.Point, ivs []PointInterval) {
 	var requests, ok, errs int64
 	h := bench.NewHistogram()
 	for i, iv := range ivs {
+		text, answers := iv.Histogram(), iv.Requests
+		if lates := lateOf(late, i); len(lates) > 0 {
+			text, answers = withLate(t, iv, lates)
+			t.Logf("interval %d: %d late answers", i, answers-iv.Requests)
+		}
 		// Sent may still grow once handed over: a request sent near the
 		// bucket's end is filed with its answer.
-		if iv.Index != i || iv.Requests != p.Series.Requests(i) || iv.Sent > p.Series.Sent[i] {
-			t.Errorf("interval %d: index %d, %d answers, %d sent; series %d, %d", i, iv.Index, iv.Requests, iv.Sent, p.Series.Requests(i), p.Series.Sent[i])
+		if iv.Index != i || answers != p.Series.Requests(i) || iv.Sent > p.Series.Sent[i] {
+			t.Errorf("interval %d: index %d, %d answers, %d sent; series %d, %d", i, iv.Index, answers, iv.Sent, p.Series.Requests(i), p.Series.Sent[i])
 		}
-		requests, ok, errs = requests+iv.Requests, ok+iv.Counts[bench.OK], errs+iv.Errors
-		if err := iv.MergeHistogram(h); err != nil {
+		requests, ok, errs = requests+answers, ok+iv.Counts[bench.OK], errs+iv.Errors
+		for _, l := range lateOf(late, i) {
+			ok, errs = ok+l.Counts[bench.OK], errs+l.Errors
+		}
+		if err := hist.MergeEncoded(h, text); text != "" && err != nil {
 			t.Fatal(err)
 		}
-		if iv.Histogram() != p.Series.Histograms[i] {
+		if text != p.Series.Histograms[i] {
 			t.Errorf("interval %d: its histogram is not the series'", i)
 		}
 	}
@@ -74,6 +85,38 @@ func checkPoint(t *testing.T, p *results.Point, ivs []PointInterval) {
 		t.Errorf("intervals add up to %d answers (%d ok, %d errors, %d in histograms); the point has %d (%d, %d)",
 			requests, ok, errs, h.TotalCount(), p.Requests, p.OK, p.Errors)
 	}
+}
+
+// lateOf are the late answers of bucket i.
+func lateOf(late []PointInterval, i int) []PointInterval {
+	var out []PointInterval
+	for _, l := range late {
+		if l.Index == i {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// withLate is a bucket's histogram text and answers with its late ones.
+func withLate(t *testing.T, iv PointInterval, lates []PointInterval) (string, int64) {
+	h, n := hist.New(), iv.Requests
+	for _, x := range append([]PointInterval{iv}, lates...) {
+		if err := x.MergeHistogram(h); err != nil {
+			t.Fatal(err)
+		}
+		if x.Index != iv.Index {
+			t.Fatalf("late answers of %d mixed with %d", x.Index, iv.Index)
+		}
+	}
+	for _, l := range lates {
+		n += l.Requests
+	}
+	text, err := hist.Encode(h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return text, n
 }
 
 func TestOutputSeesEveryIntervalOfARun(t *testing.T) {
@@ -90,7 +133,7 @@ func TestOutputSeesEveryIntervalOfARun(t *testing.T) {
 	if len(out.meta) != 1 || out.meta[0].Command != "run" || out.meta[0].Interval != 250*time.Millisecond {
 		t.Errorf("started with %+v", out.meta)
 	}
-	checkPoint(t, &r.Point, out.intervals)
+	checkPoint(t, &r.Point, out.intervals, out.late)
 	want := []EventKind{EventWorkload, EventMeasureStart, EventLoadDone, EventMeasureEnd}
 	if got := out.kinds(); !slices.Equal(got, want) {
 		t.Errorf("events %v, want %v", got, want)
@@ -125,13 +168,18 @@ func TestOutputSeesEveryIntervalOfASweep(t *testing.T) {
 	}
 	for i := range r.Points {
 		p := &r.Points[i]
-		var ivs []PointInterval
+		var ivs, late []PointInterval
 		for _, iv := range out.intervals {
 			if iv.Step.Level.Concurrency == p.Concurrency {
 				ivs = append(ivs, iv)
 			}
 		}
-		checkPoint(t, p, ivs)
+		for _, iv := range out.late {
+			if iv.Step.Level.Concurrency == p.Concurrency {
+				late = append(late, iv)
+			}
+		}
+		checkPoint(t, p, ivs, late)
 	}
 	level := []EventKind{EventLevelStart, EventMeasureStart, EventLoadDone, EventMeasureEnd, EventLevelEnd}
 	want := append(append([]EventKind{EventWorkload}, level...), level...)

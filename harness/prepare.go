@@ -63,9 +63,13 @@ type Stage int
 // The stages, in the order they come.
 const (
 	StageConnecting Stage = iota // dialling and negotiating
+	StageLogSettle               // marking the server's log once it is quiet (--log-file)
 	StageStartWait               // holding until StartAt
 	StageWorkload                // building the workload (listing tools)
 	StageDone                    // the setup is over: the load begins, or it failed
+	// StageWarmUp comes after StageDone, before each point's measured
+	// window when it has a warm-up (Step names the point).
+	StageWarmUp
 )
 
 // prepared is a target made ready for the load: connected, log marked,
@@ -130,6 +134,7 @@ func connect(ctx context.Context, s *Setup, out *stream) (*prepared, error) {
 func (ss *prepared) ready(ctx context.Context) error {
 	s := ss.setup
 	if s.LogFile != "" {
+		ss.out.stage(StageLogSettle)
 		m, err := logscan.MarkBaseline(ctx, s.LogFile, s.LogSettle)
 		if err != nil {
 			return &ConfigError{Setting: SettingLogFile, Err: err}
@@ -210,7 +215,10 @@ func (ss *prepared) observe(ctx context.Context) (*logscan.WindowScan, *probe.He
 func (ss *prepared) measure(ctx context.Context, cfg bench.Config, st sweep.Step) (bench.Point, error) {
 	cfg.Gauges = ss.gauges
 	ss.out.measuring = ss.client.ResetExemplars
-	cfg.Observer = ss.out.level(st)
+	cfg.Observer = ss.out.level(st, cfg.Stages, cfg.RateStages)
+	if cfg.Warmup > 0 {
+		ss.out.event(Event{Kind: EventStage, Stage: StageWarmUp, Step: st})
+	}
 	p, err := bench.Run(ctx, cfg, ss.load.Generator())
 	ss.out.event(Event{Kind: EventMeasureEnd, Step: st})
 	if err != nil {

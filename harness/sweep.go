@@ -2,8 +2,10 @@ package harness
 
 import (
 	"context"
+	"strconv"
 
 	"github.com/mcpbench/mcpbench/bench"
+	"github.com/mcpbench/mcpbench/mcp"
 	"github.com/mcpbench/mcpbench/results"
 	"github.com/mcpbench/mcpbench/sweep"
 )
@@ -45,6 +47,7 @@ func sweepPoints(ctx context.Context, cfg *SweepConfig, out *stream) (*results.S
 		return nil, err
 	}
 	defer ss.close()
+	var exemplars []results.Exemplar
 	measure := func(ctx context.Context, st sweep.Step) (bench.Point, error) {
 		point := cfg.Point
 		point.Concurrency, point.Rate = st.Level.Concurrency, st.Level.Rate
@@ -54,6 +57,7 @@ func sweepPoints(ctx context.Context, cfg *SweepConfig, out *stream) (*results.S
 		if err == nil {
 			rp := results.PointOf(p)
 			end.Point = &rp
+			exemplars = append(exemplars, levelExemplars(st.Level, ss.client.Exemplars())...)
 		}
 		out.event(end)
 		return p, err
@@ -74,5 +78,19 @@ func sweepPoints(ctx context.Context, cfg *SweepConfig, out *stream) (*results.S
 	r.Shard = cfg.Shard
 	r.Workload = ss.workload(mode, cfg.Point)
 	r.LogScan, r.Health = ss.observe(ctx)
+	r.Exemplars = exemplars
 	return r, runErr
+}
+
+// levelExemplars are a sweep point's exemplars, each naming its level.
+func levelExemplars(l sweep.Level, spans []mcp.Span) []results.Exemplar {
+	ex := exemplarsOf(spans)
+	name := "c=" + strconv.Itoa(l.Concurrency)
+	if l.Rate > 0 {
+		name = "rate=" + strconv.FormatFloat(l.Rate, 'g', -1, 64)
+	}
+	for i := range ex {
+		ex[i].Level = name
+	}
+	return ex
 }

@@ -14,18 +14,39 @@ const exemplarsIntro = "The slowest requests of each operation among those sent 
 
 func exemplarRows(ex []results.Exemplar) [][]string {
 	rows := make([][]string, 0, len(ex))
+	byLevel := hasLevels(ex)
 	for _, e := range ex {
 		op := e.Method
 		if e.Tool != "" {
 			op += " " + e.Tool
 		}
-		rows = append(rows, []string{op, fmt.Sprintf("%.3f", e.LatencyMS), e.Outcome, e.TraceID, e.SpanID,
-			e.At.Format("15:04:05.000")})
+		row := []string{op, fmt.Sprintf("%.3f", e.LatencyMS), e.Outcome, e.TraceID, e.SpanID, e.At.Format("15:04:05.000")}
+		if byLevel {
+			row = append([]string{e.Level}, row...)
+		}
+		rows = append(rows, row)
 	}
 	return rows
 }
 
-var exemplarHead = []string{"operation", "latency ms", "outcome", "trace id", "span id", "sent (UTC)"}
+// exemplarHeadOf is the table's head: a sweep's begins with the level.
+func exemplarHeadOf(ex []results.Exemplar) []string {
+	head := []string{"operation", "latency ms", "outcome", "trace id", "span id", "sent (UTC)"}
+	if hasLevels(ex) {
+		return append([]string{"level"}, head...)
+	}
+	return head
+}
+
+// hasLevels says the exemplars are a sweep's, each of its point.
+func hasLevels(ex []results.Exemplar) bool {
+	for _, e := range ex {
+		if e.Level != "" {
+			return true
+		}
+	}
+	return false
+}
 
 // writeExemplarsMarkdown writes the exemplars' section, when there are any.
 func writeExemplarsMarkdown(w io.Writer, ex []results.Exemplar) error {
@@ -33,7 +54,7 @@ func writeExemplarsMarkdown(w io.Writer, ex []results.Exemplar) error {
 		return nil
 	}
 	io.WriteString(w, "\n## Slowest traced requests\n\n"+exemplarsIntro+"\n\n")
-	return markdownTable(w, exemplarHead, exemplarRows(ex))
+	return markdownTable(w, exemplarHeadOf(ex), exemplarRows(ex))
 }
 
 // exemplarsSection is the HTML page's section of exemplars; nil when none.
@@ -42,5 +63,5 @@ func exemplarsSection(ex []results.Exemplar) *htmlSection {
 		return nil
 	}
 	return &htmlSection{ID: "exemplars", Title: "Slowest traced requests", Intro: []string{exemplarsIntro},
-		Tables: []htmlTable{newTable("Exemplars, slowest first within each operation", exemplarHead, exemplarRows(ex))}}
+		Tables: []htmlTable{newTable("Exemplars, slowest first within each operation", exemplarHeadOf(ex), exemplarRows(ex))}}
 }

@@ -40,6 +40,9 @@ func sweepPage(r *results.SweepReport) *htmlPage {
 	if s := serverSection(r.Health, r.LogScan); s != nil {
 		page.add(*s)
 	}
+	if s := exemplarsSection(r.Exemplars); s != nil {
+		page.add(*s)
+	}
 	page.Env = append(headerEnv(&r.Header), workloadEnv(r.Workload, nil), keyValues("SLO", [][2]string{{"SLO", results.SLOLine(r.SLO)}}))
 	page.Env = append(page.Env, shardEnv(r.Shard, r.Merged)...)
 	return page

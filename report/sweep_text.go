@@ -66,6 +66,9 @@ func WriteSweepMarkdown(w io.Writer, r *results.SweepReport) error {
 			return fmt.Errorf("sweep markdown: %w", err)
 		}
 	}
+	if err := writeExemplarsMarkdown(w, r.Exemplars); err != nil {
+		return fmt.Errorf("sweep markdown: %w", err)
+	}
 	if err := writeGates(w, r.Gates); err != nil {
 		return fmt.Errorf("sweep markdown: %w", err)
 	}

@@ -57,6 +57,9 @@ type Exemplar struct {
 	LatencyMS float64   `json:"latency_ms"`
 	Outcome   string    `json:"outcome"`
 	At        time.Time `json:"at"`
+	// Level is the sweep point it was sent at ("c=8", "rate=200"); empty
+	// in a run.
+	Level string `json:"level,omitempty"`
 }
 
 // Workload says what was sent, so compare and merge can refuse reports of

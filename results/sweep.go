@@ -37,6 +37,9 @@ type SweepReport struct {
 	Workload *Workload  `json:"workload,omitempty"`
 	Shard    *Shard     `json:"shard,omitempty"`
 	Merged   *MergeInfo `json:"merged,omitempty"`
+	// Exemplars are each point's slowest traced requests of each
+	// operation (--trace), Level naming the point.
+	Exemplars []Exemplar `json:"exemplars,omitempty"`
 }
 
 // NewSweepReport analyses the points against the SLO and puts the header

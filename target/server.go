@@ -46,8 +46,9 @@ type Server struct {
 	cache    listCache
 	stalls   []StallWindow
 
-	stall gate
-	leaks leaks
+	stall  gate
+	leaks  leaks
+	traces traceIDs
 
 	quit      chan struct{} // closed on the way down: releases stalls and hangs
 	done      chan struct{} // closed by Close: stops the stats log
@@ -99,7 +100,7 @@ func New(cfg Config) (*Server, error) {
 		s.defs = append(s.defs, d.tool)
 		s.mcp.AddTool(d.tool, d.handler())
 	}
-	s.mcp.AddReceivingMiddleware(s.middleware)
+	s.mcp.AddReceivingMiddleware(s.middleware, s.traces.middleware)
 	if s.leaks.perRequest = cfg.LeakPerRequest; cfg.LeakPerRequest > 0 {
 		s.mcp.AddReceivingMiddleware(s.leaks.middleware)
 	}

@@ -23,11 +23,15 @@ const SchemaJSONL = "mcpbench.jsonl/v1"
 
 // The line types of the file, in the order they come: one header, the
 // workload once the target is known, then intervals and events as they
-// happen, and a summary when the command ended in an orderly way.
+// happen, and a summary when the command ended in an orderly way. An
+// interval is written as soon as its bucket is settled, a grace after its
+// end; the rare answers filed in it later follow as a late line (its
+// step and index, their counts and histogram), which a reader adds in.
 const (
 	lineHeader   = "header"
 	lineWorkload = "workload"
 	lineInterval = "interval"
+	lineLate     = "late"
 	lineEvent    = "event"
 	lineSummary  = "summary"
 )
@@ -82,10 +86,12 @@ type outcomes struct {
 	Errors map[string]int64 `json:"errors,omitempty"`
 }
 
-// operationCounts are one operation's answers in a bucket.
+// operationCounts are one operation's answers in a bucket, and their
+// latencies when the bucket mixes operations.
 type operationCounts struct {
 	results.Operation
 	outcomes
+	Histogram string `json:"histogram,omitempty"`
 }
 
 // serverValue is one server gauge read at the bucket's end; nil when the
@@ -105,6 +111,23 @@ type eventLine struct {
 	Step    int            `json:"step,omitempty"`
 	Setting string         `json:"setting,omitempty"`
 	Point   *results.Point `json:"point,omitempty"`
+	// Stage names a set-up step (event "stage").
+	Stage string `json:"stage,omitempty"`
+	// LoadStage is one stage of a staged point (event "load_stage").
+	LoadStage *loadStage `json:"load_stage,omitempty"`
+	// Gate is a pass/fail check as the exit code saw it (event "gate").
+	Gate *results.Gate `json:"gate,omitempty"`
+}
+
+// loadStage is a stage of --stages or --rate-stages: from StartS after
+// the measured window opens, over DurationS, the target (workers, or
+// requests/s with Rate) moves to Target.
+type loadStage struct {
+	Index     int     `json:"index"`
+	StartS    float64 `json:"start_s"`
+	DurationS float64 `json:"duration_s"`
+	Target    float64 `json:"target"`
+	Rate      bool    `json:"rate,omitempty"`
 }
 
 // summaryLine closes the file with the final report, as the command
@@ -127,11 +150,12 @@ type JSONL struct {
 	// reaches it in one Write.
 	Wrap func(io.Writer) io.Writer
 
-	mu  sync.Mutex
-	f   *os.File
-	w   io.Writer
-	buf []byte
-	err error
+	mu      sync.Mutex
+	stopped bool
+	f       *os.File
+	w       io.Writer
+	buf     []byte
+	err     error
 }
 
 // Start creates the file and writes the header.
@@ -171,9 +195,21 @@ func intervalOf(m harness.Meta) time.Duration {
 	return time.Second
 }
 
+// WantsOperationHistograms: the file keeps each operation's latencies
+// per interval.
+func (j *JSONL) WantsOperationHistograms() bool { return true }
+
 // Interval writes a settled bucket.
 func (j *JSONL) Interval(iv harness.PointInterval) {
 	j.write(intervalLineOf(iv))
+}
+
+// Late writes the answers filed in a bucket after its interval line.
+func (j *JSONL) Late(iv harness.PointInterval) {
+	l := intervalLineOf(iv)
+	l.Type, l.Sent, l.CPUS, l.Server = lineLate, 0, 0, nil
+	l.P50MS, l.P95MS, l.P99MS, l.MaxMS = 0, 0, 0, 0
+	j.write(l)
 }
 
 // intervalLineOf is iv as the file has it.
@@ -187,7 +223,8 @@ func intervalLineOf(iv harness.PointInterval) intervalLine {
 		if iv.ByOperation != nil {
 			counts = iv.ByOperation[i][:]
 		}
-		l.Operations = append(l.Operations, operationCounts{Operation: results.Operation(op), outcomes: outcomesOf(iv.Kinds, counts)})
+		l.Operations = append(l.Operations, operationCounts{Operation: results.Operation(op), outcomes: outcomesOf(iv.Kinds, counts),
+			Histogram: iv.OperationHistogram(i)})
 	}
 	for i, g := range iv.Gauges {
 		v := serverValue{Name: g.Name, Unit: g.Unit, Kind: g.Kind, Source: g.Source}
@@ -230,11 +267,62 @@ func (j *JSONL) Event(e harness.Event) {
 		j.write(workloadLine{Type: lineWorkload, Header: e.Header, Tools: e.Tools})
 		return
 	}
+	if e.Kind == harness.EventStage {
+		if name, ok := stageNames[e.Stage]; ok {
+			j.write(eventLine{Type: lineEvent, Event: "stage", Step: e.Step.N, Stage: name})
+		}
+		return
+	}
 	name, ok := eventNames[e.Kind]
 	if !ok {
 		return
 	}
 	j.write(eventLine{Type: lineEvent, Event: name, Step: e.Step.N, Setting: string(e.Setting), Point: e.Point})
+	var at float64
+	for i, st := range e.LoadStages {
+		j.write(eventLine{Type: lineEvent, Event: "load_stage", Step: e.Step.N, LoadStage: &loadStage{Index: i, StartS: at,
+			DurationS: st.Duration.Seconds(), Target: st.Target, Rate: e.Rate}})
+		at += st.Duration.Seconds()
+	}
+}
+
+// stageNames are the set-up steps, by their names in the file.
+var stageNames = map[harness.Stage]string{
+	harness.StageConnecting: "connecting", harness.StageLogSettle: "log_settle",
+	harness.StageStartWait: "start_wait", harness.StageWorkload: "workload",
+	harness.StageDone: "setup_done", harness.StageWarmUp: "warm_up",
+}
+
+// Gates appends the command's pass/fail checks, as its exit code saw
+// them, to the file after its summary (the gates are applied to the
+// report the summary holds).
+func (j *JSONL) Gates(gs []results.Gate) {
+	if len(gs) == 0 {
+		return
+	}
+	j.mu.Lock()
+	if !j.stopped || j.f != nil || j.err != nil {
+		j.mu.Unlock()
+		return // not written and stopped, or broken
+	}
+	f, err := os.OpenFile(j.Path, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		j.err = err
+		j.mu.Unlock()
+		return
+	}
+	j.f, j.w = f, f
+	if j.Wrap != nil {
+		j.w = j.Wrap(f)
+	}
+	j.mu.Unlock()
+	for i := range gs {
+		j.write(eventLine{Type: lineEvent, Event: "gate", Gate: &gs[i]})
+	}
+	j.mu.Lock()
+	j.f.Close()
+	j.f = nil
+	j.mu.Unlock()
 }
 
 // Stop writes the summary and closes the file.
@@ -249,6 +337,7 @@ func (j *JSONL) Stop(f harness.Final) {
 	if j.f != nil {
 		j.f.Close()
 		j.f = nil
+		j.stopped = true
 	}
 }
 

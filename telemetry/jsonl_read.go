@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"io"
 
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+
 	"github.com/mcpbench/mcpbench/internal/hist"
 	"github.com/mcpbench/mcpbench/results"
 )
@@ -19,6 +21,7 @@ type Recording struct {
 	workload  *workloadLine
 	intervals []intervalLine
 	points    map[int]*results.Point // level_end events' points, by step
+	gates     []results.Gate         // gate events, after the summary
 	summary   *summaryLine
 	// Cut says the file ends inside a line: the process died writing it.
 	Cut bool
@@ -85,10 +88,18 @@ func (rec *Recording) add(line []byte, n int) error {
 		if err = json.Unmarshal(line, &iv); err == nil {
 			rec.intervals = append(rec.intervals, iv)
 		}
+	case lineLate:
+		var late intervalLine
+		if err = json.Unmarshal(line, &late); err == nil {
+			err = rec.addLate(late)
+		}
 	case lineEvent:
 		var e eventLine
 		if err = json.Unmarshal(line, &e); err == nil && e.Event == "level_end" && e.Point != nil {
 			rec.points[e.Step] = e.Point
+		}
+		if e.Event == "gate" && e.Gate != nil {
+			rec.gates = append(rec.gates, *e.Gate)
 		}
 	case lineSummary:
 		rec.summary = &summaryLine{}
@@ -119,7 +130,11 @@ func (rec *Recording) Run() (*results.RunReport, error) {
 		return nil, fmt.Errorf("the file is of a %s, not a run", rec.header.Command)
 	}
 	if rec.Complete() && rec.summary.Run != nil {
-		return rec.summary.Run, nil
+		r := rec.summary.Run
+		if len(rec.gates) > 0 {
+			r.Gates = rec.gates
+		}
+		return r, nil
 	}
 	return rec.RebuildRun()
 }
@@ -196,7 +211,58 @@ func pointOf(lv level, intervalS float64, ivs []intervalLine) (results.Point, []
 	if len(ivs) > 0 {
 		p.Series = seriesOf(intervalS, ivs)
 	}
+	if p.ByOperation, err = byOperation(ops, ivs, p.ElapsedS); err != nil {
+		return p, nil, err
+	}
 	return p, ops, nil
+}
+
+// byOperation is the point's figures by operation, from intervals that
+// carry each operation's latencies (a mix's); nil when they do not.
+func byOperation(ops []results.Operation, ivs []intervalLine, elapsedS float64) ([]results.OperationStats, error) {
+	if len(ops) < 2 {
+		return nil, nil
+	}
+	out := make([]results.OperationStats, len(ops))
+	hs := make([]*hdrhistogram.Histogram, len(ops))
+	carried := false
+	for i := range out {
+		out[i].Operation, out[i].ErrorsByKind, hs[i] = ops[i], map[string]int64{}, hist.New()
+	}
+	for _, iv := range ivs {
+		for i, op := range iv.Operations {
+			if i >= len(out) {
+				break
+			}
+			o := &out[i]
+			o.OK += op.OK
+			for k, n := range op.Errors {
+				o.ErrorsByKind[k] += n
+				o.Errors += n
+			}
+			if op.Histogram != "" {
+				carried = true
+				if err := hist.MergeEncoded(hs[i], op.Histogram); err != nil {
+					return nil, fmt.Errorf("interval %d, operation %d: %w", iv.Index, i, err)
+				}
+			}
+		}
+	}
+	if !carried {
+		return nil, nil
+	}
+	for i := range out {
+		o := &out[i]
+		o.Requests = o.OK + o.Errors
+		if o.Requests > 0 {
+			o.ErrorRate = float64(o.Errors) / float64(o.Requests)
+		}
+		if elapsedS > 0 {
+			o.RPS = float64(o.Requests) / elapsedS
+		}
+		o.Latency.FillPercentiles(hs[i])
+	}
+	return out, nil
 }
 
 // seriesOf is the report's series of the intervals. In-flight counts are
@@ -251,7 +317,11 @@ func (rec *Recording) Sweep() (*results.SweepReport, error) {
 		return nil, fmt.Errorf("the file is of a %s, not a sweep", rec.header.Command)
 	}
 	if rec.Complete() && rec.summary.Sweep != nil {
-		return rec.summary.Sweep, nil
+		r := rec.summary.Sweep
+		if len(rec.gates) > 0 {
+			r.Gates = rec.gates
+		}
+		return r, nil
 	}
 	return nil, fmt.Errorf("the sweep ended before its summary was written (%d points finished): rebuilding a cut sweep is not supported", len(rec.points))
 }

@@ -80,6 +80,14 @@ func (o *OTLP) Interval(iv harness.PointInterval) {
 	}
 }
 
+// WantsOperationHistograms: each operation has its own duration
+// histogram, also in a mix.
+func (o *OTLP) WantsOperationHistograms() bool { return true }
+
+// Late adds answers filed after their bucket's interval to the totals;
+// the next export carries them.
+func (o *OTLP) Late(iv harness.PointInterval) { o.t.addLate(iv) }
+
 // Stop sends the report's exact totals, lets the queue empty within
 // FlushBudget and shuts the exporter down.
 func (o *OTLP) Stop(f harness.Final) {

@@ -86,6 +86,14 @@ func (rw *RemoteWrite) Interval(iv harness.PointInterval) {
 	rw.out.offer(req)
 }
 
+// WantsOperationHistograms: each operation has its own duration
+// histogram, also in a mix.
+func (rw *RemoteWrite) WantsOperationHistograms() bool { return true }
+
+// Late adds answers filed after their bucket's interval to the totals;
+// the next interval's samples carry them.
+func (rw *RemoteWrite) Late(iv harness.PointInterval) { rw.t.addLate(iv) }
+
 // appendSamples adds every series' total at t (zero when zero is set).
 func (rw *RemoteWrite) appendSamples(req *prompb.WriteRequest, t time.Time, zero bool) {
 	ts := t.UnixMilli()

@@ -44,12 +44,34 @@ func (t *totals) add(iv harness.PointInterval) (at time.Time, first, ok bool) {
 	if first {
 		t.start = iv.Start
 	}
-	level := levelLabel(iv)
-	t.scratch.Reset()
-	if err := iv.MergeHistogram(t.scratch); err != nil {
+	if !t.fold(iv) {
 		return at, first, false
 	}
-	addHistogram(t.cumulativeOf(t.hists, durationLabels(iv, level, t.base)), t.scratch)
+	// The last bucket may end early (Length is the nominal interval);
+	// a sample stamped in the future is not seen by a query until then.
+	at = iv.Start.Add(iv.Length)
+	if now := time.Now(); at.After(now) {
+		at = now
+	}
+	t.last = at
+	return at, first, true
+}
+
+// addLate adds answers filed in a bucket after its interval: the next
+// samples carry them (a sample of their own, stamped in the past, would
+// come before the latest one).
+func (t *totals) addLate(iv harness.PointInterval) {
+	if !t.start.IsZero() {
+		t.fold(iv)
+	}
+}
+
+// fold adds the bucket's histogram and counts to the running totals.
+func (t *totals) fold(iv harness.PointInterval) bool {
+	level := levelLabel(iv)
+	if !t.foldHistograms(iv, level) {
+		return false
+	}
 	for i, op := range iv.Operations {
 		counts := iv.Counts[:]
 		if iv.ByOperation != nil {
@@ -66,20 +88,36 @@ func (t *totals) add(iv harness.PointInterval) (at time.Time, first, ok bool) {
 			t.cumulativeOf(t.counts, ls).count += n
 		}
 	}
-	// The last bucket may end early (Length is the nominal interval);
-	// a sample stamped in the future is not seen by a query until then.
-	at = iv.Start.Add(iv.Length)
-	if now := time.Now(); at.After(now) {
-		at = now
-	}
-	t.last = at
-	return at, first, true
+	return true
 }
 
-// durationLabels are the labels of the duration histogram: the
-// operation's when the level has one; a level that mixes several has one
-// histogram per bucket, labelled mcp_method_name="all" (the counts by
-// operation are exact in PromRequests).
+// foldHistograms adds the bucket's latencies to the duration
+// histograms: each operation's to its own when the bucket carries them
+// apart, else the bucket's to durationLabels'.
+func (t *totals) foldHistograms(iv harness.PointInterval, level string) bool {
+	if !iv.HasOperationHistograms() {
+		t.scratch.Reset()
+		if err := iv.MergeHistogram(t.scratch); err != nil {
+			return false
+		}
+		addHistogram(t.cumulativeOf(t.hists, durationLabels(iv, level, t.base)), t.scratch)
+		return true
+	}
+	for i, op := range iv.Operations {
+		t.scratch.Reset()
+		if err := iv.MergeOperationHistogram(i, t.scratch); err != nil {
+			return false
+		}
+		c := t.cumulativeOf(t.hists, append(withLevel(t.base, level), opLabels(results.Operation(op))...))
+		addHistogram(c, t.scratch)
+	}
+	return true
+}
+
+// durationLabels are the labels of the duration histogram of a bucket
+// that does not carry its operations' latencies apart: the operation's
+// when the level has one, else mcp_method_name="all" (an output that
+// wants them apart asks for them: WantsOperationHistograms).
 func durationLabels(iv harness.PointInterval, level string, base []label) []label {
 	ls := withLevel(base, level)
 	if len(iv.Operations) == 1 {
@@ -98,17 +136,35 @@ func withLevel(base []label, level string) []label {
 
 // cumulativeOf is the running total of the series with labels ls.
 func (t *totals) cumulativeOf(m map[string]*cumulative, ls []label) *cumulative {
-	slices.SortFunc(ls, func(a, b label) int { return strings.Compare(a.name, b.name) })
-	key := ""
-	for _, l := range ls {
-		key += l.name + "\xff" + l.value + "\xff"
-	}
-	c, ok := m[key]
+	k := key(ls)
+	c, ok := m[k]
 	if !ok {
 		c = &cumulative{labels: ls, buckets: make([]int64, len(DurationBuckets))}
-		m[key] = c
+		m[k] = c
 	}
 	return c
+}
+
+// key names a label set, its labels sorted (in place).
+func key(ls []label) string {
+	slices.SortFunc(ls, func(a, b label) int { return strings.Compare(a.name, b.name) })
+	k := ""
+	for _, l := range ls {
+		k += l.name + "\xff" + l.value + "\xff"
+	}
+	return k
+}
+
+// settleHistogram sets the duration histogram of labels ls to the
+// encoded one (left as it is when that is empty or unreadable).
+func (t *totals) settleHistogram(ls []label, text string) {
+	dec, err := hist.Decode(text)
+	if err != nil || text == "" {
+		return
+	}
+	h := t.cumulativeOf(t.hists, ls)
+	*h = cumulative{labels: h.labels, buckets: make([]int64, len(DurationBuckets))}
+	addHistogram(h, dec)
 }
 
 // addHistogram adds h's latencies (microseconds) to c's buckets, count
@@ -175,15 +231,19 @@ func pointLevel(p *results.Point) string {
 
 // settle puts the point's exact figures in the totals of level.
 func (t *totals) settle(level string, ops []results.Operation, p *results.Point) {
-	var h *cumulative
-	if len(ops) == 1 {
-		h = t.cumulativeOf(t.hists, append(withLevel(t.base, level), opLabels(ops[0])...))
-	} else {
-		h = t.cumulativeOf(t.hists, append(withLevel(t.base, level), label{LabelMethod, "all"}))
-	}
-	if dec, err := hist.Decode(p.Histogram); err == nil && p.Histogram != "" {
-		*h = cumulative{labels: h.labels, buckets: make([]int64, len(DurationBuckets))}
-		addHistogram(h, dec)
+	switch {
+	case len(ops) == 1:
+		t.settleHistogram(append(withLevel(t.base, level), opLabels(ops[0])...), p.Histogram)
+	case len(p.ByOperation) > 0 && p.ByOperation[0].Histogram != "":
+		for i := range p.ByOperation {
+			t.settleHistogram(append(withLevel(t.base, level), opLabels(p.ByOperation[i].Operation)...), p.ByOperation[i].Histogram)
+		}
+	default:
+		// A plain mix's report keeps no histogram per operation: the
+		// running totals by operation, late answers added, are its own.
+		if _, ok := t.hists[key(append(withLevel(t.base, level), label{LabelMethod, "all"}))]; ok {
+			t.settleHistogram(append(withLevel(t.base, level), label{LabelMethod, "all"}), p.Histogram)
+		}
 	}
 	set := func(op results.Operation, l *results.Latency) {
 		if l.OK > 0 {

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/mcpbench/mcpbench/harness"
+	"github.com/mcpbench/mcpbench/results"
 	"github.com/mcpbench/mcpbench/telemetry"
 )
 
@@ -19,6 +20,8 @@ type telemetryFlags struct {
 	outs   []string
 	labels []string
 	trace  float64
+	// files are the --out json files, which get the gates at the end.
+	files []*telemetry.JSONL
 }
 
 func (f *telemetryFlags) register(fs *pflag.FlagSet) {
@@ -105,6 +108,9 @@ func (f *telemetryFlags) apply(s *harness.Setup, e env, cmd string) error {
 			return err
 		}
 		s.Outputs = append(s.Outputs, telemetryOutput{Output: o, e: e, cmd: cmd, name: name})
+		if j, ok := o.(*telemetry.JSONL); ok {
+			f.files = append(f.files, j)
+		}
 		if col, ok := o.(*telemetry.OTLP); ok && f.trace > 0 {
 			sp, err := telemetry.NewSpans(col.URL, labels, runID, s.Version)
 			if err != nil {
@@ -179,5 +185,25 @@ func (t telemetryOutput) Stop(f harness.Final) {
 		if msg := p.Problem(); msg != "" {
 			fmt.Fprintf(t.e.stderr, "mcpbench %s: warning: --out %s: %s\n", t.cmd, t.name, msg)
 		}
+	}
+}
+
+// Late and WantsOperationHistograms pass on what the wrapped output asks
+// beyond harness.Output.
+func (t telemetryOutput) Late(iv harness.PointInterval) {
+	if l, ok := t.Output.(harness.LateOutput); ok {
+		l.Late(iv)
+	}
+}
+
+func (t telemetryOutput) WantsOperationHistograms() bool {
+	w, ok := t.Output.(harness.OperationsOutput)
+	return ok && w.WantsOperationHistograms()
+}
+
+// gates writes the checks the exit code saw into each --out json file.
+func (f *telemetryFlags) gates(gs []results.Gate) {
+	for _, j := range f.files {
+		j.Gates(gs)
 	}
 }

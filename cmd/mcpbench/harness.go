@@ -72,6 +72,8 @@ func (w *stageWatch) enter(st harness.Stage) {
 		w.show("listing what "+w.target+" offers", true)
 	case harness.StageStartWait:
 		w.show("waiting for --start-at", false) // a wait the user asked for
+	case harness.StageLogSettle:
+		w.show("waiting for the server's log to settle", false)
 	default:
 		w.show("", false)
 	}

@@ -4,7 +4,9 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -89,6 +91,59 @@ func TestOutOTLPMetrics(t *testing.T) {
 		}
 		if key[:len(telemetry.MetricDuration)] != telemetry.MetricDuration {
 			t.Fatalf("metric %s", key)
+		}
+	}
+}
+
+// TestOutMixHistogramPerOperation: in a mix, each operation has its own
+// duration histogram, in the OTLP export (its count the report's for
+// that operation, as the collector decodes it) and in the JSON Lines
+// file (its intervals rebuild each operation's count and p99 exactly).
+func TestOutMixHistogramPerOperation(t *testing.T) {
+	srv := startTarget(t, target.Config{ServiceTime: 2 * time.Millisecond, ServiceDist: "exp"})
+	rc := &otlpReceiver{counts: map[string]uint64{}, attrs: map[string]map[string]string{}}
+	col := httptest.NewServer(rc)
+	t.Cleanup(col.Close)
+	dir := t.TempDir()
+	mix, out, file := filepath.Join(dir, "mix.json"), filepath.Join(dir, "run.json"), filepath.Join(dir, "run.jsonl")
+	_ = os.WriteFile(mix, []byte(`[{"method":"tools/call","tool":"echo","args":{"message":"a"},"weight":1},{"method":"tools/list","weight":1}]`), 0o644)
+	r := runCLI(t, nil, "run", "--url", srv.MCPURL(), "-c", "2", "-d", "2s", "-q", "--mix", mix, "--json-out", out,
+		"--out", "otlp="+col.URL, "--out", "json="+file)
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	rep := readRunReport(t, out)
+	if len(rep.ByOperation) != 2 {
+		t.Fatalf("%d operations in the report", len(rep.ByOperation))
+	}
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	rec := readWith(t, file, telemetry.ReadJSONL)
+	rebuilt, err := rec.RebuildRun()
+	if err != nil || len(rebuilt.ByOperation) != 2 {
+		t.Fatalf("rebuilt: %v, %d operations", err, len(rebuilt.ByOperation))
+	}
+	for i, op := range rep.ByOperation {
+		key := telemetry.MetricDuration
+		var n uint64
+		found := 0
+		for k, c := range rc.counts {
+			if a := rc.attrs[k]; strings.HasPrefix(k, key+",") && a["mcp.method.name"] == op.Method && a["gen_ai.tool.name"] == op.Tool {
+				n, found = c, found+1
+			}
+		}
+		got := rebuilt.ByOperation[i]
+		t.Logf("%s %s: report %d requests, p99 %.3f ms; OTLP count %d; rebuilt %d, p99 %.3f ms", op.Method, op.Tool, op.Requests, op.P99MS, n, got.Requests, got.P99MS)
+		if found != 1 || int64(n) != op.Requests || op.Requests < 50 {
+			t.Errorf("%s %s: %d duration series, count %d; the report's %d", op.Method, op.Tool, found, n, op.Requests)
+		}
+		if got.Operation != op.Operation || got.Requests != op.Requests || got.P99MS != op.P99MS || got.MaxMS != op.MaxMS {
+			t.Errorf("rebuilt %s %s: %d requests, p99 %v, max %v; the report's %d, %v, %v", op.Method, op.Tool, got.Requests, got.P99MS, got.MaxMS, op.Requests, op.P99MS, op.MaxMS)
+		}
+	}
+	for k := range rc.counts {
+		if strings.Contains(k, "=all") {
+			t.Errorf("a duration series for all operations: %s", k)
 		}
 	}
 }

@@ -108,18 +108,20 @@ func bucketOf(s float64) int {
 	return len(telemetry.DurationBuckets)
 }
 
-// TestOutPrometheusRemoteWrite: a 15 s run streamed to a real Prometheus;
-// PromQL over the duration histogram's count gives exactly the report's
-// request count of the operation, the counter by operation and outcome
-// too, and the histogram's p99 lies within one bucket of the report's.
+// TestOutPrometheusRemoteWrite: a 15 s run of a two-operation mix
+// streamed to a real Prometheus; for each operation, PromQL over its
+// duration histogram's count gives exactly the report's request count of
+// that operation, the counter by operation and outcome too, and the
+// histogram's p99 lies within one bucket of the report's.
 func TestOutPrometheusRemoteWrite(t *testing.T) {
 	t.Parallel() // counts, files and exit codes, no figure a busy machine changes: with the other parallel tests
 	prom := startPrometheus(t)
 	srv := startTarget(t, target.Config{ServiceTime: 2 * time.Millisecond, ServiceDist: "exp"})
 	dir := t.TempDir()
-	out := filepath.Join(dir, "run.json")
-	r := runCLI(t, nil, append([]string{"run", "--url", srv.MCPURL(), "-c", "4", "-d", "15s", "-q", "--json-out", out,
-		"--out", "prometheus-rw=" + prom + "/api/v1/write", "--out-label", "testcase=promrw"}, echoCalls...)...)
+	out, mix := filepath.Join(dir, "run.json"), filepath.Join(dir, "mix.json")
+	_ = os.WriteFile(mix, []byte(`[{"method":"tools/call","tool":"echo","args":{"message":"a"},"weight":3},{"method":"tools/list","weight":1}]`), 0o644)
+	r := runCLI(t, nil, "run", "--url", srv.MCPURL(), "-c", "4", "-d", "15s", "-q", "--json-out", out, "--mix", mix,
+		"--out", "prometheus-rw="+prom+"/api/v1/write", "--out-label", "testcase=promrw")
 	if r.code != 0 {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}
@@ -127,16 +129,21 @@ func TestOutPrometheusRemoteWrite(t *testing.T) {
 		t.Fatalf("the exporter reported a problem: %s", r.stderr)
 	}
 	rep := readRunReport(t, out)
-	sel := `{testcase="promrw",mcp_method_name="tools/call",gen_ai_tool_name="echo"}`
-	count := promQuery(t, prom, telemetry.PromDuration+"_count"+sel)
-	ok := promQuery(t, prom, telemetry.PromRequests+sel)
-	p99 := promQuery(t, prom, "histogram_quantile(0.99, "+telemetry.PromDuration+"_bucket"+sel+")")
-	t.Logf("report: %d requests, p99 %.3f ms; PromQL: count %.0f, requests_total %.0f, p99 %.3f ms", rep.Requests, rep.P99MS, count, ok, p99*1000)
-	if int64(count) != rep.Requests || int64(ok) != rep.OK || rep.Requests < 1000 {
-		t.Fatalf("PromQL count %v, requests_total %v; the report %d requests, %d ok", count, ok, rep.Requests, rep.OK)
+	if len(rep.ByOperation) != 2 {
+		t.Fatalf("%d operations in the report", len(rep.ByOperation))
 	}
-	if d := bucketOf(p99) - bucketOf(rep.P99MS/1000); math.Abs(float64(d)) > 1 {
-		t.Fatalf("PromQL p99 %.4f s is %d buckets from the report's %.4f s", p99, d, rep.P99MS/1000)
+	for _, op := range rep.ByOperation {
+		sel := fmt.Sprintf(`{testcase="promrw",mcp_method_name=%q,gen_ai_tool_name=%q}`, op.Method, op.Tool)
+		count := promQuery(t, prom, telemetry.PromDuration+"_count"+sel)
+		ok := promQuery(t, prom, telemetry.PromRequests+sel)
+		p99 := promQuery(t, prom, "histogram_quantile(0.99, "+telemetry.PromDuration+"_bucket"+sel+")")
+		t.Logf("%s %s: report %d requests, p99 %.3f ms; PromQL: count %.0f, requests_total %.0f, p99 %.3f ms", op.Method, op.Tool, op.Requests, op.P99MS, count, ok, p99*1000)
+		if int64(count) != op.Requests || int64(ok) != op.OK || op.Requests < 1000 {
+			t.Fatalf("%s %s: PromQL count %v, requests_total %v; the report %d requests, %d ok", op.Method, op.Tool, count, ok, op.Requests, op.OK)
+		}
+		if d := bucketOf(p99) - bucketOf(op.P99MS/1000); math.Abs(float64(d)) > 1 {
+			t.Fatalf("%s %s: PromQL p99 %.4f s is %d buckets from the report's %.4f s", op.Method, op.Tool, p99, d, op.P99MS/1000)
+		}
 	}
 }
 

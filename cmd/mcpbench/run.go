@@ -124,6 +124,7 @@ func runMain(ctx context.Context, args []string, e env) int {
 	gates.MaxRecoveryS = f.shapes.maxRecovery.Seconds()
 	abort.mark(r)
 	gateFailed := gates.Run(r) || r.Aborted != nil
+	f.stream.gates(r.Gates)
 	if r.Point.Interrupted && outs[report.FormatJSON].path == "" {
 		// What was measured before the stop is kept, not lost with the run.
 		outs[report.FormatJSON] = output{path: filepath.Join(f.output.outDir, reportBase(&f.target, "run")+".json"), flag: "--out-dir"}

@@ -174,6 +174,7 @@ func sweepMain(ctx context.Context, args []string, e env) int {
 	}
 	defer giveBackRunMemory()()
 	gateErr := f.gates().Sweep(r)
+	f.telemetry.gates(r.Gates)
 	writeErr := writeFormats(report.SweepFormats, r, outs, e)
 	f.output.announce(outs, e)
 	if runErr != nil {

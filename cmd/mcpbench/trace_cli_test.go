@@ -18,6 +18,7 @@ import (
 	coltrace "go.opentelemetry.io/proto/otlp/collector/trace/v1"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/mcpbench/mcpbench/results"
 	"github.com/mcpbench/mcpbench/target"
 )
 
@@ -105,7 +106,8 @@ func hexOf(b []byte) string {
 // Go SDK, behind a handler wrapper that notes what arrives) receives W3C
 // trace context in params._meta and in the traceparent header, the same
 // in both; every sampled request's client span reaches the OTLP
-// collector; and the report's exemplars are requests the server saw.
+// collector, one per traced request; the server itself takes the trace
+// ids from params._meta; and the report's exemplars are requests it saw.
 func TestTraceContextAndExemplars(t *testing.T) {
 	t.Parallel() // counts, files and exit codes, no figure a busy machine changes: with the other parallel tests
 	srv := startTarget(t, target.Config{ServiceTime: 2 * time.Millisecond, ServiceDist: "exp"})
@@ -151,8 +153,21 @@ func TestTraceContextAndExemplars(t *testing.T) {
 	if len(rep.Exemplars) == 0 || len(rep.Exemplars) > 5 {
 		t.Fatalf("%d exemplars: want 1 to 5", len(rep.Exemplars))
 	}
+	// The bundled server (the Go SDK's) took the same trace context from
+	// params._meta: one request per trace id, those the client traced,
+	// but for the two (-c 2) the end of the run cut off before the SDK
+	// dispatched them.
+	got := srv.TraceIDs()
+	for id, n := range got {
+		if n != 1 || seen.meta[id] == "" {
+			t.Fatalf("trace %s: the server took it %d times from params._meta; sent %q", id, n, seen.meta[id])
+		}
+	}
+	if len(got) > len(seen.meta) || len(got) < len(seen.meta)-2 {
+		t.Fatalf("the server took %d trace ids from params._meta, %d were sent", len(got), len(seen.meta))
+	}
 	for i, ex := range rep.Exemplars {
-		if seen.header[ex.TraceID] == "" || sr.traces[ex.TraceID] != 1 || ex.Tool != "echo" {
+		if seen.header[ex.TraceID] == "" || got[ex.TraceID] != 1 || sr.traces[ex.TraceID] != 1 || ex.Tool != "echo" {
 			t.Fatalf("exemplar %+v: not a request the server and the collector saw", ex)
 		}
 		if i > 0 && ex.LatencyMS > rep.Exemplars[i-1].LatencyMS {
@@ -162,6 +177,46 @@ func TestTraceContextAndExemplars(t *testing.T) {
 	for _, file := range []string{md, page} {
 		if b, _ := os.ReadFile(file); !strings.Contains(string(b), rep.Exemplars[0].TraceID) {
 			t.Fatalf("%s does not show the slowest exemplar's trace id %s", filepath.Base(file), rep.Exemplars[0].TraceID)
+		}
+	}
+}
+
+// TestSweepExemplars: a sweep with --trace keeps each point's slowest
+// traced requests, naming the level, as requests the server received
+// with that trace context; its Markdown and HTML show them.
+func TestSweepExemplars(t *testing.T) {
+	srv := startTarget(t, target.Config{ServiceTime: time.Millisecond, ServiceDist: "exp"})
+	up, _ := url.Parse(srv.URL)
+	seen := &traceSeen{header: map[string]string{}, meta: map[string]string{}}
+	front := httptest.NewServer(seen.wrap(httputil.NewSingleHostReverseProxy(up)))
+	t.Cleanup(front.Close)
+	dir := t.TempDir()
+	out, md, page := filepath.Join(dir, "sweep.json"), filepath.Join(dir, "sweep.md"), filepath.Join(dir, "sweep.html")
+	r := runCLI(t, nil, append([]string{"sweep", "--url", front.URL + "/mcp", "--concurrency-values", "1,2", "--total", "300", "-q",
+		"--json-out", out, "--md-out", md, "--html-out", page, "--trace=0.5"}, echoCalls...)...)
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	rep := readWith(t, out, results.ReadSweepReport)
+	seen.mu.Lock()
+	defer seen.mu.Unlock()
+	levels := map[string]int{}
+	for _, ex := range rep.Exemplars {
+		levels[ex.Level]++
+		if seen.header[ex.TraceID] == "" || seen.meta[ex.TraceID] == "" || ex.Tool != "echo" {
+			t.Fatalf("exemplar %+v: not a request the server saw with its trace context", ex)
+		}
+	}
+	t.Logf("%d exemplars by level %v; the server saw %d traced requests", len(rep.Exemplars), levels, len(seen.header))
+	if len(levels) != 2 || levels["c=1"] < 1 || levels["c=1"] > 5 || levels["c=2"] < 1 || levels["c=2"] > 5 {
+		t.Fatalf("exemplars by level %v: want 1 to 5 for each of c=1 and c=2", levels)
+	}
+	for _, file := range []string{md, page} {
+		b, _ := os.ReadFile(file)
+		for _, ex := range rep.Exemplars {
+			if !strings.Contains(string(b), ex.TraceID) {
+				t.Fatalf("%s does not show exemplar %s of %s", filepath.Base(file), ex.TraceID, ex.Level)
+			}
 		}
 	}
 }
