@@ -34,6 +34,7 @@ func vmRSS(t *testing.T, pid int) float64 {
 // sessions, read from /proc by the test around the run, after a warm-up
 // run has grown the server's heap to its working size.
 func TestAbandonedSessionMemory(t *testing.T) {
+	t.Parallel() // counts, files and exit codes, no figure a busy machine changes: with the other parallel tests
 	url, pid := serveProcess(t, "--leak-sessions")
 	abandonedMemory(t, url+"/mcp", pid, 300, 3000)
 }
@@ -50,6 +51,7 @@ func TestAbandonedSessionMemory(t *testing.T) {
 // 96-101 KB from /proc and fits 3.5-13% above it, r² 0.98-0.99; 300
 // sessions put one fit 18% below, too near the bound.
 func TestAbandonedSessionMemoryEverything(t *testing.T) {
+	t.Parallel() // a memory figure, which the machine's load does not move: with the other parallel tests
 	url, pid := everythingProcess(t, "--max-semi-space-size=1", "--predictable-gc-schedule")
 	abandonedMemory(t, url, pid, 100, 500)
 }

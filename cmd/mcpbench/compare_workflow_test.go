@@ -36,6 +36,7 @@ type ghWorkflow struct {
 // serve, sweep, and the compare gate, first against an identical baseline
 // (passes) and then against a planted better one (fails with exit 1).
 func TestGitHubActionsExample(t *testing.T) {
+	t.Parallel() // counts, files and exit codes, no figure a busy machine changes: with the other parallel tests
 	b, err := os.ReadFile("../../docs/examples/github-actions-mcpbench.yml")
 	if err != nil {
 		t.Fatal(err)

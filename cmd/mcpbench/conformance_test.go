@@ -13,6 +13,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"golang.org/x/sync/errgroup"
 )
 
 // The MCP conformance harness (@modelcontextprotocol/conformance, pinned in
@@ -59,7 +61,9 @@ func conformanceArgs(scenario string, ctx map[string]string, url string) (args, 
 	case scenario == "elicitation-sep1034-client-defaults":
 		// Accept, with the defaults of the schema; the server asks on the
 		// session's GET stream.
-		answers := filepath.Join(os.TempDir(), "mcpbench-conformance-accept.json")
+		// In the working directory, the scenario's own folder: scenarios
+		// run side by side.
+		answers, _ := filepath.Abs("mcpbench-conformance-accept.json")
 		_ = os.WriteFile(answers, []byte(`{"elicitation/create":{"action":"accept"}}`), 0o600)
 		return append(args, "--gen-args", "--allow-destructive", "--client-requests", answers, "--get-stream"), nil
 	case !strings.HasPrefix(scenario, "auth/"):
@@ -69,7 +73,7 @@ func conformanceArgs(scenario string, ctx map[string]string, url string) (args, 
 	flow := "authorization-code"
 	switch {
 	case ctx["private_key_pem"] != "":
-		key := filepath.Join(os.TempDir(), "mcpbench-conformance-key.pem")
+		key, _ := filepath.Abs("mcpbench-conformance-key.pem") // the scenario's own folder, as above
 		_ = os.WriteFile(key, []byte(ctx["private_key_pem"]), 0o600)
 		flow = "client-credentials"
 		args = append(args, "--oauth-client-key", key)
@@ -111,25 +115,54 @@ func TestConformanceClients(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	var results []conformanceResult
-	for _, scenario := range conformanceScenarios(t, node, entry) {
-		cmd := exec.Command(node[0], append(node[1:], entry, "client", "--command", self, "--scenario", scenario, "--timeout", "60000")...)
-		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), conformanceEnv+"="+binary)
-		out, _ := cmd.CombinedOutput()
-		text := stripANSI(string(out))
-		r := conformanceResult{scenario: scenario, passed: cmd.ProcessState.ExitCode() == 0 && strings.Contains(text, "OVERALL: PASSED")}
-		if m := regexp.MustCompile(`Passed: (\d+/\d+)`).FindStringSubmatch(text); m != nil {
-			r.checks = m[1]
-		}
-		results = append(results, r)
+	scenarios := conformanceScenarios(t, node, entry)
+	results := make([]conformanceResult, len(scenarios))
+	texts := make([]string, len(scenarios))
+	// Each scenario is a node process, its own server on a port of its own
+	// and one request: mostly start-up. A few at a time, each in a folder
+	// of its own (the client writes its answer and key files there).
+	var g errgroup.Group
+	g.SetLimit(conformanceAtOnce)
+	for i, scenario := range scenarios {
+		g.Go(func() error {
+			results[i], texts[i] = runConformanceScenario(node, entry, self, filepath.Join(dir, strconv.Itoa(i)), scenario)
+			return nil
+		})
+	}
+	_ = g.Wait() // outcomes are in results: no scenario returns an error
+	for i, r := range results {
 		if !r.passed {
-			t.Errorf("%s: not passed:\n%s", scenario, lastLines(text, 25))
+			t.Errorf("%s: not passed:\n%s", r.scenario, lastLines(texts[i], 25))
 		}
 	}
 	if out := os.Getenv("MCPBENCH_INTEROP_OUT"); out != "" {
 		writeConformanceSection(t, out, results)
 	}
+}
+
+// conformanceAtOnce is how many scenarios run side by side.
+const conformanceAtOnce = 4
+
+// runConformanceScenario runs the harness on one client scenario in dir and
+// returns its outcome and the harness's output.
+func runConformanceScenario(node []string, entry, self, dir, scenario string) (conformanceResult, string) {
+	r := conformanceResult{scenario: scenario}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return r, err.Error()
+	}
+	cmd := exec.Command(node[0], append(node[1:], entry, "client", "--command", self, "--scenario", scenario, "--timeout", "60000")...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), conformanceEnv+"="+binary)
+	out, err := cmd.CombinedOutput()
+	text := stripANSI(string(out))
+	if cmd.ProcessState == nil {
+		return r, fmt.Sprintf("%s: %v", text, err)
+	}
+	r.passed = cmd.ProcessState.ExitCode() == 0 && strings.Contains(text, "OVERALL: PASSED")
+	if m := regexp.MustCompile(`Passed: (\d+/\d+)`).FindStringSubmatch(text); m != nil {
+		r.checks = m[1]
+	}
+	return r, text
 }
 
 // conformanceHarness finds the pinned harness and how to run node on it:

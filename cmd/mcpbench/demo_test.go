@@ -16,6 +16,7 @@ import (
 // up under a new port's name), and what it says the sweep found is what the
 // report says (issue 19, point 11).
 func TestDemo(t *testing.T) {
+	t.Parallel() // counts, files and exit codes, no figure a busy machine changes: with the other parallel tests
 	out := t.TempDir()
 	r := runProgram(t, []string{"MCPBENCH_BIN=" + binary, "OUT_DIR=" + out, "MCPBENCH_URL="}, "bash", "../../scripts/demo.sh")
 	if r.code != 0 {

@@ -53,6 +53,7 @@ func (rc *rwReceiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // or the server's own process metrics (read from the bundled server's
 // /metrics), and groups by labels those series have.
 func TestGrafanaDashboard(t *testing.T) {
+	t.Parallel() // counts, files and exit codes, no figure a busy machine changes: with the other parallel tests
 	// Some tool errors, so that the outcome label is written too.
 	srv := startTarget(t, target.Config{ServiceTime: time.Millisecond, Fault: target.FaultToolError, FaultRate: 0.05})
 	rc := &rwReceiver{metrics: map[string]bool{}, labels: map[string]bool{"le": true, "instance": true}}

@@ -63,6 +63,7 @@ func (rc *otlpReceiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // decodes it from the wire, equals the report's request count, under the
 // MCP semantic conventions' names.
 func TestOutOTLPMetrics(t *testing.T) {
+	t.Parallel() // counts, files and exit codes, no figure a busy machine changes: with the other parallel tests
 	srv := startTarget(t, target.Config{ServiceTime: 2 * time.Millisecond})
 	rc := &otlpReceiver{counts: map[string]uint64{}, attrs: map[string]map[string]string{}}
 	col := httptest.NewServer(rc)

@@ -16,6 +16,7 @@ import (
 // from the environment), renews it while measuring, reports the renewals,
 // and writes no token anywhere.
 func TestOAuthRun(t *testing.T) {
+	t.Parallel() // counts, files and exit codes, no figure a busy machine changes: with the other parallel tests
 	srv, err := target.New(target.Config{OAuth: true, TokenTTL: time.Second})
 	if err != nil {
 		t.Fatal(err)

@@ -114,6 +114,7 @@ func bucketOf(s float64) int {
 // that operation, the counter by operation and outcome too, and the
 // histogram's p99 lies within one bucket of the report's.
 func TestOutPrometheusRemoteWrite(t *testing.T) {
+	t.Parallel() // counts, files and exit codes, no figure a busy machine changes: with the other parallel tests
 	prom := startPrometheus(t)
 	srv := startTarget(t, target.Config{ServiceTime: 2 * time.Millisecond, ServiceDist: "exp"})
 	dir := t.TempDir()
@@ -168,6 +169,9 @@ func TestOutDeadOrSlowEndpoint(t *testing.T) {
 	l.Close()
 	for name, endpoint := range map[string]string{"dead": dead, "slow": slow.URL + "/api/v1/write"} {
 		t.Run(name, func(t *testing.T) {
+			// Both endpoints at once, apart from the other tests: two light
+			// runs of 3 s, each timed on its own.
+			t.Parallel()
 			out := filepath.Join(t.TempDir(), "run.json")
 			began := time.Now()
 			r := runCLI(t, nil, append([]string{"run", "--url", srv.MCPURL(), "-c", "2", "-d", "3s", "-q", "--json-out", out,

@@ -144,6 +144,7 @@ func startRecord(t *testing.T, upstream, out string) (string, func() cliResult) 
 // set of arguments exactly six times (24 calls drawn in order from 4
 // rows).
 func TestRecordRealClient(t *testing.T) {
+	t.Parallel() // counts, files and exit codes, no figure a busy machine changes: with the other parallel tests
 	server, counts := sessionCounter(t, everythingHTTP(t))
 	dir := t.TempDir()
 	out := filepath.Join(dir, "recorded.yaml")
@@ -240,6 +241,7 @@ func recordedKinds(t *testing.T, path string) string {
 // the pause and the parallel block, and replaying it (two users, six
 // sessions) runs without an error and changes nothing on disk.
 func TestRecordStdioFilesystem(t *testing.T) {
+	t.Parallel() // counts, files and exit codes, no figure a busy machine changes: with the other parallel tests
 	entry := peerEntry(t, "server-filesystem")
 	dir := filesystemScratch(t)
 	out := filepath.Join(t.TempDir(), "stdio.yaml")

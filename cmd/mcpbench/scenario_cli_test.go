@@ -16,6 +16,7 @@ import (
 // merge of the two shards' reports adds up per step, and the example
 // scenario in docs runs as it is.
 func TestScenarioRunCLI(t *testing.T) {
+	t.Parallel() // counts, files and exit codes, no figure a busy machine changes: with the other parallel tests
 	srv := startTarget(t, target.Config{Tools: 4})
 	dir := t.TempDir()
 	file := filepath.Join(dir, "s.yaml")

@@ -128,6 +128,7 @@ func firstIntervalStart(t *testing.T, file string) time.Time {
 // interval late, which only the report counts. Input that is not such a
 // file is exit 2 in one line.
 func TestReportFromJSONL(t *testing.T) {
+	t.Parallel() // counts, files and exit codes, no figure a busy machine changes: with the other parallel tests
 	srv := startTarget(t, target.Config{ServiceTime: 2 * time.Millisecond})
 	dir := t.TempDir()
 	file, direct := filepath.Join(dir, "run.jsonl"), filepath.Join(dir, "run.json")

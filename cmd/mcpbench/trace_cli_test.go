@@ -109,6 +109,7 @@ func hexOf(b []byte) string {
 // collector, one per traced request; the server itself takes the trace
 // ids from params._meta; and the report's exemplars are requests it saw.
 func TestTraceContextAndExemplars(t *testing.T) {
+	t.Parallel() // counts, files and exit codes, no figure a busy machine changes: with the other parallel tests
 	srv := startTarget(t, target.Config{ServiceTime: 2 * time.Millisecond, ServiceDist: "exp"})
 	up, _ := url.Parse(srv.URL)
 	seen := &traceSeen{header: map[string]string{}, meta: map[string]string{}}
