@@ -57,6 +57,8 @@ type GoPool struct {
 	dialer net.Dialer
 	slots  chan *Conn
 	closed atomic.Bool
+	// unhold lets the kernel stop stamping once the pool is closed.
+	unhold func()
 	// streamsHeld counts the streams in a row whose end did not come in
 	// their wait: the loop pools share the client's count.
 	streamsHeld atomic.Int32
@@ -76,6 +78,12 @@ func NewPool(cfg Config) *GoPool {
 	}
 	for range cfg.Size {
 		p.slots <- nil
+	}
+	if ReceiveStamps {
+		// The kernel turns stamping on for all sockets through deferred
+		// work: without the hold, a run's first answers often came before
+		// it and the report's clock read "mixed".
+		p.unhold = holdStamps()
 	}
 	return p
 }
@@ -165,7 +173,9 @@ func (p *GoPool) rememberHead([]byte, Head, bool, []byte)                {}
 func (p *GoPool) fit(*Conn, int)                                         {}
 
 func (p *GoPool) Close() {
-	p.closed.Store(true)
+	if !p.closed.Swap(true) && p.unhold != nil {
+		p.unhold()
+	}
 	emptied := 0
 	defer func() {
 		for range emptied {

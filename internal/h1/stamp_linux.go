@@ -5,6 +5,7 @@ import (
 	"net"
 	"os"
 	"syscall"
+	"time"
 
 	"github.com/mcpbench/mcpbench/internal/evloop"
 )
@@ -63,4 +64,11 @@ func (sr *stampReader) read(p []byte) (int, int64, error) {
 		return 0, 0, io.EOF
 	}
 	return sr.n, sr.stamp, nil
+}
+
+// holdStamps keeps the kernel stamping for the pool's life, so that the
+// first answers of a run carry stamps too (evloop.HoldStamps).
+func holdStamps() func() {
+	release, _ := evloop.HoldStamps(50 * time.Millisecond)
+	return release
 }
