@@ -2,14 +2,15 @@ package target
 
 import (
 	"context"
+	"reflect"
 	"strings"
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// The server takes note of the W3C trace context that tools/call and
-// tools/list requests carry in params._meta, where the MCP semantic
+// The server takes note of the W3C trace context that its requests
+// carry in params._meta, where the MCP semantic
 // conventions put it and where a server instrumented with OpenTelemetry
 // takes its parent span from: a test can then line a load generator's
 // exemplars up with the traces the server itself received.
@@ -26,15 +27,13 @@ const maxTraceIDs = 1 << 16
 
 func (t *traceIDs) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		// Any request's params may carry the context (a sampled initialize
+		// or ping as well as calls and lists); a request without params
+		// holds a nil pointer, whose GetMeta would fault.
 		var meta map[string]any
-		switch r := req.(type) {
-		case *mcp.CallToolRequest:
-			if r.Params != nil {
-				meta = r.Params.GetMeta()
-			}
-		case *mcp.ListToolsRequest:
-			if r.Params != nil {
-				meta = r.Params.GetMeta()
+		if p := req.GetParams(); p != nil {
+			if v := reflect.ValueOf(p); v.Kind() != reflect.Pointer || !v.IsNil() {
+				meta = p.GetMeta()
 			}
 		}
 		if tp, ok := meta["traceparent"].(string); ok {
