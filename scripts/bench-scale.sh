@@ -21,23 +21,9 @@ while [ $# -gt 0 ]; do
 done
 [ -x /usr/bin/time ] || { echo "bench-scale: needs /usr/bin/time (Debian package time)" >&2; exit 2; }
 
-work=$(mktemp -d)
-server_pid=""
-cleanup() {
-  [ -n "$server_pid" ] && kill "$server_pid" 2>/dev/null && wait "$server_pid" 2>/dev/null
-  rm -rf "$work"
-}
-trap cleanup EXIT INT TERM
-
-go build -o "$work/mcpbench" ./cmd/mcpbench
-bin=$work/mcpbench
-"$bin" serve --addr 127.0.0.1:0 --fixed-response >"$work/server.out" 2>&1 &
-server_pid=$!
-for _ in $(seq 100); do
-  grep -q "listening on" "$work/server.out" 2>/dev/null && break
-  sleep 0.05
-done
-url="$(sed -n 's/.*listening on \(http[^ ]*\).*/\1/p' "$work/server.out" | head -n1)/mcp"
+# shellcheck source=lib-bench.sh
+. scripts/lib-bench.sh
+serve "0-$(( $(nproc) - 1 ))" --fixed-response
 
 # measure NAME ARGS...: one run; prints "NAME rss_mib requests ok errors".
 measure() {
