@@ -83,7 +83,7 @@ func NewPool(cfg Config) *GoPool {
 		// The kernel turns stamping on for all sockets through deferred
 		// work: without the hold, a run's first answers often came before
 		// it and the report's clock read "mixed".
-		p.unhold = holdStamps()
+		p.unhold = holdStampsShared()
 	}
 	return p
 }

@@ -66,7 +66,7 @@ func (sr *stampReader) read(p []byte) (int, int64, error) {
 	return sr.n, sr.stamp, nil
 }
 
-// holdStamps keeps the kernel stamping for the pool's life, so that the
+// holdStamps keeps the kernel stamping while the pools live, so that the
 // first answers of a run carry stamps too (evloop.HoldStamps).
 func holdStamps() func() {
 	release, _ := evloop.HoldStamps(50 * time.Millisecond)

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"io"
 	"net"
+	"reflect"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -94,5 +96,31 @@ func stampedDialer(t *testing.T) func() (net.Conn, net.Conn) {
 		}
 		t.Cleanup(func() { nc.Close(); peer.Close() })
 		return nc, peer
+	}
+}
+
+// The pools share one hold on the kernel's stamping: a second pool makes
+// none of its own, and the hold ends with the last pool.
+func TestPoolsShareOneStampHold(t *testing.T) {
+	held := func() (int, func()) {
+		stampHold.mu.Lock()
+		defer stampHold.mu.Unlock()
+		return stampHold.pools, stampHold.release
+	}
+	n0, _ := held() // pools other tests left open
+	a := NewPool(Config{Addr: "127.0.0.1:1", Size: 1, Dials: new(atomic.Int64)})
+	n1, hold := held()
+	b := NewPool(Config{Addr: "127.0.0.1:1", Size: 1, Dials: new(atomic.Int64)})
+	if n, again := held(); n != n0+2 || hold == nil || reflect.ValueOf(again).Pointer() != reflect.ValueOf(hold).Pointer() || n1 != n0+1 {
+		t.Fatalf("two pools over %d: %d then %d shares, held %v", n0, n1, n, hold != nil)
+	}
+	a.Close()
+	a.Close() // a second close gives nothing back twice
+	if n, r := held(); n != n0+1 || r == nil {
+		t.Fatalf("one pool closed: %d shares over %d, held %v", n, n0, r != nil)
+	}
+	b.Close()
+	if n, r := held(); n != n0 || (n0 == 0) != (r == nil) {
+		t.Fatalf("both closed: %d shares over %d, held %v", n, n0, r != nil)
 	}
 }
