@@ -227,15 +227,7 @@ n=${#gens[@]}
 # sent as single requests, in interleaved rounds against the stateful
 # server.
 scenario_case() {
-  cat >"$work/ten.yaml" <<'YAML'
-scenarios:
-  - name: ten-calls
-    steps:
-      - repeat:
-          times: 10
-          steps:
-            - call: {tool: echo, args: {message: hi}}
-YAML
+  ten_calls "$work/ten.yaml" ten-calls
   start_server scenario
   "$bin" run --url "$url" -c "$conns" -d 1s -q --no-progress >/dev/null 2>&1 || true
   : >"$work/scen"

@@ -26,15 +26,7 @@ done
 
 . scripts/lib-bench.sh
 new=$bin
-cat >"$work/ten.yaml" <<'YAML'
-scenarios:
-  - name: ten
-    steps:
-      - repeat:
-          times: 10
-          steps:
-            - call: {tool: echo, args: {message: hi}}
-YAML
+ten_calls "$work/ten.yaml" ten
 serve 1
 
 # one NAME BIN ARGS...: prints "NAME us_per_request us_per_call requests errors driver"

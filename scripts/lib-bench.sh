@@ -30,3 +30,17 @@ stop_server() {
   kill "$server_pid" 2>/dev/null && wait "$server_pid" 2>/dev/null || true
   server_pid=""
 }
+
+# ten_calls FILE NAME: a scenario of ten tools/call echo in a row, the
+# session the scenario cases measure against plain calls.
+ten_calls() {
+  cat >"$1" <<YAML
+scenarios:
+  - name: $2
+    steps:
+      - repeat:
+          times: 10
+          steps:
+            - call: {tool: echo, args: {message: hi}}
+YAML
+}
