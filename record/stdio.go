@@ -64,27 +64,13 @@ func Stdio(ctx context.Context, argv []string, in io.Reader, out, errw io.Writer
 	sc.Buffer(make([]byte, 64<<10), 64<<20)
 	for sc.Scan() {
 		line := sc.Bytes()
+		// Noted before it is passed on: the client may answer a request
+		// of the server's as soon as it reads it, and its answer is kept
+		// only for a request already noted.
+		noteServerLine(line, &mu, pending, asked, &calls)
 		if _, err := out.Write(append(line, '\n')); err != nil {
 			break
 		}
-		var m struct {
-			ID     json.RawMessage `json:"id"`
-			Method string          `json:"method"`
-		}
-		if json.Unmarshal(line, &m) != nil || len(m.ID) == 0 {
-			continue
-		}
-		mu.Lock()
-		if m.Method != "" { // the server asks: note it on the latest call waiting
-			asked[string(m.ID)] = m.Method
-			if i := latestPending(pending, len(calls)); i >= 0 {
-				calls[i].ServerRequests = append(calls[i].ServerRequests, m.Method)
-			}
-		} else if i, ok := pending[string(m.ID)]; ok {
-			calls[i].Answer = time.Now()
-			delete(pending, string(m.ID))
-		}
-		mu.Unlock()
 	}
 	err = cmd.Wait()
 	mu.Lock()
@@ -96,6 +82,30 @@ func Stdio(ctx context.Context, argv []string, in io.Reader, out, errw io.Writer
 		err = nil // a server that ends with its client, as stdio servers do
 	}
 	return calls, answers, err
+}
+
+// noteServerLine notes a line of the server's: a request of its own on
+// the latest call waiting, or the answer to a call.
+func noteServerLine(line []byte, mu *sync.Mutex, pending map[string]int, asked map[string]string, callsp *[]Call) {
+	var m struct {
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
+	}
+	if json.Unmarshal(line, &m) != nil || len(m.ID) == 0 {
+		return
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	calls := *callsp    // the client's side appends to it under mu
+	if m.Method != "" { // the server asks: note it on the latest call waiting
+		asked[string(m.ID)] = m.Method
+		if i := latestPending(pending, len(calls)); i >= 0 {
+			calls[i].ServerRequests = append(calls[i].ServerRequests, m.Method)
+		}
+	} else if i, ok := pending[string(m.ID)]; ok {
+		calls[i].Answer = time.Now()
+		delete(pending, string(m.ID))
+	}
 }
 
 // latestPending is the index of the latest call still waiting for its
