@@ -175,9 +175,9 @@ func plant(t *testing.T, src, dst string) {
 	t.Helper()
 	m := readJSON(t, src)
 	for _, k := range []string{"p50_ms", "p90_ms", "p95_ms", "p99_ms"} {
-		m[k] = m[k].(float64) / 2
+		m[k] = m[k].(float64) / 100 // far past any run's noise: latencies at the wire vary by 2x between runs of 100 requests
 	}
-	m["rps"] = m["rps"].(float64) * 2
+	m["rps"] = m["rps"].(float64) * 100
 	b, _ := json.Marshal(m)
 	if err := os.WriteFile(dst, b, 0o644); err != nil {
 		t.Fatal(err)
