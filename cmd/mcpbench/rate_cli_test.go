@@ -12,10 +12,10 @@ import (
 	"github.com/mcpbench/mcpbench/target"
 )
 
-// TestRateSweepSustainable: 8 slots of 20 ms sustain at most 400 requests/s;
-// with a 100 ms p99 target the refined rate sweep must land between 340 and
-// 400.
-func TestRateSweepSustainable(t *testing.T) {
+// rateSweepSustainable (in TestServerBound): 8 slots of 20 ms sustain at
+// most 400 requests/s; with a 100 ms p99 target the refined rate sweep
+// must land between 340 and 400.
+func rateSweepSustainable(t *testing.T) {
 	srv := startTarget(t, target.Config{Capacity: 8, ServiceTime: 20 * time.Millisecond})
 	out := filepath.Join(t.TempDir(), "rates.json")
 	r := runCLI(t, nil, "sweep", "--url", srv.MCPURL(), "--rate-range", "100:600:+100", "-d", "2s", "--refine",

@@ -11,12 +11,13 @@ import (
 	"github.com/mcpbench/mcpbench/target"
 )
 
-// TestAbortOnStopsTheRun: 8 slots of 20 ms, and workers that step from 4
-// to 64 between 6 and 7 s: p99 passes 100 ms (more than 40 workers queue
-// for 8 slots) about 7 s in. Neither rule fires in the 6 s before, longer
-// than either rule's window; 'p99>100ms for 2s' must stop the run by 13 s
-// (it would last 17), exit 1, and name p99 in the full report.
-func TestAbortOnStopsTheRun(t *testing.T) {
+// abortOnStopsTheRun (in TestServerBound): 8 slots of 20 ms, and workers
+// that step from 4 to 64 between 6 and 7 s: p99 passes 100 ms (more than
+// 40 workers queue for 8 slots) about 7 s in. Neither rule fires in the
+// 6 s before, longer than either rule's window; 'p99>100ms for 2s' must
+// stop the run by 13 s (it would last 17), exit 1, and name p99 in the
+// full report.
+func abortOnStopsTheRun(t *testing.T) {
 	srv := startTarget(t, target.Config{Capacity: 8, ServiceTime: 20 * time.Millisecond})
 	out := filepath.Join(t.TempDir(), "run.json")
 	t0 := time.Now()

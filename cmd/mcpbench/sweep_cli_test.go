@@ -60,14 +60,16 @@ func withinOneStep(values []int, got, want int) bool {
 	return false
 }
 
-// TestSweepKnownServer sweeps a server whose answer queueing theory gives:
-// 8 slots of 20 ms make a knee at 8, a ceiling of 400 rps, and closed-loop
-// latency c·20/8 ms above 8, so a 70 ms p95 holds up to 24 and breaks
-// at 32 (or 28 when refined).
-func TestSweepKnownServer(t *testing.T) {
+// sweepKnownServer (in TestServerBound) sweeps a server whose answer
+// queueing theory gives: 8 slots of 20 ms make a knee at 8, a ceiling of
+// 400 rps, and closed-loop latency c·20/8 ms above 8, so a 70 ms p95 holds
+// up to 24 and breaks at 32 (or 28 when refined). Each distribution has
+// its own server, so the two sweep side by side.
+func sweepKnownServer(t *testing.T) {
 	values := []int{1, 2, 4, 6, 8, 10, 12, 16, 24, 32}
 	for _, dist := range []string{"fixed", "exp"} {
 		t.Run(dist, func(t *testing.T) {
+			t.Parallel()
 			srv := startTarget(t, target.Config{Capacity: 8, ServiceTime: 20 * time.Millisecond, ServiceDist: dist})
 			dir := t.TempDir()
 			out := filepath.Join(dir, "sweep.json")
