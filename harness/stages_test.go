@@ -83,6 +83,7 @@ func held(p *results.Point, k int) bool {
 // bug; one too low may be a machine busy with other work (each request
 // then waits for the CPU too), so a low run is measured once more.
 func TestClosedStagesFollowTheServersCapacity(t *testing.T) {
+	t.Parallel() // bound by its server's sleeps, like the other stage tests: they run side by side
 	const service = 20 * time.Millisecond
 	_, setup := startModelled(t, target.Config{Capacity: 64, ServiceTime: service}, 32)
 	stages := mustStages(t, "1s:4,2s:4,1s:12,2s:12,1s:2")
@@ -112,6 +113,7 @@ func TestClosedStagesFollowTheServersCapacity(t *testing.T) {
 }
 
 func TestRateStagesHoldTheirRates(t *testing.T) {
+	t.Parallel() // bound by its server's sleeps
 	_, setup := startModelled(t, target.Config{Capacity: 64, ServiceTime: 5 * time.Millisecond}, 64)
 	stages := mustStages(t, "1s:100,2s:100,0s:300,2s:300")
 	p := runStaged(t, setup, bench.Config{RateStages: stages, MaxInFlight: 64})
@@ -126,6 +128,7 @@ func TestRateStagesHoldTheirRates(t *testing.T) {
 }
 
 func TestRateStagesCountAStallFromTheIntendedTime(t *testing.T) {
+	t.Parallel() // bound by its server's sleeps
 	const stall = 400 * time.Millisecond
 	srv, setup := startModelled(t, target.Config{Capacity: 64, ServiceTime: 2 * time.Millisecond, Stall: stall, StallEvery: 1500 * time.Millisecond}, 64)
 	stages := mustStages(t, "1s:100,2s:100,1s:200")
@@ -156,6 +159,7 @@ func TestRateStagesCountAStallFromTheIntendedTime(t *testing.T) {
 // requests, which drain at 160-80 = 80/s once the rate is back: 2 s. The
 // recovery the report gives must be that within one interval.
 func TestSpikeRecoveryIsTheQueuesDrainTime(t *testing.T) {
+	t.Parallel() // bound by its server's sleeps
 	const (
 		slots   = 8
 		service = 50 * time.Millisecond
