@@ -34,17 +34,21 @@ demo: build
 # Chromium, so both are installed first and required. The packages whose
 # tests measure the machine (knees, schedules, session rates: TIMED) run
 # one at a time, each alone, as they always did; the others, which check
-# no figure that a busy machine changes, two at a time before them. Inside
-# a timed package the tests that measure run first, alone; those marked
-# t.Parallel (end-to-end runs judged by counts, files and exit codes, most
-# of their time spent waiting on a -d) then run TEST_PARALLEL at a time,
-# more than the 2 cores since they mostly wait.
-# scripts/slowest-tests.sh lists where the time goes from go test -json.
+# no figure that a busy machine changes, UNTIMED_P at a time before them
+# (four: on two cores they leave half the CPU idle at two, as their time
+# goes on browsers, servers and sleeps). Inside a timed package the tests
+# that measure run first, alone or beside tests bound by the same kind of
+# sleeps; those marked t.Parallel (end-to-end runs judged by counts, files
+# and exit codes, most of their time spent waiting on a -d) then run
+# TEST_PARALLEL at a time, more than the 2 cores since they mostly wait.
+# scripts/slowest-tests.sh lists where the time goes from go test -json;
+# scripts/time-suite.sh times this target on fresh clones.
 TIMED    := bench cmd/mcpbench harness workload
+UNTIMED_P ?= 4
 TEST_PARALLEL ?= 6
 TEST_ENV := MCPBENCH_REQUIRE_PEERS=1 MCPBENCH_REQUIRE_BROWSER=1 MCPBENCH_REQUIRE_PROMETHEUS=1
 test: vet peers browser prometheus
-	$(TEST_ENV) $(GO) test -p 2 -count=1 -timeout 30m $$($(GO) list ./... | grep -v $(foreach p,$(TIMED),-e '/$(p)$$'))
+	$(TEST_ENV) $(GO) test -p $(UNTIMED_P) -count=1 -timeout 30m $$($(GO) list ./... | grep -v $(foreach p,$(TIMED),-e '/$(p)$$'))
 	$(TEST_ENV) $(GO) test -p 1 -parallel $(TEST_PARALLEL) -count=1 -timeout 30m $(addprefix ./,$(addsuffix /,$(TIMED)))
 
 # Third-party MCP servers for the interop matrix, pinned, into .run/peers.
