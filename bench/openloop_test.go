@@ -17,6 +17,7 @@ import (
 // meant to go during it are delayed too, and only the corrected latency
 // (from the intended send time) shows it.
 func TestCoordinatedOmission(t *testing.T) {
+	t.Parallel() // bound by the stalls' sleeps: beside the OAuth tests, which wait on their tokens' lives
 	srv, err := target.Start(context.Background(), target.Config{Stall: time.Second, StallEvery: 5 * time.Second})
 	if err != nil {
 		t.Fatal(err)
