@@ -18,7 +18,7 @@ import (
 func rateSweepSustainable(t *testing.T) {
 	srv := startTarget(t, target.Config{Capacity: 8, ServiceTime: 20 * time.Millisecond})
 	out := filepath.Join(t.TempDir(), "rates.json")
-	r := runCLI(t, nil, "sweep", "--url", srv.MCPURL(), "--rate-range", "100:600:+100", "-d", "2s", "--refine",
+	r := runCLI(t, nil, "sweep", "--url", srv.MCPURL(), "--rate-range", "300:600:+100", "-d", "2s", "--refine",
 		"--p99-slo-ms", "100", "--max-in-flight", "64", "--json-out", out, "-q")
 	if r.code != 0 {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
