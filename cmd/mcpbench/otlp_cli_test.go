@@ -100,6 +100,7 @@ func TestOutOTLPMetrics(t *testing.T) {
 // that operation, as the collector decodes it) and in the JSON Lines
 // file (its intervals rebuild each operation's count and p99 exactly).
 func TestOutMixHistogramPerOperation(t *testing.T) {
+	t.Parallel() // counts, files and exit codes, no figure a busy machine changes
 	srv := startTarget(t, target.Config{ServiceTime: 2 * time.Millisecond, ServiceDist: "exp"})
 	rc := &otlpReceiver{counts: map[string]uint64{}, attrs: map[string]map[string]string{}}
 	col := httptest.NewServer(rc)

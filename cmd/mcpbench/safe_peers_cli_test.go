@@ -235,6 +235,7 @@ func TestToolErrorKeepsServerMessage(t *testing.T) {
 // writes it as JSON, and the server receives no tools/call at all (its
 // stdin is recorded on the way in).
 func TestDryRunCallsNothing(t *testing.T) {
+	t.Parallel() // counts, files and exit codes, no figure a busy machine changes
 	for _, p := range peerServers {
 		t.Run(p.name, func(t *testing.T) {
 			argv, env, _ := p.command(t)

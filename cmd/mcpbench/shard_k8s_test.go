@@ -44,6 +44,7 @@ type k8sJob struct {
 // container's arguments (as Kubernetes would expand them for pod 0, with a
 // short duration) against the bundled server, so the flags stay real.
 func TestK8sIndexedJob(t *testing.T) {
+	t.Parallel() // counts, files and exit codes, no figure a busy machine changes
 	b, err := os.ReadFile("../../scripts/k8s/mcpbench-shards.yaml")
 	if err != nil {
 		t.Fatal(err)

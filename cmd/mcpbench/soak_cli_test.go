@@ -198,6 +198,7 @@ func serverColumn(t *testing.T, r *results.RunReport, name string) []float64 {
 // TestLiveLines: --live writes one logfmt line per interval whose request
 // counts add up to the report's.
 func TestLiveLines(t *testing.T) {
+	t.Parallel() // counts, files and exit codes, no figure a busy machine changes
 	url, pid := serveProcess(t)
 	dir := t.TempDir()
 	r := runSoak("live", dir, "run", "--url", url+"/mcp", "-c", "2", "-d", "2s", "--interval", "250ms", "--live", "--server-pid", strconv.Itoa(pid))
@@ -254,6 +255,7 @@ func TestSeriesFlagErrors(t *testing.T) {
 // TestSeriesInReport: a plain run carries its series and a soak section;
 // the report's JSON keeps the columns on one line each.
 func TestSeriesInReport(t *testing.T) {
+	t.Parallel() // counts, files and exit codes, no figure a busy machine changes
 	srv := startTarget(t, target.Config{})
 	path := filepath.Join(t.TempDir(), "run.json")
 	r := runCLI(t, nil, "run", "--url", srv.MCPURL(), "-c", "2", "-d", "1500ms", "--interval", "500ms", "-q", "--json-out", path)

@@ -210,6 +210,7 @@ func TestOutFlagsRefuseBadInput(t *testing.T) {
 // exit code saw it, with its figure (report keeps the gates), and an
 // interruption.
 func TestOutJSONEvents(t *testing.T) {
+	t.Parallel() // counts, files and exit codes, no figure a busy machine changes
 	srv := startTarget(t, target.Config{ServiceTime: 2 * time.Millisecond})
 	dir := t.TempDir()
 	file, logPath := filepath.Join(dir, "run.jsonl"), filepath.Join(dir, "server.log")

@@ -191,6 +191,7 @@ func TestTraceContextAndExemplars(t *testing.T) {
 // traced requests, naming the level, as requests the server received
 // with that trace context; its Markdown and HTML show them.
 func TestSweepExemplars(t *testing.T) {
+	t.Parallel() // counts, files and exit codes, no figure a busy machine changes
 	srv := startTarget(t, target.Config{ServiceTime: time.Millisecond, ServiceDist: "exp"})
 	up, _ := url.Parse(srv.URL)
 	seen := &traceSeen{header: map[string]string{}, meta: map[string]string{}}
