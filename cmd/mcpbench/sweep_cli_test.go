@@ -60,54 +60,60 @@ func withinOneStep(values []int, got, want int) bool {
 	return false
 }
 
-// sweepKnownServer (in TestServerBound) sweeps a server whose answer
-// queueing theory gives: 8 slots of 20 ms make a knee at 8, a ceiling of
-// 400 rps, and closed-loop latency c·20/8 ms above 8, so a 70 ms p95 holds
-// up to 24 and breaks at 32 (or 28 when refined). Each distribution has
-// its own server, so the two sweep side by side.
-func sweepKnownServer(t *testing.T) {
+// sweepKnownServer sweeps a server whose answer queueing theory gives:
+// 8 slots of 20 ms make a knee at 8, a ceiling of 400 rps, and closed-loop
+// latency c·20/8 ms above 8, so a 70 ms p95 holds up to 24 and breaks
+// at 32 (or 28 when refined). With fixed service times the sweep is also
+// held to its peak, its refined maximum and its recommendation.
+func sweepKnownServer(t *testing.T, dist string) {
 	values := []int{1, 2, 4, 6, 8, 10, 12, 16, 24, 32}
-	for _, dist := range []string{"fixed", "exp"} {
-		t.Run(dist, func(t *testing.T) {
-			t.Parallel()
-			srv := startTarget(t, target.Config{Capacity: 8, ServiceTime: 20 * time.Millisecond, ServiceDist: dist})
-			dir := t.TempDir()
-			out := filepath.Join(dir, "sweep.json")
-			args := []string{"sweep", "--url", srv.MCPURL(), "--concurrency-values", "1,2,4,6,8,10,12,16,24,32",
-				"--total", "300", "--warmup", "16", "--p95-slo-ms", "70", "--json-out", out, "-q"}
-			if dist == "fixed" {
-				args = append(args, "--refine")
-			}
-			r := runCLI(t, nil, args...)
-			if r.code != 0 {
-				t.Fatalf("exit %d: %s", r.code, r.stderr)
-			}
-			s := readSweep(t, out)
-			for _, p := range s.Points {
-				if p.Requests != 300 || p.OK != 300 {
-					t.Fatalf("point %d: requests %d ok %d", p.Concurrency, p.Requests, p.OK)
-				}
-			}
-			if s.Knee == nil || !withinOneStep(values, s.Knee.Concurrency, 8) {
-				t.Errorf("knee %+v, want 8 within one step", s.Knee)
-			}
-			t.Logf("%s: knee %+v, peak %.1f rps, recommended %v, max feasible %v, reason %q",
-				dist, s.Knee, s.Summary.PeakRPS, deref(s.Recommendation.Recommended), deref(s.Recommendation.MaxFeasible), s.Recommendation.Reason)
-			if dist != "fixed" {
-				return
-			}
-			if s.Summary.PeakRPS < 360 || s.Summary.PeakRPS > 440 {
-				t.Errorf("peak rps %.1f, want 400 ± 10%%", s.Summary.PeakRPS)
-			}
-			// Refined: the exact maximum between 24 (feasible) and 32.
-			if m := deref(s.Recommendation.MaxFeasible); m < 23 || m > 25 {
-				t.Errorf("max feasible %d, want 24 ± 1", m)
-			}
-			if rc := deref(s.Recommendation.Recommended); rc != 8 && rc != 10 {
-				t.Errorf("recommended %d, want 8 (or 10)", rc)
-			}
-		})
+	srv := startTarget(t, target.Config{Capacity: 8, ServiceTime: 20 * time.Millisecond, ServiceDist: dist})
+	dir := t.TempDir()
+	out := filepath.Join(dir, "sweep.json")
+	args := []string{"sweep", "--url", srv.MCPURL(), "--concurrency-values", "1,2,4,6,8,10,12,16,24,32",
+		"--total", "300", "--warmup", "16", "--p95-slo-ms", "70", "--json-out", out, "-q"}
+	if dist == "fixed" {
+		args = append(args, "--refine")
 	}
+	r := runCLI(t, nil, args...)
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	s := readSweep(t, out)
+	for _, p := range s.Points {
+		if p.Requests != 300 || p.OK != 300 {
+			t.Fatalf("point %d: requests %d ok %d", p.Concurrency, p.Requests, p.OK)
+		}
+	}
+	if s.Knee == nil || !withinOneStep(values, s.Knee.Concurrency, 8) {
+		t.Errorf("knee %+v, want 8 within one step", s.Knee)
+	}
+	t.Logf("%s: knee %+v, peak %.1f rps, recommended %v, max feasible %v, reason %q",
+		dist, s.Knee, s.Summary.PeakRPS, deref(s.Recommendation.Recommended), deref(s.Recommendation.MaxFeasible), s.Recommendation.Reason)
+	if dist != "fixed" {
+		return
+	}
+	if s.Summary.PeakRPS < 360 || s.Summary.PeakRPS > 440 {
+		t.Errorf("peak rps %.1f, want 400 ± 10%%", s.Summary.PeakRPS)
+	}
+	// Refined: the exact maximum between 24 (feasible) and 32.
+	if m := deref(s.Recommendation.MaxFeasible); m < 23 || m > 25 {
+		t.Errorf("max feasible %d, want 24 ± 1", m)
+	}
+	if rc := deref(s.Recommendation.Recommended); rc != 8 && rc != 10 {
+		t.Errorf("recommended %d, want 8 (or 10)", rc)
+	}
+}
+
+// TestSweepKnownServer: the fixed service times' sweep runs alone. Its
+// recommendation (the lowest level within 5% of the best throughput) and
+// refined maximum (a p95 10 ms under the target at 24) have narrow
+// margins: beside TestServerBound's runs it failed 4 of 8 rounds at load
+// 6 to 18 (recommending 12, or a maximum of 11 to 23), and alone it
+// passed the 3 rounds interleaved with them. The exponential sweep, held
+// only to its knee, passed all 8 beside them: it is in TestServerBound.
+func TestSweepKnownServer(t *testing.T) {
+	t.Run("fixed", func(t *testing.T) { sweepKnownServer(t, "fixed") })
 }
 
 func deref(p *int) int {
