@@ -88,7 +88,12 @@ func TestActionSteps(t *testing.T) {
 	})
 
 	t.Run("sweep against the base branch's artifact", func(t *testing.T) {
-		sweep := with(map[string]string{"mode": "sweep", "args": "--concurrency-values 1,2 --total 60 --p95-slo-ms 2000"})
+		// 20 ms answers, so that two workers surely double one's rate and
+		// both sweeps recommend 2: at 2 ms a busy machine's second worker
+		// added less than 5% and the recommendation fell to 1, a regression
+		// the gate does not let off.
+		sweep := with(map[string]string{"mode": "sweep", "args": "--concurrency-values 1,2 --total 60 --p95-slo-ms 2000",
+			"server-command": "mcpbench serve --addr " + addr + " --capacity 4 --service-time 20ms"})
 		r := newRunner(t, a, sweep)
 		r.path = first.path
 		r.run(a, install)
