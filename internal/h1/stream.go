@@ -53,6 +53,9 @@ func restWait(took time.Duration, held *atomic.Int32) time.Duration {
 
 // ReadToEnd drains r (bounded) and reports whether it got to the end.
 func ReadToEnd(r io.Reader) bool {
+	if s, ok := r.(*chunkStream); ok {
+		return s.drain(drainLimit)
+	}
 	n, err := io.Copy(io.Discard, io.LimitReader(r, drainLimit))
 	return err == nil && n < drainLimit
 }
