@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"errors"
 	"testing"
+
+	"github.com/mcpbench/mcpbench/toolschema"
 )
 
 // A worker walks the schema only for content it has not just found
@@ -51,5 +53,41 @@ func TestRepeatedContentIsValidatedOnce(t *testing.T) {
 	}
 	if walks-before != 2 {
 		t.Errorf("content past %d bytes walked %d times in 2 checks, want 2", conformMax, walks-before)
+	}
+}
+
+// BenchmarkOutputCheck is a worker's check of the bundled echo's
+// structuredContent against its outputSchema, per request: "repeated" is
+// a server's usual answer, the same bytes each time (the last verdict
+// taken), "walked" alternates two contents, so each is decoded and
+// walked as every answer was before workers kept their last verdict.
+func BenchmarkOutputCheck(b *testing.B) {
+	ov, err := toolschema.CompileOutputSchema(json.RawMessage(
+		`{"type":"object","properties":{"message":{"type":"string","maxLength":65536}},"required":["message"]}`))
+	if err != nil {
+		b.Fatal(err)
+	}
+	v := Validator(func(_ string, structured json.RawMessage) error {
+		if viol := ov.Validate(structured); viol != nil {
+			return viol
+		}
+		return nil
+	})
+	answers := [][]byte{[]byte(`{"message":"hi"}`), []byte(`{"message":"ho"}`)}
+	for _, bc := range []struct {
+		name   string
+		change int
+	}{{"repeated", 0}, {"walked", 1}} {
+		b.Run(bc.name, func(b *testing.B) {
+			var c lastConforming
+			b.ReportAllocs()
+			i := 0
+			for b.Loop() {
+				i ^= bc.change
+				if err := c.check(v, "echo", answers[i]); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
