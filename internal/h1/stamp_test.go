@@ -131,8 +131,7 @@ func TestPoolsShareOneStampHold(t *testing.T) {
 // connection, is read without the kernel's stamp (it ends no latency),
 // and that request's own answer still has its stamp.
 func TestStreamRestTakesNoStamp(t *testing.T) {
-	dial := stampedDialer(t) // holds the kernel's stamping on
-	_, _ = dial()
+	_ = stampedDialer(t) // holds the kernel's stamping on
 	g, err := evloop.NewGroup(1, nil)
 	if err != nil {
 		t.Fatal(err)
