@@ -293,6 +293,9 @@ func HasMediaType(ct, want string) bool {
 	if len(ct) < len(want) {
 		return false
 	}
+	if rest := ct[len(want):]; rest != "" && rest[0] != ';' && rest[0] != ' ' && rest[0] != '\t' {
+		return false // another type that begins with want's name
+	}
 	// Servers write the media type in lower case, as it is asked for
 	// here: the plain comparison settles it without EqualFold's folding
 	// (about 0.1 µs a request of the client's two or three calls, perf).

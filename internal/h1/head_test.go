@@ -166,6 +166,8 @@ func TestHasMediaType(t *testing.T) {
 		{"text/event-stream; charset=utf-8", true},
 		{"Text/Event-Stream", true},
 		{"text/event", false},
+		{"text/event-streamx", false},
+		{"text/event-stream ;charset=utf-8", true},
 		{"application/json", false},
 		{"", false},
 	} {
