@@ -182,7 +182,7 @@ func TestChunkStream(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			br := bufio.NewReaderSize(bytes.NewReader([]byte(tc.wire)), 16)
 			var s chunkStream
-			got, err := io.ReadAll(iotestOneByte{s.start(br)})
+			got, err := io.ReadAll(iotestOneByte{s.start(&Conn{br: br})})
 			if string(got) != tc.want || (err != nil) != tc.broken {
 				t.Fatalf("read %q, %v; want %q, broken %v", got, err, tc.want, tc.broken)
 			}
