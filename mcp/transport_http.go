@@ -41,11 +41,14 @@ func sideClient(hc *http.Client) *http.Client {
 	side := *hc
 	if tr, ok := hc.Transport.(*http.Transport); ok {
 		tr = tr.Clone()
-		tr.MaxConnsPerHost, tr.MaxIdleConnsPerHost = 0, 4
+		sideSettings(tr)
 		side.Transport = tr
 	}
 	return &side
 }
+
+// sideSettings are the side client's: no cap, a few kept.
+func sideSettings(tr *http.Transport) { tr.MaxConnsPerHost, tr.MaxIdleConnsPerHost = 0, 4 }
 
 func (l httpLink) attach(s *Session) transport { return &httpTransport{s: s, hc: l.hc, side: l.side} }
 func (httpLink) engine() Engine                { return EngineNetHTTP }
