@@ -16,21 +16,26 @@ import (
 // lazyTransport is an http.RoundTripper that makes its transport on the
 // first request.
 type lazyTransport struct {
-	once  sync.Once
+	mu    sync.Mutex
 	make  func() (*http.Transport, error)
 	tr    *http.Transport
-	err   error
 	tuned func(*http.Transport) // settings of the side client, if it is one
 }
 
 func (l *lazyTransport) get() (*http.Transport, error) {
-	l.once.Do(func() {
-		l.tr, l.err = l.make()
-		if l.err == nil && l.tuned != nil {
-			l.tuned(l.tr)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.tr == nil {
+		tr, err := l.make()
+		if err != nil {
+			return nil, err
 		}
-	})
-	return l.tr, l.err
+		if l.tuned != nil {
+			l.tuned(tr)
+		}
+		l.tr = tr
+	}
+	return l.tr, nil
 }
 
 func (l *lazyTransport) RoundTrip(r *http.Request) (*http.Response, error) {
@@ -45,12 +50,13 @@ func (l *lazyTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 }
 
 // CloseIdleConnections closes the transport's idle connections, if it
-// was ever made.
+// was ever made (and does not make it).
 func (l *lazyTransport) CloseIdleConnections() {
-	made := true
-	l.once.Do(func() { made = false }) // not made: nothing to close, and never will be
-	if made && l.tr != nil {
-		l.tr.CloseIdleConnections()
+	l.mu.Lock()
+	tr := l.tr
+	l.mu.Unlock()
+	if tr != nil {
+		tr.CloseIdleConnections()
 	}
 }
 
