@@ -51,7 +51,13 @@ serve "0-$(( $(nproc) - 1 ))"
 base=${url%/mcp}
 port=${base##*:}
 
-health() { curl -s "$base/health" | python3 -c 'import json,sys; h=json.load(sys.stdin); print(h["sessions_open"], h["requests_by_method"].get("notifications/initialized", 0))'; }
+# The server's open sessions and initialized ones so far; "0 0" when it
+# does not answer (a failed read would end the script under set -e with
+# nothing said).
+health() {
+  curl -s -m 5 "$base/health" | python3 -c 'import json,sys; h=json.load(sys.stdin); print(h["sessions_open"], h["requests_by_method"].get("notifications/initialized", 0))' 2>/dev/null ||
+    echo "0 0"
+}
 read -r _ init0 < <(health)
 t0=$(date +%s)
 /usr/bin/time -f '%M' -o "$work/rss" "$bin" run --url "$base/mcp" --scenario "$work/idle.yaml" \
@@ -68,7 +74,10 @@ while kill -0 "$gen" 2>/dev/null; do
   [ "$conns" -gt "$peak_conns" ] && peak_conns=$conns
   sleep 1
 done
-wait "$gen" || { cat "$work/run.err" >&2; exit 1; }
+# The run runs -q: a failure (errors fail its default error-rate gate,
+# exit 1) prints nothing of its own, so its report says what went wrong.
+rc=0
+wait "$gen" || rc=$?
 took=$(( $(date +%s) - t0 ))
 sleep 1
 read -r open_after init1 < <(health)
@@ -81,16 +90,31 @@ echo "## Idle MCP sessions (server: mcpbench serve, stateful; generator: one pro
 echo
 echo "Machine: $(nproc) cores, open-file limit $limit; $sessions sessions ${own:-sharing connections} ${stream:-without GET streams}, ramp $ramp, hold $hold; run took ${took}s."
 echo
-python3 - "$work/idle.json" "$(cat "$work/rss")" "$(cat "$work/rss1")" "$sessions" "$((init1 - init0))" "$peak_open" "$peak_conns" "$open_after" "$left" <<'PY'
+if [ ! -s "$work/idle.json" ]; then
+  echo "the run exited $rc without a report:" >&2
+  cat "$work/run.err" >&2
+  exit 1
+fi
+python3 - "$work/idle.json" "$(tail -n1 "$work/rss")" "$(tail -n1 "$work/rss1")" "$sessions" "$((init1 - init0))" "$peak_open" "$peak_conns" "$open_after" "$left" "$rc" <<'PY'
 import json, sys
 rep = json.load(open(sys.argv[1]))
-rss, rss1, n, init, peak_open, peak_conns, open_after, left = (int(a) for a in sys.argv[2:])
+rss, rss1, n, init, peak_open, peak_conns, open_after, left, rc = (int(a) for a in sys.argv[2:])
 s = rep["sessions"]
+print("Sessions asked %d; the generator started %d, %d completed, %d failed; %d errors (exit %d)." % (
+    n, s.get("started", 0), s.get("completed", 0), s.get("failed", 0), rep.get("errors", 0), rc))
+for kind, count in sorted((rep.get("errors_by_kind") or {}).items()):
+    print("  %s: %d, e.g. %s" % (kind, count, (rep.get("error_examples") or {}).get(kind, "")))
+for g in rep.get("gates") or []:
+    if not g.get("passed"):
+        print("  gate %s failed: %s against a limit of %s" % (g.get("name"), g.get("value"), g.get("limit")))
+print()
 print("| sessions | initialized (server) | open at the server, most | connections, most | generator peak RSS MiB | RSS per session KB | report: memory_per_session KB (peak_open) | driver | open after | connections after |")
 print("| ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: | ---: |")
 print("| %d | %d | %d | %d | %.1f | %.1f | %.1f (%d) | %s | %d | %d |" % (n, init, peak_open, peak_conns, rss / 1024, (rss - rss1) / n,
       s.get("memory_per_session_bytes", 0) / 1024, s.get("peak_open", 0), rep["client"].get("driver"), open_after, left))
-ok = init >= n and peak_open >= n and open_after == 0 and left == 0
+# Every session initialized and held at once: the server had all of them
+# open together, and the generator counted no error.
+ok = rc == 0 and rep.get("errors", 0) == 0 and peak_open >= n and open_after == 0 and left == 0
 print()
 print("verdict:", "ok: every session initialized and held at once; after the run none open, no connection left" if ok else "FAILED")
 sys.exit(0 if ok else 1)

@@ -14,7 +14,7 @@ package evloop
 
 // maxSpareHelpers bounds the idle helpers a loop keeps for its next deep
 // calls.
-const maxSpareHelpers = 64
+const maxSpareHelpers = 16
 
 // helper is a task that runs deep calls for the loop's other tasks.
 type helper struct {

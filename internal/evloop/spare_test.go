@@ -51,7 +51,7 @@ func TestDeepRunsOnAHelper(t *testing.T) {
 		t.Fatalf("%d callers' two 20 ms calls took %v: not at once", callers, took)
 	}
 	// The second round reuses the spares the first left.
-	if len(helpers) > callers+maxSpareHelpers || len(helpers) < callers {
+	if len(helpers) > 2*callers-maxSpareHelpers || len(helpers) < callers {
 		t.Fatalf("%d helpers for %d callers in two rounds", len(helpers), callers)
 	}
 	if len(l.helpers) != 0 || l.alive != 0 {

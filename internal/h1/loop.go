@@ -161,7 +161,7 @@ func (p *LoopPool) adopt() *Conn {
 	}
 	nc, err := p.loop.Adopt(c.nc)
 	if err != nil {
-		c.nc.Close()
+		c.discard()
 		return nil
 	}
 	c.rewire(nc)

@@ -124,7 +124,7 @@ func ready(c *Conn, now, deadline time.Time, dial func(time.Time) (*Conn, error)
 		}
 	}
 	if c != nil && now.Sub(c.lastUsed) > StaleAfter && !c.alive() {
-		c.nc.Close()
+		c.discard()
 		c = nil
 	}
 	if c == nil {
