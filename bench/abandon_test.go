@@ -23,7 +23,7 @@ import (
 // Each abandoned session drops a kept-alive connection, as a client that
 // goes away does: the server sees exactly that many of the connections
 // of the engine's closed during the run, and none when no session is
-// abandoned.
+// abandoned; on the direct engine and on net/http (plain, and under TLS).
 func TestAbandonedSessions(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -32,18 +32,25 @@ func TestAbandonedSessions(t *testing.T) {
 		mode     mcp.SessionMode
 		fraction float64
 		n        int64
+		engine   mcp.Engine
+		tls      bool
 	}{
-		{"per-request", mcp.SessionPerRequest, 1, 40},
-		{"scenario", "", 0.5, 40},
-		{"scenario none", "", 0, 20},
+		{"per-request", mcp.SessionPerRequest, 1, 40, "", false},
+		{"scenario", "", 0.5, 40, "", false},
+		{"scenario none", "", 0, 20, "", false},
+		{"net/http per-request", mcp.SessionPerRequest, 1, 40, mcp.EngineNetHTTP, false},
+		{"net/http scenario", "", 0.5, 40, mcp.EngineNetHTTP, false},
+		{"net/http TLS scenario", "", 0.5, 40, mcp.EngineNetHTTP, true},
+		{"net/http scenario none", "", 0, 20, mcp.EngineNetHTTP, false},
 	} {
 		srv, err := target.New(target.Config{JSONResponse: true}) // SSE answers end in streams the engine may close itself
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer srv.Close()
-		url, dropped := engineConnCloses(t, srv.Handler())
-		cl, err := mcp.Dial(ctx, mcp.Options{URL: url, SessionMode: c.mode, PoolSize: 2, Timeout: 5 * time.Second, AbandonFraction: c.fraction})
+		url, dropped := engineConnCloses(t, srv.Handler(), c.engine == mcp.EngineNetHTTP, c.tls)
+		cl, err := mcp.Dial(ctx, mcp.Options{URL: url, SessionMode: c.mode, PoolSize: 2, Timeout: 5 * time.Second, AbandonFraction: c.fraction,
+			Engine: c.engine, Insecure: c.tls})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -82,16 +89,17 @@ func TestAbandonedSessions(t *testing.T) {
 	}
 }
 
-// engineConnCloses serves h on loopback and counts the connections
-// closed that the direct engine dialled (it sends no User-Agent; net/http,
-// which carries the notifications and DELETEs and closes its spare
-// connections as it sees fit, sends its own).
-func engineConnCloses(t *testing.T, h http.Handler) (string, *atomic.Int64) {
+// engineConnCloses serves h on loopback (under TLS if asked) and counts
+// the connections closed that the engine dialled: all of them with
+// netHTTP, else the direct engine's, which send no User-Agent (net/http,
+// which carries the direct engine's notifications and DELETEs and closes
+// its spare connections as it sees fit, sends its own).
+func engineConnCloses(t *testing.T, h http.Handler, netHTTP, tls bool) (string, *atomic.Int64) {
 	var engine sync.Map // net.Conn -> it is the engine's
 	var closed atomic.Int64
 	type connKey struct{}
 	ts := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Header.Get("User-Agent") == "" {
+		if netHTTP || r.Header.Get("User-Agent") == "" {
 			engine.Store(r.Context().Value(connKey{}), true)
 		}
 		h.ServeHTTP(w, r)
@@ -107,7 +115,11 @@ func engineConnCloses(t *testing.T, h http.Handler) (string, *atomic.Int64) {
 			closed.Add(1)
 		}
 	}
-	ts.Start()
+	if tls {
+		ts.StartTLS()
+	} else {
+		ts.Start()
+	}
 	t.Cleanup(ts.Close)
 	return ts.URL + "/mcp", &closed
 }

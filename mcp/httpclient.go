@@ -71,8 +71,12 @@ func NewHTTPClient(o Options) (*http.Client, *atomic.Int64, error) {
 		}
 		tr.TLSClientConfig = cfg
 	}
+	var rt http.RoundTripper = tr
+	if o.AbandonFraction > 0 {
+		rt, _ = bookConns(tr)
+	}
 	hc := &http.Client{
-		Transport: tr,
+		Transport: rt,
 		CheckRedirect: func(*http.Request, []*http.Request) error {
 			return http.ErrUseLastResponse
 		},

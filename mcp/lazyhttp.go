@@ -16,62 +16,63 @@ import (
 // lazyTransport is an http.RoundTripper that makes its transport on the
 // first request.
 type lazyTransport struct {
-	mu    sync.Mutex
-	make  func() (*http.Transport, error)
-	tr    *http.Transport
-	tuned func(*http.Transport) // settings of the side client, if it is one
+	mu   sync.Mutex
+	make func() (http.RoundTripper, error)
+	rt   http.RoundTripper
 }
 
-func (l *lazyTransport) get() (*http.Transport, error) {
+func (l *lazyTransport) get() (http.RoundTripper, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.tr == nil {
-		tr, err := l.make()
+	if l.rt == nil {
+		rt, err := l.make()
 		if err != nil {
 			return nil, err
 		}
-		if l.tuned != nil {
-			l.tuned(tr)
-		}
-		l.tr = tr
+		l.rt = rt
 	}
-	return l.tr, nil
+	return l.rt, nil
 }
 
 func (l *lazyTransport) RoundTrip(r *http.Request) (*http.Response, error) {
-	tr, err := l.get()
+	rt, err := l.get()
 	if err != nil {
 		if r.Body != nil {
 			r.Body.Close()
 		}
 		return nil, err
 	}
-	return tr.RoundTrip(r)
+	return rt.RoundTrip(r)
 }
 
 // CloseIdleConnections closes the transport's idle connections, if it
 // was ever made (and does not make it).
 func (l *lazyTransport) CloseIdleConnections() {
 	l.mu.Lock()
-	tr := l.tr
+	rt := l.rt
 	l.mu.Unlock()
-	if tr != nil {
-		tr.CloseIdleConnections()
+	if c, ok := rt.(interface{ CloseIdleConnections() }); ok {
+		c.CloseIdleConnections()
 	}
 }
 
 // lazyHTTPClients are o's pooled client and its side client, each made
-// on first use.
+// on first use as NewHTTPClient and sideClient make them.
 func lazyHTTPClients(o Options) (hc, side *http.Client) {
-	build := func() (*http.Transport, error) {
-		hc, _, err := NewHTTPClient(o)
-		if err != nil {
-			return nil, err
+	made := func(side bool) func() (http.RoundTripper, error) {
+		return func() (http.RoundTripper, error) {
+			c, _, err := NewHTTPClient(o)
+			if err != nil {
+				return nil, err
+			}
+			if side {
+				c = sideClient(c)
+			}
+			return c.Transport, nil
 		}
-		return hc.Transport.(*http.Transport), nil
 	}
 	redirect := func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
-	hc = &http.Client{Transport: &lazyTransport{make: build}, CheckRedirect: redirect}
-	side = &http.Client{Transport: &lazyTransport{make: build, tuned: sideSettings}, CheckRedirect: redirect}
+	hc = &http.Client{Transport: &lazyTransport{make: made(false)}, CheckRedirect: redirect}
+	side = &http.Client{Transport: &lazyTransport{make: made(true)}, CheckRedirect: redirect}
 	return hc, side
 }

@@ -15,7 +15,7 @@ func TestLazyTransportAfterClose(t *testing.T) {
 	defer srv.Close()
 	hc, side := lazyHTTPClients(Options{PoolSize: 1})
 	for _, c := range []*http.Client{hc, side} {
-		if c.Transport.(*lazyTransport).tr != nil {
+		if c.Transport.(*lazyTransport).rt != nil {
 			t.Fatal("a transport was made before its first request")
 		}
 		c.CloseIdleConnections()
@@ -28,7 +28,7 @@ func TestLazyTransportAfterClose(t *testing.T) {
 			t.Fatalf("HTTP %d", resp.StatusCode)
 		}
 	}
-	if tr := side.Transport.(*lazyTransport).tr; tr.MaxIdleConnsPerHost != 4 || tr.MaxConnsPerHost != 0 {
+	if tr := side.Transport.(*lazyTransport).rt.(*http.Transport); tr.MaxIdleConnsPerHost != 4 || tr.MaxConnsPerHost != 0 {
 		t.Fatalf("the side client's transport keeps %d idle, caps at %d", tr.MaxIdleConnsPerHost, tr.MaxConnsPerHost)
 	}
 }

@@ -39,10 +39,16 @@ func newHTTPLink(hc *http.Client) httpLink { return httpLink{hc: hc, side: sideC
 // on connections.
 func sideClient(hc *http.Client) *http.Client {
 	side := *hc
-	if tr, ok := hc.Transport.(*http.Transport); ok {
+	uncapped := func(tr *http.Transport) *http.Transport {
 		tr = tr.Clone()
 		sideSettings(tr)
-		side.Transport = tr
+		return tr
+	}
+	switch tr := hc.Transport.(type) {
+	case *http.Transport:
+		side.Transport = uncapped(tr)
+	case *bookedTransport: // its clone dials through the same book
+		side.Transport = &bookedTransport{base: uncapped(tr.base), book: tr.book}
 	}
 	return &side
 }
