@@ -112,7 +112,7 @@ func TestIdleSessionsMemory(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer client.Close(ctx)
-	f, err := workload.ParseScenarios([]byte("scenarios: [{name: idle, steps: [ping, {think: 3500ms}]}]"), t.TempDir())
+	f, err := workload.ParseScenarios([]byte("scenarios: [{name: idle, steps: [ping, {think: 4s}]}]"), t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,7 +121,7 @@ func TestIdleSessionsMemory(t *testing.T) {
 		t.Fatal(err)
 	}
 	before := health(t, base)
-	p, err := bench.Run(ctx, bench.Config{Concurrency: users, Duration: 2 * time.Second, RampUp: time.Second, Loops: 1}, wl)
+	p, err := bench.Run(ctx, bench.Config{Concurrency: users, Duration: 2500 * time.Millisecond, RampUp: time.Second, Loops: 1}, wl)
 	if err != nil {
 		t.Fatal(err)
 	}
