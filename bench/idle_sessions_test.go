@@ -94,7 +94,7 @@ func health(t *testing.T, base string) target.Health {
 // server, and the generator's memory per idle session, as the report
 // gives it, is at most idleSessionBound. On 6e9f56c (read buffers held by
 // idle connections, an SSE buffer and net/http transports per session,
-// a request's deep stack kept through the think) it was 35.8 KB; now
+// a request's deep stack kept through the think) it was 32.0-35.8 KB; now
 // about 17 KB. The goal, 10 KB, is not reached yet: see the bound.
 // idleSessionBound is what an idle session may cost the generator: what
 // is left is mostly the session's own objects (its transport, framing
