@@ -122,8 +122,14 @@ echo "## SSE answers: mcpbench vs wrk, tools/call echo, $conns connections, ${se
 echo
 echo "Machine: $(nproc) cores, $(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -n1); server on core $server_cpu, generators on core $gen_cpu (GOMAXPROCS=1, wrk -t1)."
 echo
-echo "| server | mcpbench CPU/request (µs) | wrk CPU/request (µs) | CPU ratio | mcpbench req/s | wrk req/s | throughput ratio | mcpbench connects per 5,000 requests |"
-echo "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
+echo "Load average before: $(cut -d' ' -f1-3 /proc/loadavg)."
+echo
+# With a baseline, two more columns: its CPU per request and the median of
+# the rounds' own ratios of this tree's mcpbench to it.
+bhead="" bsep=""
+[ -z "$baseline" ] || { bhead=" baseline CPU/request (µs) | CPU vs baseline |"; bsep=" ---: | ---: |"; }
+echo "| server | mcpbench CPU/request (µs) | wrk CPU/request (µs) | CPU ratio | mcpbench req/s | wrk req/s | throughput ratio | mcpbench connects per 5,000 requests |$bhead"
+echo "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |$bsep"
 : >"$work/notes"
 for kind in $kinds; do
   start_server "$kind"
@@ -136,6 +142,7 @@ for kind in $kinds; do
   "$bin" run --url "$url" --method tools/call --tool echo --args '{"message":"hi"}' -c "$conns" -d 1s -q --no-progress >/dev/null 2>&1 || true
   : >"$work/all"
   : >"$work/ratios"
+  : >"$work/bratios"
   n=${#gens[@]}
   for ((k = 0; k < rounds; k++)); do
     : >"$work/round"
@@ -144,13 +151,16 @@ for kind in $kinds; do
     done
     cat "$work/round" >>"$work/all"
     awk '$1 == "wrk" { wc = $2; wr = $3 } $1 == "mcpbench" { mc = $2; mr = $3 } END { if (wc) printf "%.4f %.4f\n", mc / wc, mr / wr }' "$work/round" >>"$work/ratios"
+    awk '$1 == "baseline" { bc = $2 } $1 == "mcpbench" { mc = $2 } END { if (bc) printf "%.4f\n", mc / bc }' "$work/round" >>"$work/bratios"
   done
   stop_server
+  bcols=""
+  [ -z "$baseline" ] || bcols=" $(med baseline 2) | $(median <"$work/bratios" | awk '{ printf "%.2fx", $1 }') |"
   if [ -s "$work/ratios" ]; then
-    printf '| %s | %s | %s | %.2fx | %s | %s | %.2fx | %s |\n' "$kind" "$(med mcpbench 2)" "$(med wrk 2)" \
-      "$(cut -d' ' -f1 "$work/ratios" | median)" "$(med mcpbench 3)" "$(med wrk 3)" "$(cut -d' ' -f2 "$work/ratios" | median)" "$(med mcpbench 4)"
+    printf '| %s | %s | %s | %.2fx | %s | %s | %.2fx | %s |%s\n' "$kind" "$(med mcpbench 2)" "$(med wrk 2)" \
+      "$(cut -d' ' -f1 "$work/ratios" | median)" "$(med mcpbench 3)" "$(med wrk 3)" "$(cut -d' ' -f2 "$work/ratios" | median)" "$(med mcpbench 4)" "$bcols"
   else
-    printf '| %s | %s | – | – | %s | – | – | %s |\n' "$kind" "$(med mcpbench 2)" "$(med mcpbench 3)" "$(med mcpbench 4)"
+    printf '| %s | %s | – | – | %s | – | – | %s |%s\n' "$kind" "$(med mcpbench 2)" "$(med mcpbench 3)" "$(med mcpbench 4)" "$bcols"
   fi
   {
     echo "- $kind, every round (name CPU/request req/s connects per 5,000):"
@@ -158,5 +168,5 @@ for kind in $kinds; do
   } >>"$work/notes"
 done
 echo
-echo "Ratios are the medians of the rounds' own ratios (mcpbench / wrk)."
+echo "Ratios are the medians of the rounds' own ratios (mcpbench / wrk, mcpbench / baseline). Load average after: $(cut -d' ' -f1-3 /proc/loadavg)."
 cat "$work/notes"

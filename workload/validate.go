@@ -1,6 +1,7 @@
 package workload
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 
@@ -39,4 +40,35 @@ func newValidator(ops []Op, cat catalog) (Validator, error) {
 		}
 		return nil
 	}, nil
+}
+
+// conformMax bounds the content a worker keeps as found conforming: a copy
+// per worker, and thousands of workers must stay affordable.
+const conformMax = 16 << 10
+
+// lastConforming is the structuredContent a worker last found conforming,
+// and the tool that gave it. A server answers the same call with the same
+// bytes, and the verdict on the same bytes against the same schema is the
+// same, so the worker skips the schema walk (decoding the content into
+// maps, then visiting them) for an answer that repeats the last. That walk
+// was the client's largest cost per request of its own: about 4 µs of
+// 13 against the bundled server's echo (perf, 16 connections, one core).
+type lastConforming struct {
+	tool    string
+	content []byte
+}
+
+// check is v's verdict on structured from tool, taken from the last
+// content found conforming when structured is that content.
+func (c *lastConforming) check(v Validator, tool string, structured []byte) error {
+	if tool == c.tool && c.content != nil && bytes.Equal(structured, c.content) {
+		return nil
+	}
+	if err := v(tool, structured); err != nil {
+		return err
+	}
+	if len(structured) <= conformMax {
+		c.tool, c.content = tool, append(c.content[:0], structured...)
+	}
+	return nil
 }

@@ -137,6 +137,7 @@ type mcpWorker struct {
 	// A tools/list with more pages continues on the next request.
 	cursor   string
 	cursorOp int
+	valid    lastConforming
 }
 
 func (w *mcpWorker) pick() int { return pickWeighted(w.cum, w.rng) }
@@ -157,7 +158,7 @@ func (w *mcpWorker) Do(ctx context.Context) bench.Sample {
 	r := w.s.Do(ctx, p, w.cursor)
 	w.cursor, w.cursorOp = r.NextCursor, i
 	if r.Kind == mcp.OK && r.Structured != nil && w.wl.Validate != nil {
-		if err := w.wl.Validate(p.Tool(), r.Structured); err != nil {
+		if err := w.valid.check(w.wl.Validate, p.Tool(), r.Structured); err != nil {
 			r.Kind, r.Err = mcp.KindSchemaViolation, fmt.Errorf("%s: %w", p.Tool(), err)
 		}
 	}

@@ -188,7 +188,7 @@ func (c *Conn) Read(p []byte) (int, error) {
 // read is one read(2), or recvmsg(2) with the receive stamp when the
 // socket gives them.
 func (c *Conn) read(p []byte) (int, syscall.Errno) {
-	if !c.st.on {
+	if !c.st.on || c.st.skip {
 		return rawIO(syscall.SYS_READ, c.fd, p, 0)
 	}
 	n, stamp, errno := recvStamped(c.fd, p, &c.st)

@@ -3,6 +3,7 @@
 package evloop
 
 import (
+	"fmt"
 	"net"
 	"syscall"
 	"testing"
@@ -13,20 +14,7 @@ import (
 // with the data, a real-time instant between the echo's send and the
 // read, cleared once taken.
 func TestReadStamps(t *testing.T) {
-	release, ok := HoldStamps(5 * time.Second)
-	defer release()
-	if !ok {
-		t.Fatal("the kernel gave no receive stamp within 5 s")
-	}
-	addr := listen(t, echo)
-	g, err := NewGroup(1, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer g.Close()
-	var runErr error
-	goDialed(g, addr, &runErr, func(nc net.Conn) error {
-		c := nc.(*Conn)
+	onEchoConn(t, func(c *Conn) error {
 		buf := make([]byte, 64)
 		before := time.Now().UnixNano()
 		if _, err := c.Write([]byte("ping")); err != nil {
@@ -45,6 +33,51 @@ func TestReadStamps(t *testing.T) {
 		}
 		return nil
 	})
+}
+
+// TestSkippedStamps: reads made while stamps are skipped take none, and
+// the next read after they are taken again has its own.
+func TestSkippedStamps(t *testing.T) {
+	onEchoConn(t, func(c *Conn) error {
+		buf := make([]byte, 64)
+		for i, skip := range []bool{true, false, true} {
+			c.SkipStamps(skip)
+			before := time.Now().UnixNano()
+			if _, err := c.Write([]byte("ping")); err != nil {
+				return err
+			}
+			if n, err := c.Read(buf); err != nil || string(buf[:n]) != "ping" {
+				return fmt.Errorf("read %q, %v", buf[:n], err)
+			}
+			st := c.LastStamp()
+			switch {
+			case skip && st != 0:
+				t.Errorf("read %d: a stamp while they were skipped", i)
+			case !skip && (st < before || st > time.Now().UnixNano()):
+				t.Errorf("read %d: stamp %d ns after the write, want one of this read", i, st-before)
+			}
+		}
+		return nil
+	})
+}
+
+// onEchoConn holds the kernel's stamping on and runs fn as the task of a
+// loop, on a connection of the loop to an echo server.
+func onEchoConn(t *testing.T, fn func(c *Conn) error) {
+	t.Helper()
+	release, ok := HoldStamps(5 * time.Second)
+	defer release()
+	if !ok {
+		t.Fatal("the kernel gave no receive stamp within 5 s")
+	}
+	addr := listen(t, echo)
+	g, err := NewGroup(1, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	var runErr error
+	goDialed(g, addr, &runErr, func(nc net.Conn) error { return fn(nc.(*Conn)) })
 	g.Run()
 	if runErr != nil {
 		t.Fatal(runErr)

@@ -47,6 +47,32 @@ func (s *chunkStream) Read(p []byte) (int, error) {
 	return n, s.err
 }
 
+// drain reads the rest of the body off the connection without copying
+// it anywhere: the rest of a stream is read for its end, not its bytes
+// (io.Copy to io.Discard took a pooled buffer, a LimitedReader and a copy
+// of each chunk per request). It reports whether the body ended with at
+// most limit bytes of data left.
+func (s *chunkStream) drain(limit int) bool {
+	for s.err == nil {
+		if s.left == 0 {
+			if err := s.next(); err != nil {
+				s.err = cutShort(err)
+				break
+			}
+		}
+		if s.left > limit {
+			return false
+		}
+		n, err := s.c.reader().Discard(s.left)
+		s.left -= n
+		limit -= n
+		if err != nil {
+			s.err = cutShort(err)
+		}
+	}
+	return s.err == io.EOF
+}
+
 // cutShort is err, except that the connection's end before the body's is
 // no end of the body.
 func cutShort(err error) error {

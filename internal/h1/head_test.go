@@ -155,3 +155,24 @@ func TestLoopPoolRecallsItsLastHead(t *testing.T) {
 		t.Errorf("the pool remembers %q, want the last plain success's head", pool.head.text)
 	}
 }
+
+// A media type matches in any case, with or without parameters.
+func TestHasMediaType(t *testing.T) {
+	for _, tc := range []struct {
+		ct   string
+		want bool
+	}{
+		{"text/event-stream", true},
+		{"text/event-stream; charset=utf-8", true},
+		{"Text/Event-Stream", true},
+		{"text/event", false},
+		{"text/event-streamx", false},
+		{"text/event-stream ;charset=utf-8", true},
+		{"application/json", false},
+		{"", false},
+	} {
+		if got := HasMediaType(tc.ct, "text/event-stream"); got != tc.want {
+			t.Errorf("HasMediaType(%q) = %v, want %v", tc.ct, got, tc.want)
+		}
+	}
+}

@@ -3,6 +3,8 @@
 package h1
 
 import (
+	"bufio"
+	"context"
 	"errors"
 	"io"
 	"net"
@@ -122,5 +124,52 @@ func TestPoolsShareOneStampHold(t *testing.T) {
 	b.Close()
 	if n, r := held(); n != n0 || (n0 == 0) != (r == nil) {
 		t.Fatalf("both closed: %d shares over %d, held %v", n, n0, r != nil)
+	}
+}
+
+// The rest of a stream, read on a loop by the next request to take its
+// connection, is read without the kernel's stamp (it ends no latency),
+// and that request's own answer still has its stamp.
+func TestStreamRestTakesNoStamp(t *testing.T) {
+	_ = stampedDialer(t) // holds the kernel's stamping on
+	g, err := evloop.NewGroup(1, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	pools := NewLoopPools(poolFor(sseServer(t, 5*time.Millisecond), 1))
+	defer pools.Close()
+	p := pools.For(g.Loop(0))
+	g.Go(context.Background(), 0, func(context.Context) {
+		var cl Caller
+		for i := range 2 {
+			now := time.Now()
+			req := Request{Head: postHead, Body: []byte(`{}`), Deadline: now.Add(5 * time.Second)}
+			c, _, err := p.Get(now, req.Deadline)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			if st := c.Stamp(); i > 0 && st != 0 {
+				t.Error("the rest of the last stream was read with a stamp")
+			}
+			var a Answer
+			if err := cl.Do(p, c, &req, &a); err != nil || a.Stream == nil {
+				t.Errorf("request %d: %v, stream %v", i, err, a.Stream != nil)
+				return
+			}
+			if _, err := bufio.NewReader(a.Stream).ReadString('\n'); err != nil {
+				t.Error(err)
+				return
+			}
+			if c.Stamp() == 0 {
+				t.Errorf("request %d: its answer has no stamp", i)
+			}
+			Finish(p, c, &a, StreamLeftOpen, false, now)
+		}
+	})
+	g.Run()
+	if d := pools.base.cfg.Dials.Load(); d != 1 {
+		t.Errorf("%d dials for two streams on one connection", d)
 	}
 }

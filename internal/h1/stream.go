@@ -53,6 +53,9 @@ func restWait(took time.Duration, held *atomic.Int32) time.Duration {
 
 // ReadToEnd drains r (bounded) and reports whether it got to the end.
 func ReadToEnd(r io.Reader) bool {
+	if s, ok := r.(*chunkStream); ok {
+		return s.drain(drainLimit)
+	}
 	n, err := io.Copy(io.Discard, io.LimitReader(r, drainLimit))
 	return err == nil && n < drainLimit
 }
@@ -120,7 +123,14 @@ func (c *Conn) takeRest(now, deadline time.Time) bool {
 		wait = deadline
 	}
 	_ = c.nc.SetReadDeadline(wait) // the request sets its own after
+	skip, _ := c.nc.(stampSkipper)
+	if skip != nil {
+		skip.SkipStamps(true) // the rest ends no latency: its stamp is never read
+	}
 	ended := ReadToEnd(r.stream)
+	if skip != nil {
+		skip.SkipStamps(false)
+	}
 	release(r.resp)
 	if r.held != nil {
 		if ended {
@@ -131,6 +141,10 @@ func (c *Conn) takeRest(now, deadline time.Time) bool {
 	}
 	return ended && !r.closing
 }
+
+// stampSkipper is a connection whose reads can leave the kernel's receive
+// stamp aside (an event loop's: plain read(2) rather than recvmsg).
+type stampSkipper interface{ SkipStamps(skip bool) }
 
 // discard closes c and lets go of a stream left on it.
 func (c *Conn) discard() {

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 )
@@ -204,3 +205,75 @@ func TestChunkStream(t *testing.T) {
 type iotestOneByte struct{ r io.Reader }
 
 func (o iotestOneByte) Read(p []byte) (int, error) { return o.r.Read(p[:min(len(p), 1)]) }
+
+// A stream's rest is drained in place to its end, with the next answer's
+// bytes left unread, whether some of it was read first or none; broken
+// framing, a cut and data past the bound are no end.
+func TestChunkStreamDrain(t *testing.T) {
+	cases := []struct {
+		name, wire, left string
+		limit, readFirst int
+		ended            bool
+	}{
+		{"last chunk only", "0\r\n\r\nNEXT", "NEXT", 100, 0, true},
+		{"chunks and trailers", "3\r\nev:\r\n4;x=y\r\n a\n\n\r\n0\r\nTrailer: t\r\n\r\nNEXT", "NEXT", 100, 2, true},
+		{"past a chunk larger than the buffer", "20\r\n" + strings.Repeat("d", 32) + "\r\n0\r\n\r\nN", "N", 100, 1, true},
+		{"data up to the bound", "5\r\nhello\r\n0\r\n\r\n", "", 5, 0, true},
+		{"data past the bound", "5\r\nhello\r\n3\r\nabc\r\n0\r\n\r\n", "", 7, 0, false},
+		{"broken framing", "2\r\nabX\r\n0\r\n\r\n", "", 100, 0, false},
+		{"cut short", "5\r\nhel", "", 100, 1, false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			br := bufio.NewReaderSize(iotestOneByte{bytes.NewReader([]byte(tc.wire))}, 16)
+			var s chunkStream
+			r := s.start(&Conn{br: br})
+			if tc.readFirst > 0 {
+				if _, err := io.ReadFull(r, make([]byte, tc.readFirst)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if ended := s.drain(tc.limit); ended != tc.ended {
+				t.Fatalf("drained to the end: %v, want %v", ended, tc.ended)
+			}
+			if tc.ended {
+				if rest, _ := io.ReadAll(br); string(rest) != tc.left {
+					t.Errorf("left %q, want %q", rest, tc.left)
+				}
+				if !ReadToEnd(r) {
+					t.Error("a drained stream does not read as ended")
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkStreamRest is what the next request pays to read the rest of
+// an SSE answer left on its connection, the last chunk, once it has come:
+// "in place" as the engine reads its own streams, "copied" through
+// io.Copy to io.Discard, as it reads any other stream (and read its own
+// before).
+func BenchmarkStreamRest(b *testing.B) {
+	rest := bytes.NewReader(lastChunk)
+	br := bufio.NewReaderSize(rest, ReadBuffer)
+	for _, bc := range []struct {
+		name string
+		wrap func(io.Reader) io.Reader
+	}{
+		{"in place", func(r io.Reader) io.Reader { return r }},
+		{"copied", func(r io.Reader) io.Reader { return struct{ io.Reader }{r} }},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			var s chunkStream
+			c := &Conn{br: br}
+			b.ReportAllocs()
+			for b.Loop() {
+				rest.Reset(lastChunk)
+				br.Reset(rest)
+				if !ReadToEnd(bc.wrap(s.start(c))) {
+					b.Fatal("the stream did not end")
+				}
+			}
+		})
+	}
+}
