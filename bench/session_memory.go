@@ -16,10 +16,17 @@ import (
 
 // memoryEvery is how often the watch looks at the sessions open; a peak
 // held for heldFor with no collection since it was reached gets one, so
-// the figure is of live memory, not of garbage not yet collected.
+// the figure is of live memory, not of garbage not yet collected. While
+// the peak holds, each later collection measures it again, the figure
+// being the last: the sessions that make a peak all start at once and
+// first hold what their opening requests use (answers in flight, their
+// buffers and stacks), and only later what an open session keeps. So
+// collections are asked for again, each after twice the wait of the one
+// before (up to settleMax), so that a long hold costs few of them.
 const (
 	memoryEvery = 50 * time.Millisecond
 	heldFor     = 200 * time.Millisecond
+	settleMax   = 10 * time.Second
 )
 
 type memoryWatch struct {
@@ -33,6 +40,7 @@ type memoryWatch struct {
 	seen       int64
 	seenAt     time.Time
 	seenCycle  uint64
+	wait       time.Duration // until the next collection asked for
 	peakOpen   int64
 	peakMemory uint64
 	stop       chan struct{}
@@ -87,12 +95,13 @@ func (w *memoryWatch) look(now time.Time) {
 	defer w.mu.Unlock()
 	switch {
 	case n > w.seen: // a new peak: wait for a collection that sees it
-		w.seen, w.seenAt, w.seenCycle = n, now, cycles
-	case n < w.seen || n < w.peakOpen:
-	case cycles > w.seenCycle:
+		w.seen, w.seenAt, w.seenCycle, w.wait = n, now, cycles, heldFor
+	case n < w.seen:
+	case cycles > w.seenCycle: // measured again, as the peak settles
 		w.peakOpen, w.peakMemory = n, mem
-	case now.Sub(w.seenAt) >= heldFor:
-		w.seenAt = now
+		w.seenAt, w.seenCycle = now, cycles
+	case now.Sub(w.seenAt) >= w.wait:
+		w.seenAt, w.wait = now, min(2*w.wait, settleMax)
 		w.mu.Unlock()
 		runtime.GC()
 		w.mu.Lock()

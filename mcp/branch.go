@@ -3,6 +3,8 @@ package mcp
 import (
 	"encoding/json"
 	"errors"
+
+	"github.com/mcpbench/mcpbench/internal/h1"
 )
 
 // What a multi-step session (a scenario) needs beyond one request at a
@@ -62,6 +64,17 @@ func (c *Client) Detached(poolSize int) (*Client, error) {
 	if _, ok := c.link.(legacyLink); ok {
 		// Each session holds a stream beside its POSTs, as in useLegacy.
 		d.opts.PoolSize = 2 * o.PoolSize
+	}
+	if pl, ok := c.link.(directLink); ok {
+		// On the engine's pools of its own; the loops' parse memos and
+		// the bound on dials are the parent's, shared as they are by its
+		// own sessions.
+		hc, side := lazyHTTPClients(d.opts)
+		cfg := directConfig(c.url, d.opts, o.DialCount)
+		cfg.Gate = pl.pool.Gate()
+		pool := h1.NewPool(cfg)
+		d.link = directLink{httpLink{hc: hc, side: side}, pool, h1.NewLoopPools(pool), pl.memos}
+		return d, nil
 	}
 	hc, _, err := NewHTTPClient(d.opts)
 	if err != nil {

@@ -130,6 +130,10 @@ func (t *bookedTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	return resp, nil
 }
 
+// CloseIdleConnections is net/http's: http.Client.CloseIdleConnections
+// reaches the transport only through it.
+func (t *bookedTransport) CloseIdleConnections() { t.base.CloseIdleConnections() }
+
 // holding is the connection one request holds, let go once.
 type holding struct{ c atomic.Pointer[bookedConn] }
 

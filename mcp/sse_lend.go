@@ -18,7 +18,10 @@ func newSSEBuffer() *bufio.Reader { return bufio.NewReaderSize(nil, 16<<10) }
 // back by another session if there is one.
 func (s *Session) lendSSE() *sseReader {
 	if s.sse == nil {
-		s.sse = newSSEReader(s.c.maxBody)
+		// Without a buffer of its own: one made here would go to the
+		// pool at the answer's end, one more for every session, and the
+		// pool held thousands of them between collections.
+		s.sse = &sseReader{max: s.c.maxBody}
 	}
 	if s.sse.r == nil {
 		if r, ok := sseBuffers.Get().(*bufio.Reader); ok {

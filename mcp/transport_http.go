@@ -41,7 +41,7 @@ func sideClient(hc *http.Client) *http.Client {
 	side := *hc
 	uncapped := func(tr *http.Transport) *http.Transport {
 		tr = tr.Clone()
-		tr.MaxConnsPerHost, tr.MaxIdleConnsPerHost = 0, 4
+		sideSettings(tr)
 		return tr
 	}
 	switch tr := hc.Transport.(type) {
@@ -52,6 +52,9 @@ func sideClient(hc *http.Client) *http.Client {
 	}
 	return &side
 }
+
+// sideSettings are the side client's: no cap, a few kept.
+func sideSettings(tr *http.Transport) { tr.MaxConnsPerHost, tr.MaxIdleConnsPerHost = 0, 4 }
 
 func (l httpLink) attach(s *Session) transport { return &httpTransport{s: s, hc: l.hc, side: l.side} }
 func (httpLink) engine() Engine                { return EngineNetHTTP }

@@ -32,6 +32,19 @@ type scenarioUser struct {
 	// loop is the event loop the user runs on (nil: a goroutine of its
 	// own): its sessions are opened there, its parallel steps are tasks.
 	loop *evloop.Loop
+	// pending is the step a helper of the loop sends for the user
+	// (deepStep), and sendPending the method value that sends it, made
+	// once so that a step allocates nothing.
+	pending     pendingStep
+	sendPending func()
+}
+
+// pendingStep is a request step handed to a helper task.
+type pendingStep struct {
+	ctx context.Context
+	s   *mcp.Session
+	k   int
+	st  *stepPlan
 }
 
 // outcome is one request of a step, to be filed once the step is done.
@@ -50,7 +63,36 @@ func (u *scenarioUser) OnLoop(l *evloop.Loop) bool {
 		return false
 	}
 	u.loop = l
+	u.sendPending = u.send
 	return true
+}
+
+// deep runs fn, which sends requests, on a helper task of the user's loop
+// (evloop.Deep): the user's own task, which waits through the thinks,
+// then never holds the stack a request grows. Off a loop it runs fn.
+func (u *scenarioUser) deep(fn func()) {
+	if u.loop == nil {
+		fn()
+		return
+	}
+	u.loop.Deep(fn)
+}
+
+// step sends a request step on s into u.out, on a helper task of the
+// user's loop if it has one.
+func (u *scenarioUser) step(ctx context.Context, s *mcp.Session, k int, st *stepPlan) {
+	if u.loop == nil {
+		u.out = u.do(ctx, s, k, st, u.rng, u.out[:0])
+		return
+	}
+	u.pending = pendingStep{ctx, s, k, st}
+	u.loop.Deep(u.sendPending)
+	u.pending = pendingStep{}
+}
+
+func (u *scenarioUser) send() {
+	p := &u.pending
+	u.out = u.do(p.ctx, p.s, p.k, p.st, u.rng, u.out[:0])
 }
 
 // Session runs one session: open it, run the steps, close it.
@@ -67,7 +109,9 @@ func (u *scenarioUser) Session(ctx context.Context, rec *bench.Recorder) int {
 		defer d.Close(context.WithoutCancel(ctx))
 		client = d
 	}
-	s, ok := u.open(ctx, client, k, rec)
+	var s *mcp.Session
+	ok := false
+	u.deep(func() { s, ok = u.open(ctx, client, k, rec) })
 	if !ok {
 		return k
 	}
@@ -76,7 +120,7 @@ func (u *scenarioUser) Session(ctx context.Context, rec *bench.Recorder) int {
 		u.kept = append(u.kept, nil)
 	}
 	u.run(ctx, s, k, sc.steps, rec)
-	u.close(ctx, s, sc, rec)
+	u.deep(func() { u.close(ctx, s, sc, rec) })
 	return k
 }
 
@@ -165,7 +209,7 @@ func (u *scenarioUser) run(ctx context.Context, s *mcp.Session, k int, steps []*
 		case "parallel":
 			u.parallel(ctx, s, k, st, rec)
 		default:
-			u.out = u.do(ctx, s, k, st, u.rng, u.out[:0])
+			u.step(ctx, s, k, st)
 			u.file(rec, u.out)
 		}
 	}

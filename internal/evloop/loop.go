@@ -68,7 +68,7 @@ func (g *Group) Go(ctx context.Context, i int, fn func(ctx context.Context)) {
 // be called from a task of l (or before the loop runs).
 func (l *Loop) Go(fn func()) { l.spawn(fn) }
 
-func (l *Loop) spawn(fn func()) {
+func (l *Loop) spawn(fn func()) *task {
 	t := &task{}
 	t.next, t.stop = iter.Pull(func(yield func(struct{}) bool) {
 		t.yield = yield
@@ -76,6 +76,7 @@ func (l *Loop) spawn(fn func()) {
 	})
 	l.runq = append(l.runq, t)
 	l.alive++
+	return t
 }
 
 // Run runs every loop, each on a goroutine of its own, until every task
@@ -144,7 +145,8 @@ type Loop struct {
 	runq    []*task
 	spare   []*task
 	alive   int
-	conns   []*Conn // by id; nil where free
+	helpers []*helper // idle helpers of deep calls (spare.go)
+	conns   []*Conn   // by id; nil where free
 	free    []int32
 	sleep   sleepHeap
 	events  [256]syscall.EpollEvent
@@ -165,7 +167,8 @@ type Loop struct {
 }
 
 func (l *Loop) run() {
-	for l.alive > 0 {
+	defer l.endHelpers()
+	for l.busy() {
 		// Tasks only run here; what readies one (poll, scan, the
 		// sleepers) runs between these rounds.
 		ready := l.runq
@@ -178,7 +181,7 @@ func (l *Loop) run() {
 		}
 		l.current = nil
 		l.spare = ready[:0]
-		if l.alive == 0 {
+		if !l.busy() {
 			break
 		}
 		now := time.Now()

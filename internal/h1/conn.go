@@ -29,9 +29,9 @@ import (
 	"time"
 )
 
-// ReadBuffer is a connection's read buffer: room for an answer's headers
-// and a typical small body. Small, so ten thousand connections stay
-// affordable.
+// ReadBuffer is the read buffer a connection is lent while it carries a
+// request (lend.go): room for an answer's headers and a typical small
+// body.
 const ReadBuffer = 8 << 10
 
 // StaleAfter is how long a connection may idle before it is checked for a
@@ -44,10 +44,14 @@ var StaleAfter = 2 * time.Second
 // worker noticed the answer).
 var ReceiveStamps = true
 
-// Conn is one keep-alive connection and its read buffer.
+// Conn is one keep-alive connection and, while it carries a request, its
+// read buffer.
 type Conn struct {
-	nc       net.Conn
+	nc net.Conn
+	// br is the read buffer, nil while the connection is idle (lend.go);
+	// grown says it was grown to the answers (loop.go) and is c's own.
 	br       *bufio.Reader
+	grown    bool
 	lastUsed time.Time
 	// received counts the bytes read off the connection, so that an
 	// answer cut off can say how much of it came.
@@ -70,7 +74,6 @@ type Conn struct {
 func NewConn(nc net.Conn) *Conn {
 	c := &Conn{}
 	c.rewire(nc)
-	c.br = bufio.NewReaderSize(c, ReadBuffer)
 	return c
 }
 
@@ -114,10 +117,16 @@ func (c *Conn) Stamp() int64 {
 
 // Buffered is how many bytes were read off the connection past the last
 // answer: a connection that holds any is out of step with its requests.
-func (c *Conn) Buffered() int { return c.br.Buffered() }
+func (c *Conn) Buffered() int {
+	if c.br == nil {
+		return 0
+	}
+	return c.br.Buffered()
+}
 
-// Reader is the connection's buffered reader (tests reset it).
-func (c *Conn) Reader() *bufio.Reader { return c.br }
+// Reader is the connection's buffered reader, lent if it held none
+// (tests reset it).
+func (c *Conn) Reader() *bufio.Reader { return c.reader() }
 
 // Used marks when the connection last carried a request.
 func (c *Conn) Used(at time.Time) { c.lastUsed = at }
@@ -130,11 +139,11 @@ func (c *Conn) Interrupt() { _ = c.nc.SetDeadline(time.Unix(1, 0)) }
 // times out means it is; EOF or data nobody asked for means it is not.
 // (A deadline already past would fail the read before it is tried.)
 func (c *Conn) alive() bool {
-	if c.br.Buffered() > 0 {
+	if c.Buffered() > 0 {
 		return false
 	}
 	_ = c.nc.SetReadDeadline(time.Now().Add(time.Millisecond))
-	_, err := c.br.Peek(1)
+	_, err := c.reader().Peek(1)
 	_ = c.nc.SetReadDeadline(time.Time{})
 	var ne net.Error
 	return errors.As(err, &ne) && ne.Timeout()

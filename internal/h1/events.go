@@ -1,7 +1,6 @@
 package h1
 
 import (
-	"bufio"
 	"errors"
 	"io"
 )
@@ -12,17 +11,19 @@ import (
 // went through a pooled response, its header parser, a LimitedReader and
 // a ReadByte per framing byte. Each connection has one: it carries one
 // answer at a time, and the rest of a stream may be read by the next
-// request to take the connection, whoever sends it.
+// request to take the connection, whoever sends it. It reads through the
+// connection, not a buffer of its own: the connection may give its buffer
+// back between the stream's response and its rest (lend.go).
 type chunkStream struct {
-	br   *bufio.Reader
+	c    *Conn
 	left int  // bytes of the current chunk not yet read
 	crlf bool // the CRLF after a chunk's data is still to read
 	err  error
 }
 
-// start makes s read the body that begins at br's next byte.
-func (s *chunkStream) start(br *bufio.Reader) io.Reader {
-	*s = chunkStream{br: br}
+// start makes s read the body that begins at the next byte of c.
+func (s *chunkStream) start(c *Conn) io.Reader {
+	*s = chunkStream{c: c}
 	return s
 }
 
@@ -38,7 +39,7 @@ func (s *chunkStream) Read(p []byte) (int, error) {
 			return 0, s.err
 		}
 	}
-	n, err := s.br.Read(p[:min(len(p), s.left)])
+	n, err := s.c.reader().Read(p[:min(len(p), s.left)])
 	s.left -= n
 	if err != nil {
 		s.err = cutShort(err)
@@ -62,7 +63,7 @@ func (s *chunkStream) drain(limit int) bool {
 		if s.left > limit {
 			return false
 		}
-		n, err := s.br.Discard(s.left)
+		n, err := s.c.reader().Discard(s.left)
 		s.left -= n
 		limit -= n
 		if err != nil {
@@ -90,13 +91,14 @@ var errLastChunk = errors.New("last chunk")
 // next reads up to the next chunk's data: errLastChunk at the last chunk,
 // once the trailer section after it is read.
 func (s *chunkStream) next() error {
+	br := s.c.reader()
 	if s.crlf {
-		if err := readCRLF(s.br); err != nil {
+		if err := readCRLF(br); err != nil {
 			return err
 		}
 		s.crlf = false
 	}
-	line, err := s.br.ReadSlice('\n')
+	line, err := br.ReadSlice('\n')
 	if err != nil {
 		return err
 	}
@@ -105,11 +107,25 @@ func (s *chunkStream) next() error {
 		return err
 	}
 	if size == 0 {
-		if err := skipTrailers(s.br); err != nil {
+		if err := skipTrailers(br); err != nil {
 			return err
 		}
 		return errLastChunk
 	}
 	s.left, s.crlf = size, true
 	return nil
+}
+
+// takeBufferedCRLF reads the CRLF that ends the chunk last read, when it
+// has come: a stream left at its response most often has nothing else
+// buffered, and its connection can then give its buffer back (lend.go).
+func (s *chunkStream) takeBufferedCRLF() {
+	if !s.crlf || s.err != nil || s.c.Buffered() < 2 {
+		return
+	}
+	if err := readCRLF(s.c.br); err != nil {
+		s.err = cutShort(err)
+		return
+	}
+	s.crlf = false
 }

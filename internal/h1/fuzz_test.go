@@ -25,7 +25,7 @@ func FuzzWireAnswer(f *testing.F) {
 		var cl Caller
 		pool := NewPool(Config{Size: 1, MaxBody: 1 << 16})
 		c := NewConn(readerConn{r: bytes.NewReader(data)})
-		br := c.br
+		br := c.Reader()
 		var a Answer
 		err := cl.Read(pool, c, &Request{Keep: hSession}, &a)
 		h, herr := peekHead(bufio.NewReaderSize(bytes.NewReader(data), ReadBuffer))

@@ -114,6 +114,7 @@ func (p *LoopPool) Put(c *Conn, reusable bool) {
 	if !reusable || p.closed.Load() {
 		c.discard()
 	} else {
+		c.settle()
 		p.idle = append(p.idle, c)
 	}
 	p.free++
@@ -154,13 +155,13 @@ func (p *LoopPool) adopt() *Conn {
 	}
 	// The rest of a stream (the initialize's, as a rule) is read first,
 	// on the client's connection: it has most often come long since.
-	if now := time.Now(); c.rest.stream != nil && !c.takeRest(now, now.Add(RestWait)) || c.br.Buffered() > 0 {
+	if now := time.Now(); c.rest.stream != nil && !c.takeRest(now, now.Add(RestWait)) || c.Buffered() > 0 {
 		c.discard() // out of step, or a stream that did not end: not worth keeping
 		return nil
 	}
 	nc, err := p.loop.Adopt(c.nc)
 	if err != nil {
-		c.nc.Close()
+		c.discard()
 		return nil
 	}
 	c.rewire(nc)
@@ -191,5 +192,6 @@ func (p *LoopPool) fit(c *Conn, used int) {
 		p.pools.grown.Add(int64(old - size))
 		return
 	}
-	c.br = bufio.NewReaderSize(c, size)
+	giveBack(c.br) // what it holds was read: Buffered is 0
+	c.br, c.grown = bufio.NewReaderSize(c, size), true
 }

@@ -124,7 +124,7 @@ func ready(c *Conn, now, deadline time.Time, dial func(time.Time) (*Conn, error)
 		}
 	}
 	if c != nil && now.Sub(c.lastUsed) > StaleAfter && !c.alive() {
-		c.nc.Close()
+		c.discard()
 		c = nil
 	}
 	if c == nil {
@@ -155,6 +155,8 @@ func (p *GoPool) Put(c *Conn, reusable bool) {
 	if !reusable || p.closed.Load() {
 		c.discard()
 		c = nil
+	} else {
+		c.settle()
 	}
 	p.slots <- c
 }
@@ -163,6 +165,10 @@ func (p *GoPool) Put(c *Conn, reusable bool) {
 func (p *GoPool) freeSlot() { p.slots <- nil }
 
 func (p *GoPool) limit() int { return p.cfg.MaxBody }
+
+// Gate is the bound on the pool's dials in flight, for a pool that is to
+// share it.
+func (p *GoPool) Gate() DialGate { return p.cfg.Gate }
 
 func (p *GoPool) held() *atomic.Int32 { return &p.streamsHeld }
 

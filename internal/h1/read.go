@@ -95,7 +95,7 @@ func (cl *Caller) Read(p Pool, c *Conn, r *Request, a *Answer) error {
 }
 
 func (cl *Caller) read(p Pool, c *Conn, r *Request, a *Answer) error {
-	br, limit := c.br, p.limit()
+	br, limit := c.reader(), p.limit()
 	from := c.received - int64(br.Buffered()) // where this answer's bytes begin
 	cl.match.on = false
 	h, head, closing := p.recallHead(br, r.Keep)
@@ -121,7 +121,7 @@ func (cl *Caller) read(p Pool, c *Conn, r *Request, a *Answer) error {
 		return err
 	}
 	if a.Chunked && a.Status >= 200 && a.Status < 300 && HasMediaType(a.ContentType, "text/event-stream") {
-		a.Stream = c.events.start(br) // read as it arrives, by the caller
+		a.Stream = c.events.start(c) // read as it arrives, by the caller
 		return nil
 	}
 	cl.match.start(a, r.Predict)

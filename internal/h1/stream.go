@@ -148,6 +148,7 @@ type stampSkipper interface{ SkipStamps(skip bool) }
 
 // discard closes c and lets go of a stream left on it.
 func (c *Conn) discard() {
+	c.dropReader()
 	release(c.rest.resp)
 	c.rest = streamRest{}
 	c.nc.Close()
@@ -157,9 +158,15 @@ func (c *Conn) discard() {
 // the last chunk, already read from the connection: the server closed the
 // stream with the answer, as servers do, and nothing is left to wait for.
 func endBuffered(c *Conn, a *Answer) bool {
-	if !a.Chunked || c.br.Buffered() < len(lastChunk) {
+	end := lastChunk
+	if a.Stream == &c.events && c.events.crlf {
+		end = crlfLastChunk // the end of the response's chunk comes first
+	}
+	if !a.Chunked || c.Buffered() < len(end) {
 		return false
 	}
-	b, err := c.br.Peek(len(lastChunk))
-	return err == nil && bytes.Equal(b, lastChunk)
+	b, err := c.br.Peek(len(end))
+	return err == nil && bytes.Equal(b, end)
 }
+
+var crlfLastChunk = []byte("\r\n0\r\n\r\n")

@@ -183,7 +183,7 @@ func TestChunkStream(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			br := bufio.NewReaderSize(bytes.NewReader([]byte(tc.wire)), 16)
 			var s chunkStream
-			got, err := io.ReadAll(iotestOneByte{s.start(br)})
+			got, err := io.ReadAll(iotestOneByte{s.start(&Conn{br: br})})
 			if string(got) != tc.want || (err != nil) != tc.broken {
 				t.Fatalf("read %q, %v; want %q, broken %v", got, err, tc.want, tc.broken)
 			}
@@ -227,7 +227,7 @@ func TestChunkStreamDrain(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			br := bufio.NewReaderSize(iotestOneByte{bytes.NewReader([]byte(tc.wire))}, 16)
 			var s chunkStream
-			r := s.start(br)
+			r := s.start(&Conn{br: br})
 			if tc.readFirst > 0 {
 				if _, err := io.ReadFull(r, make([]byte, tc.readFirst)); err != nil {
 					t.Fatal(err)
@@ -265,11 +265,12 @@ func BenchmarkStreamRest(b *testing.B) {
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			var s chunkStream
+			c := &Conn{br: br}
 			b.ReportAllocs()
 			for b.Loop() {
 				rest.Reset(lastChunk)
 				br.Reset(rest)
-				if !ReadToEnd(bc.wrap(s.start(br))) {
+				if !ReadToEnd(bc.wrap(s.start(c))) {
 					b.Fatal("the stream did not end")
 				}
 			}
