@@ -3,9 +3,7 @@ package bench_test
 import (
 	"bufio"
 	"context"
-	"encoding/json"
 	"fmt"
-	"net/http"
 	"os"
 	"os/exec"
 	"strings"
@@ -75,13 +73,8 @@ func serverProcess(t *testing.T) string {
 // health reads the server's /health.
 func health(t *testing.T, base string) target.Health {
 	t.Helper()
-	resp, err := http.Get(base + "/health")
+	h, err := target.FetchHealth(base + "/health")
 	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	var h target.Health
-	if err := json.NewDecoder(resp.Body).Decode(&h); err != nil {
 		t.Fatal(err)
 	}
 	return h

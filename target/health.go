@@ -220,3 +220,18 @@ func (s *Server) statsLoop() {
 		}
 	}
 }
+
+// FetchHealth reads a running server's /health at url (a test's or a
+// script's view of what the server counted).
+func FetchHealth(url string) (Health, error) {
+	var h Health
+	resp, err := http.Get(url) //nolint:gosec // the caller's own server
+	if err != nil {
+		return h, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return h, fmt.Errorf("%s: %s", url, resp.Status)
+	}
+	return h, json.NewDecoder(resp.Body).Decode(&h)
+}

@@ -21,13 +21,8 @@ import (
 // answered.
 func toolCalls(t *testing.T, srv *target.Running) int64 {
 	t.Helper()
-	resp, err := http.Get(srv.HealthURL())
+	h, err := target.FetchHealth(srv.HealthURL())
 	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	var h target.Health
-	if err := json.NewDecoder(resp.Body).Decode(&h); err != nil {
 		t.Fatal(err)
 	}
 	return h.RequestsByMethod["tools/call"]

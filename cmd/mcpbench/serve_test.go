@@ -3,9 +3,7 @@ package main
 import (
 	"bufio"
 	"context"
-	"encoding/json"
 	"io"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,6 +11,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpbench/mcpbench/target"
 )
 
 func TestServeHTTP(t *testing.T) {
@@ -51,16 +51,10 @@ func TestServeHTTP(t *testing.T) {
 	}
 	cs.Close()
 
-	resp, err := http.Get(base + "/health")
+	h, err := target.FetchHealth(base + "/health")
 	if err != nil {
 		t.Fatal(err)
 	}
-	var h struct {
-		Status      string `json:"status"`
-		MaxInFlight int    `json:"max_in_flight"`
-	}
-	json.NewDecoder(resp.Body).Decode(&h)
-	resp.Body.Close()
 	if h.Status != "ok" || h.MaxInFlight != 4 {
 		t.Errorf("health = %+v", h)
 	}
