@@ -35,22 +35,27 @@ func (l *Loop) Deep(fn func()) {
 		fn()
 		return
 	}
-	var h *helper
-	if n := len(l.helpers); n > 0 {
-		h = l.helpers[n-1]
-		l.helpers[n-1] = nil
-		l.helpers = l.helpers[:n-1]
-		l.runq = append(l.runq, h.t)
-	} else {
-		h = &helper{}
-		h.t = l.spawn(func() { l.help(h) })
-	}
+	h := l.takeHelper()
 	h.fn, h.parent = fn, parent
 	for began := h.ended; h.ended == began; {
 		if !l.suspend() {
 			return
 		}
 	}
+}
+
+// takeHelper readies an idle helper, or a new one, for a call.
+func (l *Loop) takeHelper() *helper {
+	if n := len(l.helpers); n > 0 {
+		h := l.helpers[n-1]
+		l.helpers[n-1] = nil
+		l.helpers = l.helpers[:n-1]
+		l.runq = append(l.runq, h.t)
+		return h
+	}
+	h := &helper{}
+	h.t = l.spawn(func() { l.help(h) })
+	return h
 }
 
 // help runs the calls given to h until the loop has spares enough or
@@ -61,8 +66,10 @@ func (l *Loop) help(h *helper) {
 		h.fn = nil
 		fn()
 		h.ended++
-		l.runq = append(l.runq, h.parent)
-		h.parent = nil
+		if h.parent != nil { // none for a call of notify's
+			l.runq = append(l.runq, h.parent)
+			h.parent = nil
+		}
 		if len(l.helpers) >= maxSpareHelpers {
 			return
 		}
