@@ -72,8 +72,10 @@ func (ls *loopStream) open() {
 	switch {
 	case err != nil:
 		ls.again()
-	case st.Body() == nil || st.Status != http.StatusOK || !hasMediaType(st.ContentType, "text/event-stream"):
-		st.Stop()
+	case st.Status != http.StatusOK || !hasMediaType(st.ContentType, "text/event-stream"):
+		st.Stop() // no stream offered
+	case st.Body() == nil: // a stream that came whole: it ended at once
+		ls.again()
 	case ls.stopped: // the session closed meanwhile
 		st.Stop()
 	default:

@@ -4,6 +4,11 @@ package mcp
 
 import (
 	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -60,5 +65,61 @@ func TestListenStreamOnLoop(t *testing.T) {
 		case <-standing:
 		default:
 		}
+	}
+}
+
+// TestListenStreamOnLoopReopens: a GET stream the server ends is asked for
+// again after the retry delay it gave (20 ms: at the default second the
+// session would close first), on the loop; and the session's close closes
+// the stream it holds.
+func TestListenStreamOnLoopReopens(t *testing.T) {
+	var gets atomic.Int32
+	held := make(chan struct{})
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Mcp-Session-Id", "s1")
+		if r.Method == http.MethodGet {
+			w.Header().Set("Content-Type", "text/event-stream")
+			w.(http.Flusher).Flush()
+			if gets.Add(1) == 1 {
+				fmt.Fprint(w, "retry: 20\n\n") // and the stream ends
+				return
+			}
+			<-r.Context().Done() // until the client closes it
+			close(held)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		io.Copy(io.Discard, r.Body)
+		fmt.Fprint(w, `{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-11-25","capabilities":{},"serverInfo":{"name":"x","version":"1"}}}`)
+	}))
+	defer ts.Close()
+	ctx := context.Background()
+	c, err := Dial(ctx, Options{URL: ts.URL, Timeout: 2 * time.Second, Listen: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close(ctx)
+	g, err := evloop.NewGroup(1, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	g.Go(ctx, 0, func(ctx context.Context) {
+		s, err := c.NewSessionOn(ctx, g.Loop(0))
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		g.Loop(0).SleepUntil(ctx, time.Now().Add(300*time.Millisecond))
+		s.Close(ctx)
+	})
+	g.Run()
+	select {
+	case <-held:
+	case <-time.After(2 * time.Second):
+		t.Fatalf("the second stream was not closed with the session (%d GETs)", gets.Load())
+	}
+	if n := gets.Load(); n != 2 {
+		t.Fatalf("%d GETs, want 2: the ended stream asked for again once", n)
 	}
 }
