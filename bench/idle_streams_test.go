@@ -2,7 +2,6 @@ package bench_test
 
 import (
 	"context"
-	"os"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -25,7 +24,7 @@ func TestIdleSessionsGetStream(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	var dials atomic.Int64
-	client, err := mcp.Dial(ctx, mcp.Options{URL: base + "/mcp", PoolSize: users, Timeout: 10 * time.Second, Listen: os.Getenv("NOLISTEN") == "", DialCount: &dials})
+	client, err := mcp.Dial(ctx, mcp.Options{URL: base + "/mcp", PoolSize: users, Timeout: 10 * time.Second, Listen: true, DialCount: &dials})
 	if err != nil {
 		t.Fatal(err)
 	}
