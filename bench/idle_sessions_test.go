@@ -13,7 +13,6 @@ import (
 	"github.com/mcpbench/mcpbench/bench"
 	"github.com/mcpbench/mcpbench/mcp"
 	"github.com/mcpbench/mcpbench/target"
-	"github.com/mcpbench/mcpbench/workload"
 )
 
 // serveEnv makes the test binary the bundled server (TestMain): a server
@@ -100,19 +99,7 @@ func TestIdleSessionsMemory(t *testing.T) {
 	base := serverProcess(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	client, err := mcp.Dial(ctx, mcp.Options{URL: base + "/mcp", PoolSize: users, Timeout: 10 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer client.Close(ctx)
-	f, err := workload.ParseScenarios([]byte("scenarios: [{name: idle, steps: [ping, {think: 4s}]}]"), t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	wl, err := workload.BuildScenarios(ctx, client, "", workload.ScenarioSpec{File: f, NewConnectionPerSession: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	wl := idleUsers(ctx, t, mcp.Options{URL: base + "/mcp", PoolSize: users, Timeout: 10 * time.Second})
 	before := health(t, base)
 	p, err := bench.Run(ctx, bench.Config{Concurrency: users, Duration: 2500 * time.Millisecond, RampUp: time.Second, Loops: 1}, wl)
 	if err != nil {

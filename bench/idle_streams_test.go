@@ -24,19 +24,7 @@ func TestIdleSessionsGetStream(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	var dials atomic.Int64
-	client, err := mcp.Dial(ctx, mcp.Options{URL: base + "/mcp", PoolSize: users, Timeout: 10 * time.Second, Listen: true, DialCount: &dials})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer client.Close(ctx)
-	f, err := workload.ParseScenarios([]byte("scenarios: [{name: idle, steps: [ping, {think: 4s}]}]"), t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	wl, err := workload.BuildScenarios(ctx, client, "", workload.ScenarioSpec{File: f, NewConnectionPerSession: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	wl := idleUsers(ctx, t, mcp.Options{URL: base + "/mcp", PoolSize: users, Timeout: 10 * time.Second, Listen: true, DialCount: &dials})
 	before := health(t, base)
 	dials0 := dials.Load()
 	// The most streams the server held at once, read while the sessions think.
@@ -82,3 +70,24 @@ func TestIdleSessionsGetStream(t *testing.T) {
 // evloop connections, about 1 KB) and for the noise of a figure taken
 // over 500 sessions (18.7 to 24 KB without streams, here).
 const idleStreamBound = idleSessionBound + 4<<10
+
+// idleUsers is a workload of users whose sessions, each on connections of
+// its own, send a ping and think 4 s, on a client dialled with o (closed
+// when t ends).
+func idleUsers(ctx context.Context, t *testing.T, o mcp.Options) *workload.ScenarioWorkload {
+	t.Helper()
+	client, err := mcp.Dial(ctx, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { client.Close(context.Background()) })
+	f, err := workload.ParseScenarios([]byte("scenarios: [{name: idle, steps: [ping, {think: 4s}]}]"), t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	wl, err := workload.BuildScenarios(ctx, client, "", workload.ScenarioSpec{File: f, NewConnectionPerSession: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return wl
+}

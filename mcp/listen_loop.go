@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"errors"
+	"net"
 	"net/http"
 	"time"
 
@@ -55,11 +56,7 @@ func (t *directTransport) listenOnLoop() bool {
 func (ls *loopStream) open() {
 	t := ls.t
 	c := t.s.c
-	deadline := time.Now().Add(c.opts.Timeout)
-	if c.opts.DialCount != nil {
-		c.opts.DialCount.Add(1)
-	}
-	nc, err := ls.loop.Dial(h1.Addr(c.url), deadline)
+	nc, deadline, err := ls.dial()
 	if err != nil {
 		ls.again()
 		return
@@ -83,6 +80,18 @@ func (ls *loopStream) open() {
 		st.OnReadable(ls.read)
 		ls.read() // what came with the head, if anything did
 	}
+}
+
+// dial connects to the server on the loop, counted among the client's
+// dials, with the deadline of what is to go out on the connection.
+func (ls *loopStream) dial() (net.Conn, time.Time, error) {
+	c := ls.t.s.c
+	deadline := time.Now().Add(c.opts.Timeout)
+	if c.opts.DialCount != nil {
+		c.opts.DialCount.Add(1)
+	}
+	nc, err := ls.loop.Dial(h1.Addr(c.url), deadline)
+	return nc, deadline, err
 }
 
 // again opens the stream anew after the retry delay, on a task of its
@@ -151,11 +160,7 @@ func (ls *loopStream) handle(data []byte) {
 	// Every connection of the session's pool is in use (its call waits
 	// for this very answer): the answer goes on a connection of its own.
 	c := t.s.c
-	deadline := time.Now().Add(c.opts.Timeout)
-	if c.opts.DialCount != nil {
-		c.opts.DialCount.Add(1)
-	}
-	nc, err := ls.loop.Dial(h1.Addr(c.url), deadline)
+	nc, deadline, err := ls.dial()
 	if err != nil {
 		return
 	}
