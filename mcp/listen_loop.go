@@ -28,8 +28,11 @@ type loopStream struct {
 	sse  sseReader    // its read buffer lent only while reading
 	// retry is how long to wait before asking again for a stream the
 	// server ended (its retry field, else a second).
-	retry   time.Duration
-	stopped bool
+	retry time.Duration
+	// reading is set while read runs: its first call, from open, may
+	// wait (on an answer to the server) while data comes and the loop
+	// calls it again, which must then leave the reading to the first.
+	reading, stopped bool
 }
 
 // listenOnLoop opens the session's GET stream on the loop whose pool the
@@ -115,9 +118,11 @@ func (ls *loopStream) idle() bool { return ls.stopped || ls.st.Idle() }
 // read reads what came on the stream, on a helper task of the loop,
 // answering the server's requests, until the stream is idle or ends.
 func (ls *loopStream) read() {
-	if ls.stopped || ls.st == nil {
+	if ls.stopped || ls.st == nil || ls.reading {
 		return
 	}
+	ls.reading = true
+	defer func() { ls.reading = false }()
 	sse := &ls.sse
 	sse.r = lendSSEBuffer()
 	sse.r.Reset(ls.st.Body())

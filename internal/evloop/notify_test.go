@@ -15,10 +15,16 @@ import (
 // (the loop's only task is the one sleeping), gets every message, and
 // is called no more once closed.
 func TestOnReadable(t *testing.T) {
-	sent := make(chan string)
+	sent, stop := make(chan string, 3), make(chan struct{})
+	defer close(stop)
 	addr := listen(t, func(c net.Conn) {
-		for m := range sent {
-			if _, err := c.Write([]byte(m)); err != nil {
+		for {
+			select {
+			case m := <-sent:
+				if _, err := c.Write([]byte(m)); err != nil {
+					return
+				}
+			case <-stop:
 				return
 			}
 		}
@@ -51,14 +57,13 @@ func TestOnReadable(t *testing.T) {
 			}
 		})
 		for _, m := range []string{"one.", "two.", "three."} {
-			go func() { sent <- m }()
+			sent <- m
 			l.SleepUntil(ctx, time.Now().Add(30*time.Millisecond))
 			// The sleeping task is the loop's only one: no task waits
 			// on the connection between arrivals.
 			waiting = max(waiting, l.alive-len(l.helpers))
 		}
 		c.Close()
-		close(sent)
 		l.SleepUntil(ctx, time.Now().Add(10*time.Millisecond))
 	})
 	g.Run()
