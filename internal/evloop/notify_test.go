@@ -56,9 +56,12 @@ func TestOnReadable(t *testing.T) {
 				got.Write(buf[:n])
 			}
 		})
+		deadline := time.Now().Add(5 * time.Second)
 		for _, m := range []string{"one.", "two.", "three."} {
-			sent <- m
-			l.SleepUntil(ctx, time.Now().Add(30*time.Millisecond))
+			sent <- m // the next only once this one is read: a call each
+			for !strings.HasSuffix(got.String(), m) && time.Now().Before(deadline) {
+				l.SleepUntil(ctx, time.Now().Add(2*time.Millisecond))
+			}
 			// The sleeping task is the loop's only one: no task waits
 			// on the connection between arrivals.
 			waiting = max(waiting, l.alive-len(l.helpers))
