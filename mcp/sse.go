@@ -51,6 +51,7 @@ func (s *sseReader) reset(r io.Reader) {
 	s.read = 0
 	s.events = 0
 	s.pending = s.pending[:0]
+	s.partial = false
 }
 
 // readLine returns one line without its terminator (LF, CRLF or CR). The
