@@ -120,7 +120,7 @@ func parseHead(h []byte, a *Answer, keep []byte) bool {
 		}
 		code = code*10 + int(d-'0')
 	}
-	if code < 200 || code == 204 || code == 304 {
+	if bodiless(code) {
 		return false
 	}
 	a.Status = code
