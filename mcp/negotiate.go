@@ -219,13 +219,8 @@ func (s *Session) initialize(ctx context.Context, want string) error {
 	if c.meta != nil {
 		c.meta = nil
 	}
-	params, _ := json.Marshal(map[string]any{
-		"protocolVersion": offer,
-		"capabilities":    c.opts.ClientRequests.capabilities(),
-		"clientInfo":      c.opts.Client,
-	})
 	s.id = ""
-	p, err := s.Prepare(Request{Method: "initialize", Params: params})
+	p, err := s.initRequest(offer)
 	if err != nil {
 		return err
 	}
@@ -244,13 +239,8 @@ func (s *Session) initialize(ctx context.Context, want string) error {
 		}
 		return err
 	}
-	var ir struct {
-		ProtocolVersion string          `json:"protocolVersion"`
-		Capabilities    json.RawMessage `json:"capabilities"`
-		ServerInfo      ClientInfo      `json:"serverInfo"`
-		Instructions    string          `json:"instructions"`
-	}
-	if err := json.Unmarshal(res, &ir); err != nil || ir.ProtocolVersion == "" {
+	ir, err := c.readInit(res)
+	if err != nil || ir.ProtocolVersion == "" {
 		return fmt.Errorf("%w: initialize result has no protocolVersion", ErrNotMCP)
 	}
 	if !slices.Contains(Revisions(), ir.ProtocolVersion) || IsModern(ir.ProtocolVersion) {
