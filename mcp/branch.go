@@ -73,7 +73,7 @@ func (c *Client) Detached(poolSize int) (*Client, error) {
 		cfg := directConfig(c.url, d.opts, o.DialCount)
 		cfg.Gate = pl.pool.Gate()
 		pool := h1.NewPool(cfg)
-		d.link = directLink{httpLink{hc: hc, side: side}, pool, h1.NewLoopPools(pool), pl.memos}
+		d.link = directLink{httpLink{hc: hc, side: side}, pool, h1.NewLoopPools(pool), pl.memos, pl.heads}
 		return d, nil
 	}
 	hc, _, err := NewHTTPClient(d.opts)

@@ -262,6 +262,9 @@ func (s *Session) initialize(ctx context.Context, want string) error {
 
 // isStray reports whether err is an answer to another request.
 func isStray(err error) bool {
+	if err == nil {
+		return false // before errors.As, whose target escapes: an allocation a session
+	}
 	var e *Error
 	return errors.As(err, &e) && e.stray
 }
