@@ -23,11 +23,14 @@ type initCache struct {
 	answer atomic.Pointer[initAnswer]
 }
 
-// initFrame is the initialize request framed for an offered revision.
+// initFrame is the initialize request framed for an offered revision,
+// and its head on the direct engine once one was sent (headFor checks it
+// is still good).
 type initFrame struct {
 	offer  string
 	params json.RawMessage
 	head   []byte // frameHead's: never written once made
+	wire   *wireRequest
 }
 
 // initAnswer is an initialize result as it came and what it said.
@@ -51,7 +54,7 @@ func (s *Session) initRequest(offer string) (*Prepared, error) {
 	cache := s.c.inits
 	if cache != nil {
 		if f := cache.frame.Load(); f != nil && f.offer == offer {
-			return &Prepared{req: Request{Method: "initialize", Params: f.params}, head: f.head}, nil
+			return &Prepared{req: Request{Method: "initialize", Params: f.params}, head: f.head, wire: f.wire}, nil
 		}
 	}
 	params, _ := json.Marshal(map[string]any{
@@ -64,6 +67,18 @@ func (s *Session) initRequest(offer string) (*Prepared, error) {
 		cache.frame.Store(&initFrame{offer: offer, params: params, head: p.head})
 	}
 	return p, err
+}
+
+// keepInitWire keeps the head p, the initialize offering offer, was sent
+// with, for the client's next sessions.
+func (c *Client) keepInitWire(offer string, p *Prepared) {
+	cache := c.inits
+	if cache == nil || p.wire == nil {
+		return
+	}
+	if f := cache.frame.Load(); f != nil && f.offer == offer && f.wire != p.wire {
+		cache.frame.Store(&initFrame{offer: offer, params: f.params, head: f.head, wire: p.wire})
+	}
 }
 
 // readInit reads an initialize result: the last one's reading when res is

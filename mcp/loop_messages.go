@@ -23,8 +23,15 @@ func (t *directTransport) notify(ctx context.Context, method string) error {
 	head := t.messageHead(method, func() []byte {
 		return wireHead("POST", t.s.c.url, t.buildHeader(&Prepared{req: Request{Method: method}}))
 	})
-	return t.sendOnLoop(ctx, &t.call, method, head, notification(method), false)
+	body := initializedNote
+	if method != "notifications/initialized" {
+		body = notification(method)
+	}
+	return t.sendOnLoop(ctx, &t.call, method, head, body, false)
 }
+
+// initializedNote is the notification every session sends, framed once.
+var initializedNote = notification("notifications/initialized")
 
 func (t *directTransport) respond(ctx context.Context, msg []byte) error {
 	if !t.onLoopPool() {

@@ -230,6 +230,7 @@ func (s *Session) initialize(ctx context.Context, want string) error {
 		// server had answered on twice; the transport dropped that one.
 		res, err = s.exchange(ctx, p, "")
 	}
+	c.keepInitWire(offer, p)
 	if err != nil {
 		if auth := authFailure(err); auth != nil {
 			return auth
