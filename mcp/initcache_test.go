@@ -19,20 +19,15 @@ import (
 // offers; the answer is read once while the server gives the same bytes,
 // and read anew when they change.
 func TestInitializeFramedOnce(t *testing.T) {
-	inner := sdkServer(t, &sdk.StreamableHTTPOptions{}, 0, 0)
 	var mu sync.Mutex
 	var inits [][]byte
-	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, _ := io.ReadAll(r.Body)
+	ts := watchedSDK(t, func(_ *http.Request, body []byte, _ int) {
 		if bytes.Contains(body, []byte(`"method":"initialize"`)) {
 			mu.Lock()
 			inits = append(inits, body)
 			mu.Unlock()
 		}
-		r.Body = io.NopCloser(bytes.NewReader(body))
-		inner.Config.Handler.ServeHTTP(w, r)
-	}))
-	t.Cleanup(ts.Close)
+	})
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	c, err := Dial(ctx, Options{URL: ts.URL, Timeout: 5 * time.Second, Client: ClientInfo{Name: "framed", Version: "9"}})
@@ -85,3 +80,28 @@ func TestInitializeFramedOnce(t *testing.T) {
 		t.Fatalf("%+v: the kept answer changed with the caller's bytes", ir)
 	}
 }
+
+// watchedSDK is sdkServer (stateful) behind a handler that shows see each
+// request with its body and the status it was answered with.
+func watchedSDK(t *testing.T, see func(r *http.Request, body []byte, status int)) *httptest.Server {
+	t.Helper()
+	inner := sdkServer(t, &sdk.StreamableHTTPOptions{}, 0, 0)
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		sw := &statusWriter{ResponseWriter: w, status: http.StatusOK}
+		inner.Config.Handler.ServeHTTP(sw, r)
+		see(r, body, sw.status)
+	}))
+	t.Cleanup(ts.Close)
+	return ts
+}
+
+// statusWriter notes the status a handler answered with.
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+}
+
+func (w *statusWriter) WriteHeader(code int) { w.status = code; w.ResponseWriter.WriteHeader(code) }
+func (w *statusWriter) Flush()               { w.ResponseWriter.(http.Flusher).Flush() }

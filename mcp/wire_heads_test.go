@@ -5,15 +5,12 @@ package mcp
 import (
 	"bytes"
 	"context"
-	"io"
 	"net/http"
-	"net/http/httptest"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/mcpbench/mcpbench/internal/evloop"
-	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // seenRequest is what the server of TestLoopSessionsSendTheirOwnIDs saw
@@ -24,33 +21,19 @@ type seenRequest struct {
 	status        int
 }
 
-type statusWriter struct {
-	http.ResponseWriter
-	status int
-}
-
-func (w *statusWriter) WriteHeader(code int) { w.status = code; w.ResponseWriter.WriteHeader(code) }
-func (w *statusWriter) Flush()               { w.ResponseWriter.(http.Flusher).Flush() }
-
 // TestLoopSessionsSendTheirOwnIDs: sessions opened one after another on a
 // loop, sending a request framed once on the first of them (as a scenario
 // user does), each carry their own session id on the call, the
 // notification and the DELETE, whose heads are kept by the client with
 // the id spliced in; the server accepts every one of them.
 func TestLoopSessionsSendTheirOwnIDs(t *testing.T) {
-	inner := sdkServer(t, &sdk.StreamableHTTPOptions{}, 0, 0)
 	var mu sync.Mutex
 	var seen []seenRequest
-	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, _ := io.ReadAll(r.Body)
-		r.Body = io.NopCloser(bytes.NewReader(body))
-		sw := &statusWriter{ResponseWriter: w, status: http.StatusOK}
-		inner.Config.Handler.ServeHTTP(sw, r)
+	ts := watchedSDK(t, func(r *http.Request, body []byte, status int) {
 		mu.Lock()
-		seen = append(seen, seenRequest{r.Method, r.Header.Get("Mcp-Session-Id"), bytes.Contains(body, []byte(`"notifications/initialized"`)), sw.status})
+		seen = append(seen, seenRequest{r.Method, r.Header.Get("Mcp-Session-Id"), bytes.Contains(body, []byte(`"notifications/initialized"`)), status})
 		mu.Unlock()
-	}))
-	t.Cleanup(ts.Close)
+	})
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	c, err := Dial(ctx, Options{URL: ts.URL, Timeout: 5 * time.Second})
