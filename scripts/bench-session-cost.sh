@@ -10,17 +10,20 @@
 # notification, DELETE: three exchanges, two of them counted as
 # requests), which it prints in plain requests' worth.
 #
-#   scripts/bench-session-cost.sh [--rounds 5] [-d 5s] [--old BINARY]
+#   scripts/bench-session-cost.sh [--rounds 5] [-d 5s] [-c 16] [--old BINARY]
 #
 # With --old, each round runs BINARY's session case too (before/after).
+# -c sets the users and workers (16): at 1 no answers come together, so
+# the figures move less with other load on the machine.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-rounds=5 dur=5s old=""
+rounds=5 dur=5s old="" conc=16
 while [ $# -gt 0 ]; do
   case "$1" in
     --rounds) rounds=$2; shift 2 ;;
     -d) dur=$2; shift 2 ;;
+    -c) conc=$2; shift 2 ;;
     --old) old=$2; shift 2 ;;
     *) echo "bench-session-cost: unknown argument $1" >&2; exit 2 ;;
   esac
@@ -50,13 +53,13 @@ PY
 }
 
 for i in $(seq "$rounds"); do
-  one session "$new" --scenario "$work/ten.yaml" --users 16
-  one plain "$new" --method tools/call --tool echo --args '{"message":"hi"}' -c 16
-  one session-1call "$new" --scenario "$work/one.yaml" --users 16
-  if [ -n "$old" ]; then one session-old "$old" --scenario "$work/ten.yaml" --users 16; fi
+  one session "$new" --scenario "$work/ten.yaml" --users "$conc"
+  one plain "$new" --method tools/call --tool echo --args '{"message":"hi"}' -c "$conc"
+  one session-1call "$new" --scenario "$work/one.yaml" --users "$conc"
+  if [ -n "$old" ]; then one session-old "$old" --scenario "$work/ten.yaml" --users "$conc"; fi
 done | tee "$work/rounds"
 echo
-echo "## Scenario sessions against plain requests, CPU per request (median of $rounds interleaved rounds)"
+echo "## Scenario sessions against plain requests, CPU per request ($conc users or workers, median of $rounds interleaved rounds)"
 echo
 python3 - "$work/rounds" <<'PY'
 import statistics, sys
