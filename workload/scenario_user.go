@@ -37,6 +37,25 @@ type scenarioUser struct {
 	// once so that a step allocates nothing.
 	pending     pendingStep
 	sendPending func()
+	// cur is the session under way, all it needs between its steps.
+	cur current
+}
+
+// current is a user's session under way: which scenario, its session
+// and connections, and where its steps stand.
+type current struct {
+	k        int
+	sc       *scenarioPlan // nil: none under way
+	detached *mcp.Client
+	s        *mcp.Session
+	frames   []frame
+}
+
+// frame is a list of steps being run: the scenario's, or a repeat's body
+// with left more passes to go after this one.
+type frame struct {
+	steps      []*stepPlan
+	next, left int
 }
 
 // pendingStep is a request step handed to a helper task.
@@ -95,32 +114,73 @@ func (u *scenarioUser) send() {
 	u.out = u.do(p.ctx, p.s, p.k, p.st, u.rng, u.out[:0])
 }
 
-// Session runs one session: open it, run the steps, close it.
+// Session runs one session: open it, run the steps, close it, waiting
+// through its thinks.
 func (u *scenarioUser) Session(ctx context.Context, rec *bench.Recorder) int {
-	k := pickWeighted(u.wl.cum, u.rng)
-	sc := &u.wl.scenarios[k]
-	client := u.wl.Client
-	if u.wl.fresh {
-		d, err := client.Detached(sc.width)
-		if err != nil {
-			u.fail(rec, sc.open, err)
+	for {
+		if k, done := u.Step(ctx, rec); done {
 			return k
 		}
-		defer d.Close(context.WithoutCancel(ctx))
-		client = d
 	}
-	var s *mcp.Session
+}
+
+// Step runs the session under way from where it stands, or opens one,
+// up to its end or up to a think rec takes over (bench.SteppedUser): what
+// it needs after the think is kept in u.cur, so a thinking user holds
+// no stack.
+func (u *scenarioUser) Step(ctx context.Context, rec *bench.Recorder) (int, bool) {
+	c := &u.cur
+	switch {
+	case c.sc == nil:
+		if !u.begin(ctx, rec) {
+			return c.end(ctx), true
+		}
+	case !rec.Resumed():
+		c.frames = c.frames[:0] // interrupted in a think: close
+	}
+	if !u.walk(ctx, rec) {
+		return c.k, false
+	}
+	u.deep(func() { u.close(ctx, c.s, c.sc, rec) })
+	return c.end(ctx), true
+}
+
+// begin picks a scenario and opens its session into u.cur, and reports
+// whether it opened.
+func (u *scenarioUser) begin(ctx context.Context, rec *bench.Recorder) bool {
+	c := &u.cur
+	c.k = pickWeighted(u.wl.cum, u.rng)
+	c.sc = &u.wl.scenarios[c.k]
+	client := u.wl.Client
+	if u.wl.fresh {
+		d, err := client.Detached(c.sc.width)
+		if err != nil {
+			u.fail(rec, c.sc.open, err)
+			return false
+		}
+		c.detached, client = d, d
+	}
 	ok := false
-	u.deep(func() { s, ok = u.open(ctx, client, k, rec) })
+	u.deep(func() { c.s, ok = u.open(ctx, client, c.k, rec) })
 	if !ok {
-		return k
+		return false
 	}
 	u.kept = u.kept[:0]
-	for range sc.kept {
+	for range c.sc.kept {
 		u.kept = append(u.kept, nil)
 	}
-	u.run(ctx, s, k, sc.steps, rec)
-	u.deep(func() { u.close(ctx, s, sc, rec) })
+	c.frames = append(c.frames[:0], frame{steps: c.sc.steps})
+	return true
+}
+
+// end lets go of the session's connections of its own, forgets it, and
+// returns its scenario.
+func (c *current) end(ctx context.Context) int {
+	if c.detached != nil {
+		c.detached.Close(context.WithoutCancel(ctx))
+	}
+	k := c.k
+	*c = current{frames: c.frames[:0]}
 	return k
 }
 
@@ -189,30 +249,47 @@ func (u *scenarioUser) close(ctx context.Context, s *mcp.Session, sc *scenarioPl
 	rec.Step(smp, time.Since(t0))
 }
 
-// run runs steps in order and reports false when the run was interrupted.
-func (u *scenarioUser) run(ctx context.Context, s *mcp.Session, k int, steps []*stepPlan, rec *bench.Recorder) bool {
-	for _, st := range steps {
-		if ctx.Err() != nil {
-			return false
+// walk runs the session's steps from where u.cur stands, and reports
+// false when it stopped at a think rec took over. An interrupted run
+// ends the walk, as the end of the steps does.
+func (u *scenarioUser) walk(ctx context.Context, rec *bench.Recorder) bool {
+	c := &u.cur
+	for len(c.frames) > 0 {
+		f := &c.frames[len(c.frames)-1]
+		if f.next == len(f.steps) {
+			if f.left > 0 {
+				f.left, f.next = f.left-1, 0
+			} else {
+				c.frames = c.frames[:len(c.frames)-1]
+			}
+			continue
 		}
+		if ctx.Err() != nil {
+			break
+		}
+		st := f.steps[f.next]
+		f.next++
 		switch st.kind {
 		case "think":
-			if !rec.Think(time.Duration(float64(st.think.draw(u.rng)) * u.wl.think)) {
+			d := time.Duration(float64(st.think.draw(u.rng)) * u.wl.think)
+			if rec.Park(d) {
 				return false
 			}
+			if !rec.Think(d) {
+				c.frames = c.frames[:0]
+			}
 		case "repeat":
-			for range st.times {
-				if !u.run(ctx, s, k, st.body, rec) {
-					return false
-				}
+			if st.times > 0 {
+				c.frames = append(c.frames, frame{steps: st.body, left: st.times - 1})
 			}
 		case "parallel":
-			u.parallel(ctx, s, k, st, rec)
+			u.parallel(ctx, c.s, c.k, st, rec)
 		default:
-			u.step(ctx, s, k, st)
+			u.step(ctx, c.s, c.k, st)
 			u.file(rec, u.out)
 		}
 	}
+	c.frames = c.frames[:0]
 	return true
 }
 
