@@ -4,6 +4,7 @@ import (
 	"context"
 	"runtime"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -170,14 +171,44 @@ func TestScenarioInterruptedThink(t *testing.T) {
 	}
 }
 
+// TestScenarioRampHoldsNoTask: users still to join a ramp are calls the
+// loop makes at their time, not tasks asleep until it (40 of them were):
+// a third of the way through, no goroutine waits to join, and every
+// user has joined and run its sessions by the end.
+func TestScenarioRampHoldsNoTask(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("event loops run on Linux only")
+	}
+	o := observe(t, target.Config{})
+	c := o.dial(t, 40)
+	wl := build(t, c, `scenarios: [{name: s, steps: [ping, {think: 50ms}]}]`, nil, false)
+	var waiting atomic.Int64
+	waiting.Store(-1)
+	probe := time.AfterFunc(200*time.Millisecond, func() { waiting.Store(int64(onStacks("bench.(*runner).closedEach", "SleepUntil"))) })
+	defer probe.Stop()
+	p, err := bench.Run(context.Background(), bench.Config{Concurrency: 40, RampUp: 600 * time.Millisecond, Duration: 100 * time.Millisecond, Loops: 1}, wl)
+	if err != nil || p.Errors != 0 {
+		t.Fatalf("%v %v", p.ErrorExamples, err)
+	}
+	o.mu.Lock()
+	opened := o.initialized
+	o.mu.Unlock()
+	if w := waiting.Load(); w != 0 || opened < 40 {
+		t.Fatalf("%d goroutines waited to join a third of the way through the ramp; %d sessions opened for 40 users", w, opened)
+	}
+}
+
 // usersOnStacks counts the goroutines that hold a scenario user
 // through a think: a user's code and the think's wait on one stack.
-func usersOnStacks() int {
+func usersOnStacks() int { return onStacks("workload.(*scenarioUser)", "bench.(*Recorder).Think") }
+
+// onStacks counts the goroutines with both a and b on their stacks.
+func onStacks(a, b string) int {
 	buf := make([]byte, 1<<22)
 	buf = buf[:runtime.Stack(buf, true)]
 	n := 0
 	for _, g := range strings.Split(string(buf), "\n\n") {
-		if strings.Contains(g, "workload.(*scenarioUser)") && strings.Contains(g, "bench.(*Recorder).Think") {
+		if strings.Contains(g, a) && strings.Contains(g, b) {
 			n++
 		}
 	}
