@@ -30,8 +30,9 @@ const (
 )
 
 type memoryWatch struct {
-	base uint64
-	open atomic.Int64 // sessions under way
+	base  uint64
+	open  atomic.Int64 // sessions under way
+	limit *memoryLimit // the watch's goroutine's
 
 	mu sync.Mutex
 	// seen is the most sessions open so far, since seenAt (and the
@@ -66,7 +67,7 @@ func goMemory() (bytes, cycles uint64) {
 func newMemoryWatch() *memoryWatch {
 	runtime.GC()
 	b, _ := goMemory()
-	return &memoryWatch{base: b}
+	return &memoryWatch{base: b, limit: newMemoryLimit()}
 }
 
 // start looks at the open sessions every memoryEvery until finish.
@@ -90,6 +91,7 @@ func (w *memoryWatch) start() {
 // look keeps the live memory at the most sessions open so far.
 func (w *memoryWatch) look(now time.Time) {
 	n := w.open.Load()
+	w.limit.update(n)
 	mem, cycles := goMemory()
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -112,6 +114,7 @@ func (w *memoryWatch) finish() {
 		close(w.stop)
 		<-w.done
 	}
+	w.limit.restore()
 }
 
 // perSession is the memory per open session at the peak, and that peak.
