@@ -109,6 +109,10 @@ func (rec *Recorder) Park(d time.Duration) bool {
 	return true
 }
 
+// Parks says whether Park hands thinks to the generator: the session's
+// user then waits through none, and holds nothing across one.
+func (rec *Recorder) Parks() bool { return rec.park }
+
 // Resumed says whether the think last handed to Park ran its whole time;
 // false means the run was interrupted and the session should stop, as
 // when Think reports false.

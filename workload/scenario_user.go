@@ -37,6 +37,9 @@ type scenarioUser struct {
 	// once so that a step allocates nothing.
 	pending     pendingStep
 	sendPending func()
+	// parks says the session under way hands its thinks to the generator
+	// (bench.Recorder.Parks).
+	parks bool
 	// cur is the session under way, all it needs between its steps.
 	cur current
 }
@@ -88,9 +91,12 @@ func (u *scenarioUser) OnLoop(l *evloop.Loop) bool {
 
 // deep runs fn, which sends requests, on a helper task of the user's loop
 // (evloop.Deep): the user's own task, which waits through the thinks,
-// then never holds the stack a request grows. Off a loop it runs fn.
+// then never holds the stack a request grows. Off a loop it runs fn, and
+// so it does where the thinks are handed to the generator (parks): the
+// user's task then ends at each think, and a helper for each user
+// opening its session only doubled the goroutines of an opening burst.
 func (u *scenarioUser) deep(fn func()) {
-	if u.loop == nil {
+	if u.loop == nil || u.parks {
 		fn()
 		return
 	}
@@ -100,7 +106,7 @@ func (u *scenarioUser) deep(fn func()) {
 // step sends a request step on s into u.out, on a helper task of the
 // user's loop if it has one.
 func (u *scenarioUser) step(ctx context.Context, s *mcp.Session, k int, st *stepPlan) {
-	if u.loop == nil {
+	if u.loop == nil || u.parks {
 		u.out = u.do(ctx, s, k, st, u.rng, u.out[:0])
 		return
 	}
@@ -130,6 +136,7 @@ func (u *scenarioUser) Session(ctx context.Context, rec *bench.Recorder) int {
 // no stack.
 func (u *scenarioUser) Step(ctx context.Context, rec *bench.Recorder) (int, bool) {
 	c := &u.cur
+	u.parks = rec.Parks()
 	switch {
 	case c.sc == nil:
 		if !u.begin(ctx, rec) {
