@@ -12,13 +12,23 @@ import (
 )
 
 // TestCoordinatedOmission is wrk2's demonstration on an MCP server: the
-// whole server pauses 1 s in every 5 s while requests are due every 10 ms,
-// one at a time. The one request caught in a stall waits ~1 s; the hundred
-// meant to go during it are delayed too, and only the corrected latency
-// (from the intended send time) shows it.
+// whole server pauses 0.5 s in every 2 s while requests are due every
+// 10 ms, one at a time. The one request caught in a stall waits ~0.5 s;
+// the fifty meant to go during it are delayed too, and only the corrected
+// latency (from the intended send time) shows it. (It ran 10 s with 1 s
+// stalls every 5 s. Over 5 s the stalls at 2 and 4 s fall whole in the
+// window whatever the dial's lag, and the share above half a stall came
+// out 0.50-0.52 of the stalled share; with a stall every 2.5 s one began
+// at the window's end, where every request due waits over half a stall,
+// and the share came out 0.70-0.73 in 2 of 5 rounds at load 6, with
+// TestElicitingToolAnswered beside them, which now runs alone.)
 func TestCoordinatedOmission(t *testing.T) {
 	t.Parallel() // bound by the stalls' sleeps: beside the OAuth tests, which wait on their tokens' lives
-	srv, err := target.Start(context.Background(), target.Config{Stall: time.Second, StallEvery: 5 * time.Second})
+	const (
+		runFor = 5 * time.Second
+		stall  = 500 * time.Millisecond
+	)
+	srv, err := target.Start(context.Background(), target.Config{Stall: stall, StallEvery: 4 * stall})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -31,13 +41,13 @@ func TestCoordinatedOmission(t *testing.T) {
 	defer c.Close(ctx)
 	wl := &workload.Workload{Client: c, Ops: []workload.Op{{Request: list}}}
 	var start time.Time
-	cfg := bench.Config{Rate: 100, Duration: 10 * time.Second, MaxInFlight: 1,
+	cfg := bench.Config{Rate: 100, Duration: runFor, MaxInFlight: 1,
 		Observer: onMeasuring(func() { start = time.Now() })}
 	p, err := bench.Run(ctx, cfg, wl)
 	if err != nil {
 		t.Fatal(err)
 	}
-	end := start.Add(10 * time.Second)
+	end := start.Add(runFor)
 	// The share of intended send times that fell inside a stall.
 	var stalled time.Duration
 	for _, w := range srv.Health().Stalls {
@@ -46,23 +56,24 @@ func TestCoordinatedOmission(t *testing.T) {
 			stalled += hi.Sub(lo)
 		}
 	}
-	stallShare := stalled.Seconds() / 10
-	above := float64(countAbove(p, 500*time.Millisecond)) / float64(p.Requests)
-	t.Logf("requests %d; corrected p99 %.1f ms, uncorrected p99 %.1f ms; schedule lag p99 %.1f ms; stalled share of the schedule %.3f, share above 500 ms %.3f",
-		p.Requests, p.P99MS, p.Uncorrected.P99MS, p.ScheduleLagMS.P99, stallShare, above)
-	if p.Requests < 990 || p.Errors != 0 {
-		t.Fatalf("requests %d errors %v", p.Requests, p.ErrorsByKind)
+	stallShare := stalled.Seconds() / runFor.Seconds()
+	above := float64(countAbove(p, stall/2)) / float64(p.Requests)
+	t.Logf("requests %d; corrected p99 %.1f ms, uncorrected p99 %.1f ms; schedule lag p99 %.1f ms; stalled share of the schedule %.3f, share above %v %.3f",
+		p.Requests, p.P99MS, p.Uncorrected.P99MS, p.ScheduleLagMS.P99, stallShare, stall/2, above)
+	if want := int64(100 * runFor.Seconds()); p.Requests < want*99/100 || p.Errors != 0 {
+		t.Fatalf("requests %d (want %d) errors %v", p.Requests, want, p.ErrorsByKind)
 	}
-	if p.P99MS < 800 {
-		t.Errorf("corrected p99 %.1f ms, want ≥ 800", p.P99MS)
+	// The worst 1% waited most of a stall.
+	if floor := 0.8 * float64(stall.Milliseconds()); p.P99MS < floor {
+		t.Errorf("corrected p99 %.1f ms, want ≥ %.0f", p.P99MS, floor)
 	}
 	if p.Uncorrected.P99MS >= 100 {
 		t.Errorf("uncorrected p99 %.1f ms, want < 100", p.Uncorrected.P99MS)
 	}
 	// Requests due in a stall wait from their due time to its end: a
-	// uniform 0–1 s, so half of them wait more than 500 ms.
+	// uniform 0 to 0.5 s, so half of them wait more than half a stall.
 	if stallShare < 0.05 || above < 0.35*stallShare || above > 0.65*stallShare {
-		t.Errorf("share above 500 ms %.3f, want about half of the stalled share %.3f", above, stallShare)
+		t.Errorf("share above %v %.3f, want about half of the stalled share %.3f", stall/2, above, stallShare)
 	}
 }
 

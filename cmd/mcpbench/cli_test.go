@@ -211,9 +211,10 @@ func TestRunReportFields(t *testing.T) {
 	}
 }
 
-// TestInterruptWritesReport sends SIGINT mid-run: the report of what was
-// measured is written, marked interrupted, and the exit code is 130.
-func TestInterruptWritesReport(t *testing.T) {
+// interruptWritesReport (in TestServerBound) sends SIGINT mid-run: the
+// report of what was measured is written, marked interrupted, and the
+// exit code is 130.
+func interruptWritesReport(t *testing.T) {
 	srv := startTarget(t, target.Config{ServiceTime: 5 * time.Millisecond})
 	dir := t.TempDir()
 	jsonPath := filepath.Join(dir, "run.json")

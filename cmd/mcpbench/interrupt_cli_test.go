@@ -41,9 +41,10 @@ func signalCLI(t *testing.T, sig syscall.Signal, wait time.Duration, args ...str
 	return cmd.ProcessState.ExitCode(), errb.String()
 }
 
-// TestTerminateWritesReport: SIGTERM (what Kubernetes and CI runners send)
-// is an interrupt like Ctrl-C: the report is written, exit 130.
-func TestTerminateWritesReport(t *testing.T) {
+// terminateWritesReport (in TestServerBound): SIGTERM (what Kubernetes and
+// CI runners send) is an interrupt like Ctrl-C: the report is written,
+// exit 130.
+func terminateWritesReport(t *testing.T) {
 	srv := startTarget(t, target.Config{ServiceTime: 5 * time.Millisecond})
 	dir := t.TempDir()
 	jsonPath, mdPath := filepath.Join(dir, "run.json"), filepath.Join(dir, "run.md")
@@ -68,10 +69,10 @@ func TestTerminateWritesReport(t *testing.T) {
 	}
 }
 
-// TestInterruptedSweepWritesReports: Ctrl-C during the second point keeps
-// the finished first point; JSON, Markdown and SVG are all written, valid
-// and marked interrupted, and the exit code is 130.
-func TestInterruptedSweepWritesReports(t *testing.T) {
+// interruptedSweepWritesReports (in TestServerBound): Ctrl-C during the
+// second point keeps the finished first point; JSON, Markdown and SVG are
+// all written, valid and marked interrupted, and the exit code is 130.
+func interruptedSweepWritesReports(t *testing.T) {
 	srv := startTarget(t, target.Config{ServiceTime: 5 * time.Millisecond})
 	dir := t.TempDir()
 	jsonPath := filepath.Join(dir, "sweep.json")

@@ -164,9 +164,9 @@ func TestFourShardsMatchOneProcess(t *testing.T) {
 	})
 }
 
-// TestShardedSweepMerges shards a small rate sweep over two processes and
-// checks the merge restores the levels and the analysis.
-func TestShardedSweepMerges(t *testing.T) {
+// shardedSweepMerges (in TestServerBound) shards a small rate sweep over
+// two processes and checks the merge restores the levels and the analysis.
+func shardedSweepMerges(t *testing.T) {
 	srv := startTarget(t, target.Config{Capacity: 1000, ServiceTime: 10 * time.Millisecond})
 	dir := t.TempDir()
 	startAt := fmt.Sprint(time.Now().Add(time.Second).Unix() + 1)

@@ -237,9 +237,10 @@ func TestProbeCLIExitCodes(t *testing.T) {
 	}
 }
 
-// TestProbeCLIInterrupt stops a probe in its large benchmark: the report is
-// written, marked interrupted, and the exit code is 130.
-func TestProbeCLIInterrupt(t *testing.T) {
+// probeCLIInterrupt (in TestServerBound) stops a probe in its large
+// benchmark: the report is written, marked interrupted, and the exit code
+// is 130.
+func probeCLIInterrupt(t *testing.T) {
 	srv := startTarget(t, target.Config{ServiceTime: 5 * time.Millisecond})
 	jsonPath := filepath.Join(t.TempDir(), "probe.json")
 	cmd := exec.Command(binary, "probe", "--url", srv.MCPURL(), "--sequential-samples", "2", "--bench-small-total", "10",

@@ -11,7 +11,24 @@ import "testing"
 // machine's own speed (sweep.txtar's knees, the shards' agreement with one
 // process), or whose margins are too narrow to share even half a core
 // (TestSweepKnownServer's fixed sweep), stay alone.
+//
+// A fifth lane, Short, runs one after another the few-second tests that
+// place a signal or a deadline in a run (a signal 1.5 s in, a run that
+// must end within its flush budget): beside the busy parallel tests a
+// slow process start would move them, and alone each left the two cores
+// idle. Together about 15 s at a light load, within the sweeps' 19 s.
 func TestServerBound(t *testing.T) {
+	short := []struct {
+		name string
+		test func(*testing.T)
+	}{
+		{"InterruptWritesReport", interruptWritesReport},
+		{"TerminateWritesReport", terminateWritesReport},
+		{"InterruptedSweepWritesReports", interruptedSweepWritesReports},
+		{"ProbeCLIInterrupt", probeCLIInterrupt},
+		{"ShardedSweepMerges", shardedSweepMerges},
+		{"OutDeadOrSlowEndpoint", outDeadOrSlowEndpoint},
+	}
 	for _, c := range []struct {
 		name string
 		test func(*testing.T)
@@ -20,6 +37,11 @@ func TestServerBound(t *testing.T) {
 		{"RateSweepSustainable", rateSweepSustainable},
 		{"AbortOnStopsTheRun", abortOnStopsTheRun},
 		{"OutJSONSurvivesSIGKILL", outJSONSurvivesSIGKILL},
+		{"Short", func(t *testing.T) {
+			for _, s := range short {
+				t.Run(s.name, s.test)
+			}
+		}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
