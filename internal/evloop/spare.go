@@ -16,11 +16,15 @@ package evloop
 // calls.
 const maxSpareHelpers = 16
 
-// helper is a task that runs deep calls for the loop's other tasks.
+// helper is a task that runs deep calls, and a parallel block's branches
+// (All), for the loop's other tasks.
 type helper struct {
 	t      *task
 	fn     func()
 	parent *task // the task waiting for fn
+	// left, for a branch of All, counts the branches still running: the
+	// last to end readies the parent.
+	left *int
 	// ended counts the calls h has finished: a caller waits for it to
 	// pass the count its call began at, since h may take the next call
 	// before the caller runs again.
@@ -35,6 +39,17 @@ func (l *Loop) Deep(fn func()) {
 		fn()
 		return
 	}
+	h := l.helper(fn, parent)
+	for began := h.ended; h.ended == began; {
+		if !l.suspend() {
+			return
+		}
+	}
+}
+
+// helper readies a helper to run fn for parent: a spare one, else a new
+// task.
+func (l *Loop) helper(fn func(), parent *task) *helper {
 	var h *helper
 	if n := len(l.helpers); n > 0 {
 		h = l.helpers[n-1]
@@ -46,11 +61,7 @@ func (l *Loop) Deep(fn func()) {
 		h.t = l.spawn(func() { l.help(h) })
 	}
 	h.fn, h.parent = fn, parent
-	for began := h.ended; h.ended == began; {
-		if !l.suspend() {
-			return
-		}
-	}
+	return h
 }
 
 // help runs the calls given to h until the loop has spares enough or
@@ -61,8 +72,12 @@ func (l *Loop) help(h *helper) {
 		h.fn = nil
 		fn()
 		h.ended++
-		l.runq = append(l.runq, h.parent)
-		h.parent = nil
+		if h.left == nil {
+			l.runq = append(l.runq, h.parent)
+		} else if *h.left--; *h.left == 0 {
+			l.runq = append(l.runq, h.parent) // the last branch of All
+		}
+		h.parent, h.left = nil, nil
 		if len(l.helpers) >= maxSpareHelpers {
 			return
 		}
