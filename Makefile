@@ -118,7 +118,7 @@ vet:
 
 # The Go benchmarks of the hot path, then mcpbench against wrk and hey.
 bench:
-	$(GO) test -run '^$$' -bench . -benchmem ./mcp/ ./bench/ ./toolschema/
+	$(GO) test -run '^$$' -bench . -benchmem ./mcp/ ./bench/ ./toolschema/ ./workload/
 	./scripts/bench-peers.sh
 
 # Memory at -c 1000 over 1 and 10 minutes, and 10,000 workers (about 12 min).

@@ -44,15 +44,13 @@ func (r *runner) closedEach(n int, loop func(worker int, ln lane, measureFrom, d
 		r.each(n, func(i int, ln lane) { r.staged(i, ln, measureFrom, loop) })
 		return
 	}
-	r.each(n, func(i int, ln lane) {
-		if r.cfg.RampUp > 0 && n > 1 {
-			delay := time.Duration(int64(r.cfg.RampUp) * int64(i) / int64(n))
-			if sl := ln.sleeper(); delay > 0 && !sl.until(r.ctx, r.start.Add(delay)) {
-				return
-			}
+	var join func(i int) time.Time
+	if r.cfg.RampUp > 0 && n > 1 {
+		join = func(i int) time.Time {
+			return r.start.Add(time.Duration(int64(r.cfg.RampUp) * int64(i) / int64(n)))
 		}
-		loop(i, ln, measureFrom, deadline)
-	})
+	}
+	r.eachFrom(n, join, func(i int, ln lane) { loop(i, ln, measureFrom, deadline) })
 }
 
 // staged runs worker i's loop in each of its stage windows, waiting

@@ -24,7 +24,7 @@ func TestIdleSessionsGetStream(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	var dials atomic.Int64
-	wl := idleUsers(ctx, t, mcp.Options{URL: base + "/mcp", PoolSize: users, Timeout: 10 * time.Second, Listen: true, DialCount: &dials})
+	wl := idleUsers(ctx, t, mcp.Options{URL: base + "/mcp", PoolSize: users, Timeout: 10 * time.Second, Listen: true, DialCount: &dials}, "4s")
 	before := health(t, base)
 	dials0 := dials.Load()
 	// The most streams the server held at once, read while the sessions think.
@@ -72,16 +72,16 @@ func TestIdleSessionsGetStream(t *testing.T) {
 const idleStreamBound = idleSessionBound + 4<<10
 
 // idleUsers is a workload of users whose sessions, each on connections of
-// its own, send a ping and think 4 s, on a client dialled with o (closed
-// when t ends).
-func idleUsers(ctx context.Context, t *testing.T, o mcp.Options) *workload.ScenarioWorkload {
+// its own, send a ping and think for think, on a client dialled with o
+// (closed when t ends).
+func idleUsers(ctx context.Context, t *testing.T, o mcp.Options, think string) *workload.ScenarioWorkload {
 	t.Helper()
 	client, err := mcp.Dial(ctx, o)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { client.Close(context.Background()) })
-	f, err := workload.ParseScenarios([]byte("scenarios: [{name: idle, steps: [ping, {think: 4s}]}]"), t.TempDir())
+	f, err := workload.ParseScenarios([]byte("scenarios: [{name: idle, steps: [ping, {think: "+think+"}]}]"), t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -101,22 +101,47 @@ func (r *runner) driver() (string, int) {
 
 // each runs fn for workers 0..n-1 at once and returns when all have
 // returned: a goroutine each, or a task each spread over the loops.
-func (r *runner) each(n int, fn func(i int, ln lane)) {
+func (r *runner) each(n int, fn func(i int, ln lane)) { r.eachFrom(n, nil, fn) }
+
+// eachFrom is each with worker i starting at from(i) (from nil: all at
+// once), or not at all when the run ends first. On the loops a worker
+// not yet started is a call the loop makes at its time (Loop.After),
+// not a task asleep: twenty thousand users joining over a ramp held a
+// sleeping task, and its stack, each.
+func (r *runner) eachFrom(n int, from func(i int) time.Time, fn func(i int, ln lane)) {
 	if r.loops == nil {
 		var wg sync.WaitGroup
 		for i := range n {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				fn(i, lane{reqCtx: r.reqCtx})
+				ln := lane{reqCtx: r.reqCtx}
+				if from != nil {
+					if sl := ln.sleeper(); !sl.until(r.ctx, from(i)) {
+						return
+					}
+				}
+				fn(i, ln)
 			}()
 		}
 		wg.Wait()
 		return
 	}
+	now := time.Now()
 	for i := range n {
+		ln := lane{reqCtx: r.reqCtx, loop: r.loops.Loop(i)}
+		if from != nil {
+			if at := from(i); at.After(now) {
+				ln.loop.After(r.ctx, at, func(ok bool) {
+					if ok {
+						fn(i, ln)
+					}
+				})
+				continue
+			}
+		}
 		r.loops.Go(r.reqCtx, i, func(ctx context.Context) {
-			fn(i, lane{reqCtx: ctx, loop: r.loops.Loop(i)})
+			fn(i, lane{reqCtx: ctx, loop: ln.loop})
 		})
 	}
 	r.loops.Run()

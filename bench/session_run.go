@@ -146,22 +146,44 @@ func (sr *sessionRunner) warmup() {
 }
 
 // closedSessions runs Concurrency users, each starting its next session
-// when its last one ends, until the deadline or the total.
+// when its last one ends, until the deadline or the total. On event
+// loops, without stages, a user that can hands its thinks to the loop
+// (parkedUser): an idle session then holds no task.
 func (sr *sessionRunner) closedSessions() {
+	park := len(sr.cfg.Stages) == 0
 	sr.closedEach(len(sr.users), func(i int, ln lane, measureFrom, deadline time.Time) {
 		sr.recs[i].sl = ln.sleeper()
-		for sr.ctx.Err() == nil {
-			now := time.Now()
-			if !deadline.IsZero() && !now.Before(deadline) {
+		if su, ok := sr.users[i].(SteppedUser); ok && park && ln.loop != nil {
+			p := &parkedUser{sr: sr, i: i, u: su, loop: ln.loop, measureFrom: measureFrom, deadline: deadline}
+			p.wake = p.resume
+			p.run()
+			return
+		}
+		for {
+			c, measured, ok := sr.nextClosed(measureFrom, deadline)
+			if !ok {
 				return
 			}
-			measured := !now.Before(measureFrom)
-			if measured && sr.cfg.Total > 0 && sr.issued.Add(1) > sr.cfg.Total {
-				return
-			}
-			sr.session(i, measured, claimed{intended: now, claimed: now})
+			sr.session(i, measured, c)
 		}
 	})
+}
+
+// nextClosed says whether a closed loop's user starts another session
+// now, whether it is measured, and its clock.
+func (sr *sessionRunner) nextClosed(measureFrom, deadline time.Time) (claimed, bool, bool) {
+	if sr.ctx.Err() != nil {
+		return claimed{}, false, false
+	}
+	now := time.Now()
+	if !deadline.IsZero() && !now.Before(deadline) {
+		return claimed{}, false, false
+	}
+	measured := !now.Before(measureFrom)
+	if measured && sr.cfg.Total > 0 && sr.issued.Add(1) > sr.cfg.Total {
+		return claimed{}, false, false
+	}
+	return claimed{intended: now, claimed: now}, measured, true
 }
 
 // openSessions starts session n at its time on the schedule, whatever
@@ -188,14 +210,24 @@ func (sr *sessionRunner) openSessions() {
 
 // session runs one session on user i and files it if it is measured.
 func (sr *sessionRunner) session(i int, measured bool, c claimed) {
-	rec, seen := sr.recs[i], sr.seen[i]
-	rec.begin(measured)
+	at := sr.begin(i, measured, c)
+	scenario := sr.users[i].Session(sr.reqCtx, sr.recs[i])
+	sr.end(i, measured, at, scenario)
+}
+
+// begin readies user i's recorder for a session and counts it open.
+func (sr *sessionRunner) begin(i int, measured bool, c claimed) sessionClock {
+	sr.recs[i].begin(measured)
 	if measured {
-		seen.started++
+		sr.seen[i].started++
 	}
-	at := sessionClock{claimed: c, sent: time.Now()}
 	sr.mem.open.Add(1)
-	scenario := sr.users[i].Session(sr.reqCtx, rec)
+	return sessionClock{claimed: c, sent: time.Now()}
+}
+
+// end counts user i's session closed and files it if it is measured.
+func (sr *sessionRunner) end(i int, measured bool, at sessionClock, scenario int) {
+	rec, seen := sr.recs[i], sr.seen[i]
 	sr.mem.open.Add(-1)
 	at.done = time.Now()
 	// A session an interrupt cut short is not a whole one.

@@ -60,7 +60,7 @@ func (c *Client) Detached(poolSize int) (*Client, error) {
 	}
 	o := c.opts
 	o.PoolSize = max(poolSize, 1)
-	d := &Client{opts: o, url: c.url, rev: c.rev, meta: c.meta, info: c.info, maxBody: c.maxBody, tracer: c.tracer, abandons: c.abandons}
+	d := &Client{opts: o, url: c.url, rev: c.rev, meta: c.meta, info: c.info, maxBody: c.maxBody, tracer: c.tracer, abandons: c.abandons, inits: c.inits}
 	if _, ok := c.link.(legacyLink); ok {
 		// Each session holds a stream beside its POSTs, as in useLegacy.
 		d.opts.PoolSize = 2 * o.PoolSize
@@ -73,7 +73,7 @@ func (c *Client) Detached(poolSize int) (*Client, error) {
 		cfg := directConfig(c.url, d.opts, o.DialCount)
 		cfg.Gate = pl.pool.Gate()
 		pool := h1.NewPool(cfg)
-		d.link = directLink{httpLink{hc: hc, side: side}, pool, h1.NewLoopPools(pool), pl.memos}
+		d.link = directLink{httpLink{hc: hc, side: side}, pool, h1.NewLoopPools(pool), pl.memos, pl.heads}
 		return d, nil
 	}
 	hc, _, err := NewHTTPClient(d.opts)

@@ -91,6 +91,7 @@ type Client struct {
 	params   toolHeaders  // the x-mcp-header marks of the tools listed
 	secrets  []string     // hidden in the server's text (servertext.go)
 	tracer   *tracer      // nil without Options.Trace (trace.go)
+	inits    *initCache   // shared with detached clients (initcache.go)
 }
 
 // ParseURL checks an endpoint URL. A URL with an empty path or "/" means
@@ -169,7 +170,7 @@ func Dial(ctx context.Context, o Options) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Client{opts: o, url: u, maxBody: int(o.MaxResponseBytes), tracer: newTracer(o.Trace), abandons: &abandons{},
+	c := &Client{opts: o, url: u, maxBody: int(o.MaxResponseBytes), tracer: newTracer(o.Trace), abandons: &abandons{}, inits: &initCache{},
 		secrets: append(SecretValues(o.Header), o.Secrets...)}
 	c.opts.DialCount = dials
 	if c.link, err = streamableLink(u, o, hc, dials); err != nil {

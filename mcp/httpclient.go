@@ -75,12 +75,7 @@ func NewHTTPClient(o Options) (*http.Client, *atomic.Int64, error) {
 	if o.AbandonFraction > 0 {
 		rt, _ = bookConns(tr)
 	}
-	hc := &http.Client{
-		Transport: rt,
-		CheckRedirect: func(*http.Request, []*http.Request) error {
-			return http.ErrUseLastResponse
-		},
-	}
+	hc := &http.Client{Transport: rt, CheckRedirect: noRedirect}
 	return hc, dials, nil
 }
 

@@ -14,22 +14,35 @@ import (
 // none.
 
 // lazyTransport is an http.RoundTripper that makes its transport on the
-// first request.
+// first request, from the options its pair shares.
 type lazyTransport struct {
 	mu   sync.Mutex
-	make func() (http.RoundTripper, error)
+	pair *lazyPair
+	side bool // the side client's transport
 	rt   http.RoundTripper
+}
+
+// lazyPair is what a detached client's two lazy transports hold, in one
+// allocation: an idle session keeps it (the options and two closures
+// each cost it some 450 bytes).
+type lazyPair struct {
+	o          Options
+	hcT, sideT lazyTransport
+	hc, sideC  http.Client
 }
 
 func (l *lazyTransport) get() (http.RoundTripper, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.rt == nil {
-		rt, err := l.make()
+		c, _, err := NewHTTPClient(l.pair.o)
 		if err != nil {
 			return nil, err
 		}
-		l.rt = rt
+		if l.side {
+			c = sideClient(c)
+		}
+		l.rt = c.Transport
 	}
 	return l.rt, nil
 }
@@ -59,20 +72,12 @@ func (l *lazyTransport) CloseIdleConnections() {
 // lazyHTTPClients are o's pooled client and its side client, each made
 // on first use as NewHTTPClient and sideClient make them.
 func lazyHTTPClients(o Options) (hc, side *http.Client) {
-	made := func(side bool) func() (http.RoundTripper, error) {
-		return func() (http.RoundTripper, error) {
-			c, _, err := NewHTTPClient(o)
-			if err != nil {
-				return nil, err
-			}
-			if side {
-				c = sideClient(c)
-			}
-			return c.Transport, nil
-		}
-	}
-	redirect := func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
-	hc = &http.Client{Transport: &lazyTransport{make: made(false)}, CheckRedirect: redirect}
-	side = &http.Client{Transport: &lazyTransport{make: made(true)}, CheckRedirect: redirect}
-	return hc, side
+	p := &lazyPair{o: o}
+	p.hcT.pair, p.sideT.pair, p.sideT.side = p, p, true
+	p.hc = http.Client{Transport: &p.hcT, CheckRedirect: noRedirect}
+	p.sideC = http.Client{Transport: &p.sideT, CheckRedirect: noRedirect}
+	return &p.hc, &p.sideC
 }
+
+// noRedirect hands a redirect back as the answer.
+func noRedirect(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }

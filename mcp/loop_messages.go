@@ -20,16 +20,26 @@ func (t *directTransport) notify(ctx context.Context, method string) error {
 	if !t.onLoopPool() {
 		return t.httpTransport.notify(ctx, method)
 	}
-	head := wireHead("POST", t.s.c.url, t.buildHeader(&Prepared{req: Request{Method: method}}))
-	return t.sendOnLoop(ctx, method, head, notification(method), false)
+	head := t.messageHead(method, func() []byte {
+		return wireHead("POST", t.s.c.url, t.buildHeader(&Prepared{req: Request{Method: method}}))
+	})
+	body := initializedNote
+	if method != "notifications/initialized" {
+		body = notification(method)
+	}
+	return t.sendOnLoop(ctx, &t.call, method, head, body, false)
 }
+
+// initializedNote is the notification every session sends, framed once.
+var initializedNote = notification("notifications/initialized")
 
 func (t *directTransport) respond(ctx context.Context, msg []byte) error {
 	if !t.onLoopPool() {
 		return t.httpTransport.respond(ctx, msg)
 	}
-	head := wireHead("POST", t.s.c.url, t.buildHeader(&Prepared{}))
-	return t.sendOnLoop(ctx, "answering the server's request", head, msg, false)
+	head := t.messageHead("", func() []byte { return wireHead("POST", t.s.c.url, t.buildHeader(&Prepared{})) })
+	// Not the session's caller: the answer goes out mid-exchange.
+	return t.sendOnLoop(ctx, new(h1.Caller), "answering the server's request", head, msg, false)
 }
 
 func (t *directTransport) endSession(ctx context.Context) error {
@@ -37,17 +47,20 @@ func (t *directTransport) endSession(ctx context.Context) error {
 	if !t.onLoopPool() || s.id == "" {
 		return t.httpTransport.endSession(ctx)
 	}
-	h := t.buildHeader(&Prepared{})
-	h.Del("Content-Type")
-	head := wireHead(http.MethodDelete, s.c.url, h)
+	head := t.messageHead(http.MethodDelete, func() []byte {
+		h := t.buildHeader(&Prepared{})
+		h.Del("Content-Type")
+		return wireHead(http.MethodDelete, s.c.url, h)
+	})
 	s.id = ""
-	return t.sendOnLoop(ctx, "DELETE session", head, nil, true)
+	return t.sendOnLoop(ctx, &t.call, "DELETE session", head, nil, true)
 }
 
 // sendOnLoop sends one message that is answered with a status alone, on
-// the loop's connections, and reads that answer through. A DELETE may
-// also be refused (405) or find the session gone (404).
-func (t *directTransport) sendOnLoop(ctx context.Context, what string, head, body []byte, deleting bool) error {
+// the loop's connections, and reads that answer through with call: the
+// session's own between its exchanges, whose last answer is then read. A
+// DELETE may also be refused (405) or find the session gone (404).
+func (t *directTransport) sendOnLoop(ctx context.Context, call *h1.Caller, what string, head, body []byte, deleting bool) error {
 	start := time.Now()
 	req := h1.Request{Head: head, Body: body, Deadline: start.Add(t.s.c.opts.Timeout)}
 	if dl, ok := ctx.Deadline(); ok && dl.Before(req.Deadline) {
@@ -58,7 +71,6 @@ func (t *directTransport) sendOnLoop(ctx context.Context, what string, head, bod
 		return wrapNet(err, what)
 	}
 	var a h1.Answer
-	var call h1.Caller // not the session's: an answer may go out mid-exchange
 	if err := call.Do(t.pool, c, &req, &a); err != nil {
 		t.pool.Put(c, false)
 		return wrapNet(err, what)

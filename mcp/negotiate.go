@@ -219,13 +219,8 @@ func (s *Session) initialize(ctx context.Context, want string) error {
 	if c.meta != nil {
 		c.meta = nil
 	}
-	params, _ := json.Marshal(map[string]any{
-		"protocolVersion": offer,
-		"capabilities":    c.opts.ClientRequests.capabilities(),
-		"clientInfo":      c.opts.Client,
-	})
 	s.id = ""
-	p, err := s.Prepare(Request{Method: "initialize", Params: params})
+	p, err := s.initRequest(offer)
 	if err != nil {
 		return err
 	}
@@ -235,6 +230,7 @@ func (s *Session) initialize(ctx context.Context, want string) error {
 		// server had answered on twice; the transport dropped that one.
 		res, err = s.exchange(ctx, p, "")
 	}
+	c.keepInitWire(offer, p)
 	if err != nil {
 		if auth := authFailure(err); auth != nil {
 			return auth
@@ -244,13 +240,8 @@ func (s *Session) initialize(ctx context.Context, want string) error {
 		}
 		return err
 	}
-	var ir struct {
-		ProtocolVersion string          `json:"protocolVersion"`
-		Capabilities    json.RawMessage `json:"capabilities"`
-		ServerInfo      ClientInfo      `json:"serverInfo"`
-		Instructions    string          `json:"instructions"`
-	}
-	if err := json.Unmarshal(res, &ir); err != nil || ir.ProtocolVersion == "" {
+	ir, err := c.readInit(res)
+	if err != nil || ir.ProtocolVersion == "" {
 		return fmt.Errorf("%w: initialize result has no protocolVersion", ErrNotMCP)
 	}
 	if !slices.Contains(Revisions(), ir.ProtocolVersion) || IsModern(ir.ProtocolVersion) {
@@ -272,6 +263,9 @@ func (s *Session) initialize(ctx context.Context, want string) error {
 
 // isStray reports whether err is an answer to another request.
 func isStray(err error) bool {
+	if err == nil {
+		return false // before errors.As, whose target escapes: an allocation a session
+	}
 	var e *Error
 	return errors.As(err, &e) && e.stray
 }

@@ -26,7 +26,6 @@ type Session struct {
 	// which number their requests apart.
 	branches int64
 
-	prepared    []*Prepared
 	taskReq     map[string]*Prepared // tasks/get and tasks/result, made when a task first comes
 	resp        bytes.Buffer
 	sse         *sseReader
@@ -103,7 +102,6 @@ func (s *Session) Prepare(req Request) (*Prepared, error) {
 	if req.Method == "tools/call" {
 		p.params = paramHeaders(s.c.params.get(req.Tool), req.Arguments)
 	}
-	s.prepared = append(s.prepared, p)
 	return p, nil
 }
 

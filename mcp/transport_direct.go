@@ -24,11 +24,12 @@ type directLink struct {
 	pool  *h1.GoPool
 	loops *h1.LoopPools
 	memos *loopMemos
+	heads *messageHeads
 }
 
 func newDirectLink(hc *http.Client, cfg h1.Config) directLink {
 	pool := h1.NewPool(cfg)
-	return directLink{newHTTPLink(hc), pool, h1.NewLoopPools(pool), newLoopMemos()}
+	return directLink{newHTTPLink(hc), pool, h1.NewLoopPools(pool), newLoopMemos(), newMessageHeads()}
 }
 
 func (l directLink) attach(s *Session) transport {

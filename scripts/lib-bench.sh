@@ -31,15 +31,16 @@ stop_server() {
   server_pid=""
 }
 
-# ten_calls FILE NAME: a scenario of ten tools/call echo in a row, the
-# session the scenario cases measure against plain calls.
+# ten_calls FILE NAME [TIMES]: a scenario of ten (or TIMES) tools/call
+# echo in a row, the session the scenario cases measure against plain
+# calls.
 ten_calls() {
   cat >"$1" <<YAML
 scenarios:
   - name: $2
     steps:
       - repeat:
-          times: 10
+          times: ${3:-10}
           steps:
             - call: {tool: echo, args: {message: hi}}
 YAML

@@ -37,6 +37,11 @@ type scenarioUser struct {
 	// once so that a step allocates nothing.
 	pending     pendingStep
 	sendPending func()
+	// parks says the session under way hands its thinks to the generator
+	// (bench.Recorder.Parks).
+	parks bool
+	// cur is the session under way, all it needs between its steps.
+	cur current
 }
 
 // pendingStep is a request step handed to a helper task.
@@ -69,9 +74,12 @@ func (u *scenarioUser) OnLoop(l *evloop.Loop) bool {
 
 // deep runs fn, which sends requests, on a helper task of the user's loop
 // (evloop.Deep): the user's own task, which waits through the thinks,
-// then never holds the stack a request grows. Off a loop it runs fn.
+// then never holds the stack a request grows. Off a loop it runs fn, and
+// so it does where the thinks are handed to the generator (parks): the
+// user's task then ends at each think, and a helper for each user
+// opening its session only doubled the goroutines of an opening burst.
 func (u *scenarioUser) deep(fn func()) {
-	if u.loop == nil {
+	if u.loop == nil || u.parks {
 		fn()
 		return
 	}
@@ -81,7 +89,7 @@ func (u *scenarioUser) deep(fn func()) {
 // step sends a request step on s into u.out, on a helper task of the
 // user's loop if it has one.
 func (u *scenarioUser) step(ctx context.Context, s *mcp.Session, k int, st *stepPlan) {
-	if u.loop == nil {
+	if u.loop == nil || u.parks {
 		u.out = u.do(ctx, s, k, st, u.rng, u.out[:0])
 		return
 	}
@@ -93,35 +101,6 @@ func (u *scenarioUser) step(ctx context.Context, s *mcp.Session, k int, st *step
 func (u *scenarioUser) send() {
 	p := &u.pending
 	u.out = u.do(p.ctx, p.s, p.k, p.st, u.rng, u.out[:0])
-}
-
-// Session runs one session: open it, run the steps, close it.
-func (u *scenarioUser) Session(ctx context.Context, rec *bench.Recorder) int {
-	k := pickWeighted(u.wl.cum, u.rng)
-	sc := &u.wl.scenarios[k]
-	client := u.wl.Client
-	if u.wl.fresh {
-		d, err := client.Detached(sc.width)
-		if err != nil {
-			u.fail(rec, sc.open, err)
-			return k
-		}
-		defer d.Close(context.WithoutCancel(ctx))
-		client = d
-	}
-	var s *mcp.Session
-	ok := false
-	u.deep(func() { s, ok = u.open(ctx, client, k, rec) })
-	if !ok {
-		return k
-	}
-	u.kept = u.kept[:0]
-	for range sc.kept {
-		u.kept = append(u.kept, nil)
-	}
-	u.run(ctx, s, k, sc.steps, rec)
-	u.deep(func() { u.close(ctx, s, sc, rec) })
-	return k
 }
 
 // open begins the session and files its opening step: the initialize
@@ -187,33 +166,6 @@ func (u *scenarioUser) close(ctx context.Context, s *mcp.Session, sc *scenarioPl
 		smp.Kind, smp.Err = bench.Kind(kindOf(err)), err
 	}
 	rec.Step(smp, time.Since(t0))
-}
-
-// run runs steps in order and reports false when the run was interrupted.
-func (u *scenarioUser) run(ctx context.Context, s *mcp.Session, k int, steps []*stepPlan, rec *bench.Recorder) bool {
-	for _, st := range steps {
-		if ctx.Err() != nil {
-			return false
-		}
-		switch st.kind {
-		case "think":
-			if !rec.Think(time.Duration(float64(st.think.draw(u.rng)) * u.wl.think)) {
-				return false
-			}
-		case "repeat":
-			for range st.times {
-				if !u.run(ctx, s, k, st.body, rec) {
-					return false
-				}
-			}
-		case "parallel":
-			u.parallel(ctx, s, k, st, rec)
-		default:
-			u.step(ctx, s, k, st)
-			u.file(rec, u.out)
-		}
-	}
-	return true
 }
 
 // parallel runs a block's steps at once, the first on s and each other on

@@ -148,7 +148,7 @@ func (c *wireCapture) finish() []time.Duration {
 
 // pinAll moves every thread of the process to cpu (new threads inherit
 // it) and returns the function that puts back the former set.
-func pinAll(t *testing.T, cpu int) func() {
+func pinAll(t testing.TB, cpu int) func() {
 	t.Helper()
 	var old [16]uint64
 	if _, _, e := syscall.RawSyscall(syscall.SYS_SCHED_GETAFFINITY, 0, uintptr(len(old)*8), uintptr(unsafe.Pointer(&old))); e != 0 {

@@ -27,21 +27,25 @@ import (
 // set-ups want.
 const wireServerEnv = "MCPBENCH_WIRE_SERVER_CPU"
 
+// sdkServerEnv set runs the server on the Go SDK (stateful, SSE answers),
+// as `mcpbench serve` does, rather than with canned answers.
+const sdkServerEnv = "MCPBENCH_WIRE_SERVER_SDK"
+
 func TestMain(m *testing.M) {
 	if cpu := os.Getenv(wireServerEnv); cpu != "" {
-		os.Exit(wireServer(cpu))
+		os.Exit(wireServer(cpu, os.Getenv(sdkServerEnv) != ""))
 	}
 	os.Exit(m.Run())
 }
 
-// wireServer serves canned answers on loopback from cpu until its stdin
-// closes.
-func wireServer(cpu string) int {
+// wireServer serves on loopback from cpu until its stdin closes: canned
+// answers, or the SDK's with sdk.
+func wireServer(cpu string, sdk bool) int {
 	n, _ := strconv.Atoi(cpu)
 	var mask [16]uint64
 	mask[n/64] = 1 << (n % 64)
 	setAll(&mask)
-	srv, err := target.Start(context.Background(), target.Config{FixedResponse: true})
+	srv, err := target.Start(context.Background(), target.Config{FixedResponse: !sdk})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
@@ -54,8 +58,18 @@ func wireServer(cpu string) int {
 
 func startWireServer(t *testing.T, cpu int) string {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	return startServerProcess(t, cpu, false)
+}
+
+// startServerProcess starts this binary as a server on cpu (wireServer)
+// and returns its URL; it stops when tb ends.
+func startServerProcess(t testing.TB, cpu int, sdk bool) string {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^$", "-test.bench=^$")
 	cmd.Env = append(os.Environ(), wireServerEnv+"="+strconv.Itoa(cpu))
+	if sdk {
+		cmd.Env = append(cmd.Env, sdkServerEnv+"=1")
+	}
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)

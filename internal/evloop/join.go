@@ -2,11 +2,14 @@
 
 package evloop
 
-// All runs each of fns as a task of l and suspends the running task until
-// every one has returned: the parallel steps of a session, each waiting on
-// its own request, without a goroutine of their own. Called off a task
-// (or while the loop is being torn down) it runs them one after another,
-// which is correct if slower. It must be called from a task of l.
+// All runs each of fns on a helper task of l (spare.go) and suspends the
+// running task until every one has returned: the parallel steps of a
+// session, each waiting on its own request, without a goroutine of their
+// own. The helpers are the deep calls' spares: a task made for each
+// branch cost a parallel block of two 1.4 µs and 21 allocations. Called
+// off a task (or while the loop is being torn down) it runs them one
+// after another, which is correct if slower. It must be called from a
+// task of l.
 func (l *Loop) All(fns ...func()) {
 	parent := l.current
 	if parent == nil || parent.yield == nil {
@@ -17,13 +20,7 @@ func (l *Loop) All(fns ...func()) {
 	}
 	left := len(fns)
 	for _, fn := range fns {
-		l.spawn(func() {
-			fn()
-			// The last one to finish readies the parent.
-			if left--; left == 0 {
-				l.runq = append(l.runq, parent)
-			}
-		})
+		l.helper(fn, parent).left = &left
 	}
 	for left > 0 {
 		if !l.suspend() {

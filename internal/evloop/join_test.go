@@ -38,3 +38,32 @@ func TestAllRunsBranchesAtOnce(t *testing.T) {
 		t.Fatalf("three 60ms branches took %v: not at once", took)
 	}
 }
+
+// A parallel block's branches run on the loop's spare helpers: blocks one
+// after another make no new tasks, and each branch runs on a task of its
+// own.
+func TestAllReusesHelpers(t *testing.T) {
+	g, err := NewGroup(1, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	l := g.Loop(0)
+	tasks := map[*task]int{}
+	var caller *task
+	g.Go(context.Background(), 0, func(context.Context) {
+		caller = l.current
+		for range 5 {
+			seen := map[*task]bool{}
+			branch := func() { seen[l.current] = true; tasks[l.current]++ }
+			l.All(branch, branch, branch)
+			if len(seen) != 3 || seen[caller] {
+				t.Errorf("three branches ran on %d tasks apart (the caller's among them: %v)", len(seen), seen[caller])
+			}
+		}
+	})
+	g.Run()
+	if len(tasks) != 3 {
+		t.Fatalf("five blocks of three branches ran on %d tasks, want the same 3", len(tasks))
+	}
+}

@@ -32,8 +32,7 @@ func (l *Loop) notify(c *Conn) {
 		return
 	}
 	c.calling = true
-	h := l.takeHelper()
-	h.fn = func() { l.callReadable(c) }
+	l.helper(func() { l.callReadable(c) }, nil)
 }
 
 // callReadable calls c's function while c is readable, letting the

@@ -30,6 +30,7 @@ func (l *Loop) Dial(string, time.Time) (net.Conn, error)        { return nil, er
 func (l *Loop) Adopt(net.Conn) (net.Conn, error)                { return nil, errUnavailable }
 func (l *Loop) Go(func())                                       {}
 func (l *Loop) SleepUntil(context.Context, time.Time) bool      { return false }
+func (l *Loop) After(context.Context, time.Time, func(bool))    {}
 func (l *Loop) Deep(fn func())                                  { fn() }
 func (l *Loop) All(fns ...func()) {
 	for _, fn := range fns {

@@ -7,10 +7,13 @@ import (
 	"time"
 )
 
-// sleeper is a task asleep until at.
+// sleeper is a task asleep until at, or a call due then (After): a
+// task started at at.
 type sleeper struct {
-	at time.Time
-	t  *task
+	at   time.Time
+	t    *task
+	then func(ok bool)
+	ctx  context.Context // then's
 }
 
 // sleepHeap is a binary min-heap of sleepers by wake time. By hand
@@ -87,12 +90,28 @@ func (l *Loop) isDone() bool {
 	}
 }
 
+// After calls then(ok) on a new task of l at at, or sooner when the
+// group's done channel closes; ok says, as SleepUntil does, whether the
+// whole wait passed with ctx live. Until then nothing of the caller's is
+// held but then: a task that would wait a long time (a session's user
+// thinking) can instead end, and its stack with it, and go on in then.
+// It must be called from a task of l (or before the loop runs).
+func (l *Loop) After(ctx context.Context, at time.Time, then func(ok bool)) {
+	l.alive++ // a task to come: the loop runs until it has
+	l.sleep.push(sleeper{at: at, then: then, ctx: ctx})
+}
+
 // wakeSleepers readies the sleepers whose time has come, or all of them
-// once the group is done.
+// once the group is done, and starts the calls due.
 func (l *Loop) wakeSleepers(now time.Time) {
 	done := len(l.sleep) > 0 && l.isDone()
 	for len(l.sleep) > 0 && (done || !l.sleep[0].at.After(now)) {
 		s := l.sleep.pop()
-		l.runq = append(l.runq, s.t)
+		if s.then == nil {
+			l.runq = append(l.runq, s.t)
+			continue
+		}
+		l.alive-- // counted since After, and again by spawn
+		l.spawn(func() { s.then(s.ctx.Err() == nil && !l.isDone()) })
 	}
 }

@@ -16,11 +16,15 @@ package evloop
 // calls.
 const maxSpareHelpers = 16
 
-// helper is a task that runs deep calls for the loop's other tasks.
+// helper is a task that runs deep calls, and a parallel block's branches
+// (All), for the loop's other tasks.
 type helper struct {
 	t      *task
 	fn     func()
 	parent *task // the task waiting for fn
+	// left, for a branch of All, counts the branches still running: the
+	// last to end readies the parent.
+	left *int
 	// ended counts the calls h has finished: a caller waits for it to
 	// pass the count its call began at, since h may take the next call
 	// before the caller runs again.
@@ -35,8 +39,7 @@ func (l *Loop) Deep(fn func()) {
 		fn()
 		return
 	}
-	h := l.takeHelper()
-	h.fn, h.parent = fn, parent
+	h := l.helper(fn, parent)
 	for began := h.ended; h.ended == began; {
 		if !l.suspend() {
 			return
@@ -44,17 +47,20 @@ func (l *Loop) Deep(fn func()) {
 	}
 }
 
-// takeHelper readies an idle helper, or a new one, for a call.
-func (l *Loop) takeHelper() *helper {
+// helper readies a helper to run fn for parent: a spare one, else a new
+// task.
+func (l *Loop) helper(fn func(), parent *task) *helper {
+	var h *helper
 	if n := len(l.helpers); n > 0 {
-		h := l.helpers[n-1]
+		h = l.helpers[n-1]
 		l.helpers[n-1] = nil
 		l.helpers = l.helpers[:n-1]
 		l.runq = append(l.runq, h.t)
-		return h
+	} else {
+		h = &helper{}
+		h.t = l.spawn(func() { l.help(h) })
 	}
-	h := &helper{}
-	h.t = l.spawn(func() { l.help(h) })
+	h.fn, h.parent = fn, parent
 	return h
 }
 
@@ -66,10 +72,16 @@ func (l *Loop) help(h *helper) {
 		h.fn = nil
 		fn()
 		h.ended++
-		if h.parent != nil { // none for a call of notify's
+		switch {
+		case h.parent == nil: // a call of notify's: no one waits for it
+		case h.left == nil:
 			l.runq = append(l.runq, h.parent)
-			h.parent = nil
+		default:
+			if *h.left--; *h.left == 0 {
+				l.runq = append(l.runq, h.parent) // the last branch of All
+			}
 		}
+		h.parent, h.left = nil, nil
 		if len(l.helpers) >= maxSpareHelpers {
 			return
 		}

@@ -58,3 +58,27 @@ func TestDeepRunsOnAHelper(t *testing.T) {
 		t.Fatalf("%d idle helpers, %d tasks left after the run", len(l.helpers), l.alive)
 	}
 }
+
+// TestDeepHandsOffWithoutPolling: a deep call's helper, and its caller
+// when it returns, run in the round that readied them, not after a poll
+// that finds nothing (two polls a call, before): fifty calls in a row
+// that wait on nothing take at most a poll for every two.
+func TestDeepHandsOffWithoutPolling(t *testing.T) {
+	g, err := NewGroup(1, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	l := g.Loop(0)
+	const calls = 50
+	done := 0
+	g.Go(context.Background(), 0, func(context.Context) {
+		for range calls {
+			l.Deep(func() { done++ })
+		}
+	})
+	g.Run()
+	if done != calls || l.polls > calls/2+1 {
+		t.Fatalf("%d of %d deep calls ran, with %d polls", done, calls, l.polls)
+	}
+}

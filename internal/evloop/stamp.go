@@ -58,6 +58,10 @@ func recvStamped(fd int, p []byte, st *stamping) (int, int64, syscall.Errno) {
 	st.msg.SetControllen(stampOOB)
 	st.msg.Flags = 0
 	n, _, errno := syscall.RawSyscall(syscall.SYS_RECVMSG, uintptr(fd), uintptr(unsafe.Pointer(&st.msg)), 0)
+	// Kept, the pointer would pin p's array for the connection's life:
+	// every idle connection held the 8 KiB read buffer it had given back
+	// (h1's lend.go), most of an idle session's memory.
+	st.iov.Base = nil
 	if errno != 0 || int(n) <= 0 {
 		return int(n), 0, errno
 	}

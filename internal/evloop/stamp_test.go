@@ -5,9 +5,11 @@ package evloop
 import (
 	"fmt"
 	"net"
+	"runtime"
 	"syscall"
 	"testing"
 	"time"
+	"weak"
 )
 
 // TestReadStamps: a loop's connection reads the kernel's receive stamp
@@ -119,4 +121,28 @@ func TestRecvStampedAllocatesNothing(t *testing.T) {
 	if allocs != 0 {
 		t.Errorf("%.1f allocations per stamped read", allocs)
 	}
+}
+
+// TestStampedReadKeepsNoBuffer: once a stamped read has returned, the
+// connection holds nothing of the buffer it read into. It kept a pointer
+// to it, so each idle connection pinned the last read buffer its client
+// had lent it and given back (h1's lend.go): 8 KiB per idle session.
+func TestStampedReadKeepsNoBuffer(t *testing.T) {
+	onEchoConn(t, func(c *Conn) error {
+		buf := new([64]byte)
+		w := weak.Make(buf)
+		if _, err := c.Write([]byte("ping")); err != nil {
+			return err
+		}
+		if _, err := c.Read(buf[:]); err != nil {
+			return err
+		}
+		buf = nil
+		runtime.GC()
+		if w.Value() != nil {
+			t.Error("the connection still holds the buffer of its last read")
+		}
+		runtime.KeepAlive(c)
+		return nil
+	})
 }

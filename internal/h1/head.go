@@ -120,8 +120,8 @@ func parseHead(h []byte, a *Answer, keep []byte) bool {
 		}
 		code = code*10 + int(d-'0')
 	}
-	if code < 200 || code == 204 || code == 304 {
-		return false
+	if code < 200 {
+		return false // interim: fasthttp reads on to the final answer
 	}
 	a.Status = code
 	length := -1
@@ -134,6 +134,13 @@ func parseHead(h []byte, a *Answer, keep []byte) bool {
 		if !headerLine(a, line[:colon], bytes.TrimSpace(line[colon+1:]), keep, &length) {
 			return false
 		}
+	}
+	if bodiless(code) {
+		// No body, whatever the head says of one (RFC 9112, section
+		// 6.3): a DELETE's 204, once a session, read here rather than by
+		// fasthttp's parser.
+		a.Chunked, a.Length = false, 0
+		return true
 	}
 	if a.Chunked {
 		// With a length as well, the framing is ambiguous, fasthttp's
@@ -223,9 +230,11 @@ func (p *LoopPool) recallHead(br *bufio.Reader, keep []byte) ([]byte, *Head, boo
 
 // rememberHead keeps h, parsed, as the loop pool's last head, when
 // it is a success (parseHead reads a challenge, a Location or a
-// Retry-After of other answers only).
+// Retry-After of other answers only) with a body: an empty answer (a
+// notification's 202, a DELETE's 204) comes once a session, and kept it
+// put out the head of the session's calls.
 func (p *LoopPool) rememberHead(h []byte, parsed Head, close bool, keep []byte) {
-	if keep != nil || parsed.Status > 299 {
+	if keep != nil || parsed.Status > 299 || parsed.Length == 0 {
 		return
 	}
 	p.head.text = append(p.head.text[:0], h...)

@@ -78,7 +78,9 @@ func TestParseHead(t *testing.T) {
 		{"bad length", "HTTP/1.1 200 OK\r\nContent-Length: -1\r\n\r\n", false, 0, 0, "", "", false},
 		{"HTTP/1.0", "HTTP/1.0 200 OK\r\nContent-Length: 2\r\n\r\n", false, 0, 0, "", "", false},
 		{"interim", "HTTP/1.1 100 Continue\r\n\r\n", false, 0, 0, "", "", false},
-		{"no content", "HTTP/1.1 204 No Content\r\nContent-Length: 0\r\n\r\n", false, 0, 0, "", "", false},
+		{"no content", "HTTP/1.1 204 No Content\r\nContent-Length: 0\r\n\r\n", true, 204, 0, "", "", false},
+		{"no content, no length", "HTTP/1.1 204 No Content\r\nDate: Thu, 26 Nov 2026 03:43:50 GMT\r\n\r\n", true, 204, 0, "", "", false},
+		{"not modified, chunked", "HTTP/1.1 304 Not Modified\r\nTransfer-Encoding: chunked\r\n\r\n", true, 304, 0, "", "", false},
 		{"folded header", "HTTP/1.1 200 OK\r\nContent-Length: 2\r\nX-A: b\r\n c\r\n\r\n", false, 0, 0, "", "", false},
 		{"space in a name", "HTTP/1.1 200 OK\r\nContent-Length: 2\r\nX A: b\r\n\r\n", false, 0, 0, "", "", false},
 		{"bad status", "HTTP/1.1 2x0 OK\r\nContent-Length: 2\r\n\r\n", false, 0, 0, "", "", false},
@@ -153,6 +155,18 @@ func TestLoopPoolRecallsItsLastHead(t *testing.T) {
 	}
 	if string(pool.head.text) == "" || strings.Contains(string(pool.head.text), "503") {
 		t.Errorf("the pool remembers %q, want the last plain success's head", pool.head.text)
+	}
+	// Empty answers between (a notification's 202, a DELETE's 204) leave
+	// the calls' head remembered.
+	empty := "HTTP/1.1 202 Accepted\r\nContent-Length: 0\r\n\r\nHTTP/1.1 204 No Content\r\n\r\n"
+	pool, c = loopConn(plain+empty, ReadBuffer)
+	for range 3 {
+		if err := cl.Read(pool, c, req, new(Answer)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if h, _ := peekHead(bufio.NewReader(strings.NewReader(plain))); string(pool.head.text) != string(h) {
+		t.Errorf("after empty answers the pool remembers %q, want the call's head", pool.head.text)
 	}
 }
 

@@ -19,8 +19,11 @@ type LoopPools struct {
 	cfg  Config
 	base *GoPool
 
-	mu     sync.Mutex
-	byLoop map[*evloop.Loop]*LoopPool
+	mu sync.Mutex
+	// byLoop are the pools made so far, one per loop: a few (the loops
+	// are as many as the cores) and most often one (a session's own
+	// client), where a map cost an idle session some 250 bytes.
+	byLoop []*LoopPool
 
 	// grown is what the loops' read buffers have grown past ReadBuffer,
 	// in all; budget bounds it (fit).
@@ -30,7 +33,7 @@ type LoopPools struct {
 
 // NewLoopPools makes the loop pools of a client whose pool is base.
 func NewLoopPools(base *GoPool) *LoopPools {
-	return &LoopPools{cfg: base.cfg, base: base, byLoop: map[*evloop.Loop]*LoopPool{}, budget: loopReadBudget}
+	return &LoopPools{cfg: base.cfg, base: base, budget: loopReadBudget}
 }
 
 // SetBudget bounds the growth of the loops' read buffers (tests).
@@ -40,13 +43,15 @@ func (lp *LoopPools) SetBudget(n int64) { lp.budget = n }
 func (lp *LoopPools) For(l *evloop.Loop) *LoopPool {
 	lp.mu.Lock()
 	defer lp.mu.Unlock()
-	p := lp.byLoop[l]
-	if p == nil {
-		// As large as the client's pool: the loop's workers are a part
-		// of the client's, so they never wait for a slot.
-		p = &LoopPool{loop: l, pools: lp, free: lp.cfg.Size}
-		lp.byLoop[l] = p
+	for _, p := range lp.byLoop {
+		if p.loop == l {
+			return p
+		}
 	}
+	// As large as the client's pool: the loop's workers are a part of
+	// the client's, so they never wait for a slot.
+	p := &LoopPool{loop: l, pools: lp, free: lp.cfg.Size}
+	lp.byLoop = append(lp.byLoop, p)
 	return p
 }
 

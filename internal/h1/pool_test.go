@@ -18,12 +18,19 @@ import (
 // a Content-Length, and returns its address; it stops when tb ends.
 func fixedServer(tb testing.TB, body string) string {
 	tb.Helper()
+	return answerServer(tb, withLength(body))
+}
+
+// answerServer answers every request on its connections with ans, whole
+// as given, and returns its address; it stops when tb ends.
+func answerServer(tb testing.TB, answer string) string {
+	tb.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		tb.Fatal(err)
 	}
 	tb.Cleanup(func() { l.Close() })
-	ans := []byte(withLength(body))
+	ans := []byte(answer)
 	go func() {
 		for {
 			c, err := l.Accept()
@@ -116,6 +123,32 @@ func TestGoPoolRoundTrips(t *testing.T) {
 	a, err = roundTrip(&cl, p, req)
 	if err != nil || a.Matched || string(a.Body) != body || hold != 0 {
 		t.Fatalf("%v: another id matched %v, body %q, hold %d", err, a.Matched, a.Body, hold)
+	}
+}
+
+// A 204 without a Content-Length (how net/http's server answers a
+// DELETE) has no body and keeps its connection: taken as a body up to the
+// close, each scenario session's DELETE cost it its connection and the
+// next session a connect.
+// The second answer is one the in-place parser leaves to fasthttp's.
+func TestNoContentKeepsTheConnection(t *testing.T) {
+	for _, answer := range []string{
+		"HTTP/1.1 204 No Content\r\nDate: Thu, 26 Nov 2026 03:43:50 GMT\r\n\r\n",
+		"HTTP/1.1 204 No Content\r\nContent-Encoding: gzip\r\n\r\n",
+	} {
+		p := poolFor(answerServer(t, answer), 1)
+		var cl Caller
+		req := &Request{Head: postHead, Body: []byte(`{}`)}
+		for range 3 {
+			a, err := roundTrip(&cl, p, req)
+			if err != nil || a.Status != 204 || a.Close || len(a.Body) != 0 {
+				t.Fatalf("%q: %v: status %d, close %v, body %q", answer, err, a.Status, a.Close, a.Body)
+			}
+		}
+		if n := p.cfg.Dials.Load(); n != 1 {
+			t.Errorf("%q: %d dials for three 204s one after another, want 1", answer, n)
+		}
+		p.Close()
 	}
 }
 

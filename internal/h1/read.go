@@ -180,8 +180,11 @@ func (cl *Caller) readUncommon(c *Conn, a *Answer, keep []byte, limit int, from 
 		}
 	}
 	// A body that ends with the connection (neither a length nor chunks)
-	// leaves nothing to reuse.
-	a.Close = r.ConnectionClose() || r.Header.ContentLength() == -2
+	// leaves nothing to reuse. An answer that has no body (1xx, 204, 304)
+	// keeps the -2 of a head without a length: taken as a close, every
+	// DELETE's 204 cost its session's connection and the next session a
+	// connect.
+	a.Close = r.ConnectionClose() || r.Header.ContentLength() == -2 && !bodiless(a.Status)
 	body := r.BodyStream()
 	if body == nil { // an answer without a body (1xx, 204, 304): nothing to stream
 		body = bytes.NewReader(nil)
@@ -203,6 +206,10 @@ func (cl *Caller) readUncommon(c *Conn, a *Answer, keep []byte, limit int, from 
 	a.Size = len(a.Body)
 	return nil
 }
+
+// bodiless says an answer of status code has no body, whatever its
+// head says (RFC 9112, section 6.3).
+func bodiless(code int) bool { return code < 200 || code == 204 || code == 304 }
 
 // uncommonError says what came of an answer fasthttp's parser read when
 // reading it failed: how much of its body, or how it began when its head
