@@ -94,16 +94,7 @@ func TestListenStreamOnLoopReopens(t *testing.T) {
 	}))
 	defer ts.Close()
 	ctx := context.Background()
-	c, err := Dial(ctx, Options{URL: ts.URL, Timeout: 2 * time.Second, Listen: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close(ctx)
-	g, err := evloop.NewGroup(1, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer g.Close()
+	c, g := loopClient(ctx, t, Options{URL: ts.URL, Timeout: 2 * time.Second, Listen: true})
 	g.Go(ctx, 0, func(ctx context.Context) {
 		s, err := c.NewSessionOn(ctx, g.Loop(0))
 		if err != nil {
@@ -122,4 +113,21 @@ func TestListenStreamOnLoopReopens(t *testing.T) {
 	if n := gets.Load(); n != 2 {
 		t.Fatalf("%d GETs, want 2: the ended stream asked for again once", n)
 	}
+}
+
+// loopClient dials a client with o and makes a group of one loop for its
+// sessions, both closed when t ends.
+func loopClient(ctx context.Context, t *testing.T, o Options) (*Client, *evloop.Group) {
+	t.Helper()
+	c, err := Dial(ctx, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close(context.Background()) })
+	g, err := evloop.NewGroup(1, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(g.Close)
+	return c, g
 }
