@@ -125,6 +125,7 @@ bench:
 bench-scale:
 	./scripts/bench-scale.sh
 	./scripts/bench-idle-sessions.sh
+	./scripts/bench-idle-sessions.sh --get-stream
 
 clean:
 	rm -rf mcpbench .run

@@ -14,7 +14,6 @@ import (
 	"github.com/mcpbench/mcpbench/bench"
 	"github.com/mcpbench/mcpbench/mcp"
 	"github.com/mcpbench/mcpbench/target"
-	"github.com/mcpbench/mcpbench/workload"
 )
 
 // serveEnv makes the test binary the bundled server (TestMain): a server
@@ -98,19 +97,7 @@ func TestIdleSessionsMemory(t *testing.T) {
 	base := serverProcess(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	client, err := mcp.Dial(ctx, mcp.Options{URL: base + "/mcp", PoolSize: users, Timeout: 10 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer client.Close(ctx)
-	f, err := workload.ParseScenarios([]byte("scenarios: [{name: idle, steps: [ping, {think: 60s}]}]"), t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	wl, err := workload.BuildScenarios(ctx, client, "", workload.ScenarioSpec{File: f, NewConnectionPerSession: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	wl := idleUsers(ctx, t, mcp.Options{URL: base + "/mcp", PoolSize: users, Timeout: 10 * time.Second}, "60s")
 	before := health(t, base)
 	// The run ends once every session is idle and measured so: all pings
 	// answered and no task of a user left (each was a goroutine, a

@@ -199,9 +199,42 @@ func TestUnansweredMethodsRefused(t *testing.T) {
 // standing GET stream, not on the call's, is answered when the client
 // listens there (Options.Listen); without it the call can only time out.
 func TestListenStream(t *testing.T) {
-	standing := make(chan string, 1) // events for the GET stream
+	ts, standing := standingServer(t)
+	for _, listen := range []bool{true, false} {
+		ctx := context.Background()
+		c, err := Dial(ctx, Options{URL: ts.URL, Timeout: 500 * time.Millisecond, Listen: listen})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := c.NewSession(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, _ := s.Prepare(Request{Method: "tools/call", Tool: "ask"})
+		r := s.Do(ctx, p, "")
+		if listen && (r.Kind != OK || c.Counters()["client_requests/elicitation/create"] != 1) {
+			t.Fatalf("listening: %v %v, %v", r.Kind, r.Err, c.Counters())
+		}
+		if !listen && r.Kind != KindTimeout {
+			t.Fatalf("not listening: %v %v", r.Kind, r.Err)
+		}
+		s.Close(ctx)
+		c.Close(ctx)
+		select {
+		case <-standing: // the unanswered event, left over
+		default:
+		}
+	}
+}
+
+// standingServer is a stateful server that, while a tools/call is in
+// flight, sends an elicitation on the session's GET stream alone and
+// answers the call with the client's answer once it comes. standing
+// holds an event sent that no GET stream took.
+func standingServer(t *testing.T) (ts *httptest.Server, standing chan string) {
+	standing = make(chan string, 1) // events for the GET stream
 	answered := make(chan string, 1)
-	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	ts = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Mcp-Session-Id", "s1")
 		if r.Method == http.MethodGet {
 			w.Header().Set("Content-Type", "text/event-stream")
@@ -241,32 +274,8 @@ func TestListenStream(t *testing.T) {
 			w.WriteHeader(http.StatusAccepted)
 		}
 	}))
-	defer ts.Close()
-	for _, listen := range []bool{true, false} {
-		ctx := context.Background()
-		c, err := Dial(ctx, Options{URL: ts.URL, Timeout: 500 * time.Millisecond, Listen: listen})
-		if err != nil {
-			t.Fatal(err)
-		}
-		s, err := c.NewSession(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		p, _ := s.Prepare(Request{Method: "tools/call", Tool: "ask"})
-		r := s.Do(ctx, p, "")
-		if listen && (r.Kind != OK || c.Counters()["client_requests/elicitation/create"] != 1) {
-			t.Fatalf("listening: %v %v, %v", r.Kind, r.Err, c.Counters())
-		}
-		if !listen && r.Kind != KindTimeout {
-			t.Fatalf("not listening: %v %v", r.Kind, r.Err)
-		}
-		s.Close(ctx)
-		c.Close(ctx)
-		select {
-		case <-standing: // the unanswered event, left over
-		default:
-		}
-	}
+	t.Cleanup(ts.Close)
+	return ts, standing
 }
 
 // TestClientRequestsFileErrors: a bad --client-requests file is named

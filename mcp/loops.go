@@ -17,8 +17,9 @@ import (
 // OnLoop puts the session's measured requests on l's connections, nil
 // back on the client's, and reports whether it could: only the direct
 // engine, with neither OAuth (its token requests go through net/http) nor
-// a session per request (its DELETE does), nor GET streams, waits on
-// nothing but the loop. A session on a loop must be used by l's tasks
+// a session per request (its DELETE does), waits on nothing but the loop.
+// A session opened on a loop reads its GET stream there (listen_loop.go);
+// one opened off the loops keeps reading it on its goroutine. A session on a loop must be used by l's tasks
 // alone.
 func (s *Session) OnLoop(l *evloop.Loop) bool {
 	t, ok := s.t.(*directTransport)
@@ -57,13 +58,18 @@ var ErrNotOnLoop = errors.New("mcp: this client's sessions cannot run on an even
 // OnLoop checks, asked before any session is opened.
 func (c *Client) OnLoops() bool {
 	_, direct := c.link.(directLink)
-	return direct && evloop.Available && c.auth == nil && c.opts.SessionMode != SessionPerRequest && !c.opts.Listen
+	return direct && evloop.Available && c.auth == nil && c.opts.SessionMode != SessionPerRequest
 }
 
 // onLoop puts the session's requests on l's connections (nil: the
 // client's) and returns the parse memo its replies are to share.
 func (t *directTransport) onLoop(l *evloop.Loop) *parseMemo {
 	t.returnLent()
+	if ls := t.standing; ls != nil && ls.loop != l {
+		// Its stream is the old loop's, which no longer runs: the
+		// session goes on without one.
+		t.stopStanding()
+	}
 	if l == nil {
 		t.pool, t.memo = t.link.pool, nil
 		return nil

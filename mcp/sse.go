@@ -24,9 +24,18 @@ type sseReader struct {
 	pending [][]byte // lines split off at a bare CR
 	read    int64
 	events  int // events with data dispatched on this stream
+	// idle, when set, is asked at each line with nothing buffered whether
+	// the stream is idle (a standing stream on a loop, listen_loop.go):
+	// next then returns errIdle and takes the event up where it was at
+	// its next call (partial).
+	idle    func() bool
+	partial bool
 }
 
 var errEventTooLarge = errors.New("SSE event larger than the response limit")
+
+// errIdle is a stream with nothing more to read for now (sseReader.idle).
+var errIdle = errors.New("SSE stream idle")
 
 func newSSEReader(max int) *sseReader {
 	return &sseReader{r: newSSEBuffer(), max: max}
@@ -42,6 +51,7 @@ func (s *sseReader) reset(r io.Reader) {
 	s.read = 0
 	s.events = 0
 	s.pending = s.pending[:0]
+	s.partial = false
 }
 
 // readLine returns one line without its terminator (LF, CRLF or CR). The
@@ -81,15 +91,22 @@ func (s *sseReader) readLine() ([]byte, error) {
 // returns io.EOF at the end of the stream; an event cut off by EOF is
 // dropped, as the SSE rules say.
 func (s *sseReader) next() ([]byte, error) {
-	s.data = s.data[:0]
-	s.hasData = false
-	s.event = s.event[:0]
+	if !s.partial {
+		s.data = s.data[:0]
+		s.hasData = false
+		s.event = s.event[:0]
+	}
+	s.partial = false
 	for {
 		var line []byte
 		var err error
 		if len(s.pending) > 0 {
 			line, s.pending = s.pending[0], s.pending[1:]
 		} else {
+			if s.idle != nil && s.r.Buffered() == 0 && s.idle() {
+				s.partial = true
+				return nil, errIdle
+			}
 			line, err = s.readLine()
 			if err != nil {
 				if err == io.EOF && s.hasData {

@@ -24,13 +24,23 @@ func (s *Session) lendSSE() *sseReader {
 		s.sse = &sseReader{max: s.c.maxBody}
 	}
 	if s.sse.r == nil {
-		if r, ok := sseBuffers.Get().(*bufio.Reader); ok {
-			s.sse.r = r
-		} else {
-			s.sse.r = newSSEBuffer()
-		}
+		s.sse.r = lendSSEBuffer()
 	}
 	return s.sse
+}
+
+// lendSSEBuffer is an SSE read buffer, one given back if there is one.
+func lendSSEBuffer() *bufio.Reader {
+	if r, ok := sseBuffers.Get().(*bufio.Reader); ok {
+		return r
+	}
+	return newSSEBuffer()
+}
+
+// returnSSEBuffer gives a lent buffer back, holding no stream.
+func returnSSEBuffer(r *bufio.Reader) {
+	r.Reset(nil)
+	sseBuffers.Put(r)
 }
 
 // returnSSE gives the read buffer back once the answer is in and the
@@ -40,7 +50,6 @@ func (s *Session) returnSSE() {
 	if s.sse == nil || s.sse.r == nil {
 		return
 	}
-	s.sse.r.Reset(nil) // let go of the stream it read
-	sseBuffers.Put(s.sse.r)
+	returnSSEBuffer(s.sse.r) // holding no stream it read
 	s.sse.r, s.sse.pending = nil, s.sse.pending[:0]
 }

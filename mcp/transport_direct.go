@@ -66,9 +66,23 @@ type directTransport struct {
 	current  atomic.Pointer[h1.Conn]
 	watched  context.Context
 	unwatch  func() bool
+	// standing is the session's GET stream when it is read on the
+	// session's loop (listen_loop.go).
+	standing *loopStream
+}
+
+// open is httpTransport's, with the GET stream on the session's loop
+// where it is on one.
+func (t *directTransport) open(ctx context.Context) error {
+	listen, err := t.begin(ctx)
+	if listen && !t.listenOnLoop() {
+		t.listen()
+	}
+	return err
 }
 
 func (t *directTransport) close() {
+	t.stopStanding()
 	t.stopListening()
 	if t.unwatch != nil {
 		t.unwatch()

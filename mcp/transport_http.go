@@ -102,23 +102,32 @@ func (*bodyReader) Close() error { return nil }
 // modern revisions, initialize on stateful ones (or join the shared
 // session).
 func (t *httpTransport) open(ctx context.Context) error {
+	listen, err := t.begin(ctx)
+	if listen {
+		t.listen()
+	}
+	return err
+}
+
+// begin is open's handshake; it reports whether the session is one of
+// its own that may have a GET stream (listen.go).
+func (t *httpTransport) begin(ctx context.Context) (bool, error) {
 	s := t.s
 	if IsModern(s.c.rev) {
-		return nil
+		return false, nil
 	}
 	switch s.c.opts.SessionMode {
 	case SessionShared:
 		s.id = s.c.shared
 		s.shared = true
-		return nil
+		return false, nil
 	case SessionPerRequest:
-		return nil // each Do opens and closes its own
+		return false, nil // each Do opens and closes its own
 	}
 	if err := s.initialize(ctx, s.c.rev); err != nil {
-		return err
+		return false, err
 	}
-	t.listen()
-	return nil
+	return true, nil
 }
 
 func (t *httpTransport) nextID() int64 {

@@ -9,8 +9,6 @@ import (
 	"sync"
 	"testing"
 	"time"
-
-	"github.com/mcpbench/mcpbench/internal/evloop"
 )
 
 // seenRequest is what the server of TestLoopSessionsSendTheirOwnIDs saw
@@ -36,16 +34,7 @@ func TestLoopSessionsSendTheirOwnIDs(t *testing.T) {
 	})
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	c, err := Dial(ctx, Options{URL: ts.URL, Timeout: 5 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close(ctx)
-	g, err := evloop.NewGroup(1, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer g.Close()
+	c, g := loopClient(ctx, t, Options{URL: ts.URL, Timeout: 5 * time.Second})
 	mu.Lock()
 	seen = nil // the client's own negotiation
 	mu.Unlock()

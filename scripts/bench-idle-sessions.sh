@@ -2,10 +2,14 @@
 # Idle MCP sessions by the thousand, against the bundled server (stateful,
 # SSE answers) on loopback: N users each open a session (initialize, kept
 # connection; with --get-stream also its standing GET stream), then think
-# until the run ends. Prints whether every session was initialized, the
-# generator's peak RSS, its RSS and its own figure per session
-# (sessions.memory_per_session_bytes), and the connections left open to the
-# server once the generator has exited (want 0).
+# until the run ends. Prints whether every session was initialized (with
+# --get-stream, whether the server held every session's GET stream at
+# once: its /health streams_open), the connections to the server at
+# most (with --new-connection-per-session, the default: one a session,
+# two with --get-stream), the generator's peak RSS, its RSS and its own
+# figure per session (sessions.memory_per_session_bytes), and the
+# connections left open to the server once the generator has exited
+# (want 0).
 #
 #   scripts/bench-idle-sessions.sh [--sessions N] [--ramp 30s] [--hold 10s] [--get-stream] [--shared-connections]
 #
@@ -62,14 +66,14 @@ serve "0-$(( $(nproc) - 1 ))"
 base=${url%/mcp}
 port=${base##*:}
 
-# The server's open sessions and initialized ones so far; "0 0" when it
-# does not answer (a failed read would end the script under set -e with
-# nothing said).
+# The server's open sessions, initialized ones so far and GET streams
+# open; "0 0 0" when it does not answer (a failed read would end the
+# script under set -e with nothing said).
 health() {
-  curl -s -m 5 "$base/health" | python3 -c 'import json,sys; h=json.load(sys.stdin); print(h["sessions_open"], h["requests_by_method"].get("notifications/initialized", 0))' 2>/dev/null ||
-    echo "0 0"
+  curl -s -m 5 "$base/health" | python3 -c 'import json,sys; h=json.load(sys.stdin); print(h["sessions_open"], h["requests_by_method"].get("notifications/initialized", 0), h.get("streams_open", 0))' 2>/dev/null ||
+    echo "0 0 0"
 }
-read -r _ init0 < <(health)
+read -r _ init0 _ < <(health)
 t0=$(date +%s)
 /usr/bin/time -f '%M' -o "$work/rss" "$bin" run --url "$base/mcp" --scenario "$work/idle.yaml" \
   --users "$sessions" --ramp-up "$ramp" -d "$hold" \
@@ -77,12 +81,13 @@ t0=$(date +%s)
 gen=$!
 # The server's count of open sessions and the connections to it, the most
 # seen while the sessions think.
-peak_open=0 peak_conns=0
+peak_open=0 peak_conns=0 peak_streams=0
 while kill -0 "$gen" 2>/dev/null; do
-  read -r open _ < <(health)
+  read -r open _ streams < <(health)
   conns=$(ss -Htn state established "( sport = :$port )" | wc -l)
   [ "$open" -gt "$peak_open" ] && peak_open=$open
   [ "$conns" -gt "$peak_conns" ] && peak_conns=$conns
+  [ "$streams" -gt "$peak_streams" ] && peak_streams=$streams
   sleep 1
 done
 # The run runs -q: a failure (errors fail its default error-rate gate,
@@ -91,7 +96,7 @@ rc=0
 wait "$gen" || rc=$?
 took=$(( $(date +%s) - t0 ))
 sleep 1
-read -r open_after init1 < <(health)
+read -r open_after init1 _ < <(health)
 left=$(ss -Htn state established "( sport = :$port )" | wc -l)
 # The generator's RSS with one user: what it holds before any session.
 /usr/bin/time -f '%M' -o "$work/rss1" "$bin" run --url "$base/mcp" --scenario "$work/idle.yaml" --users 1 -d 1s \
@@ -106,10 +111,10 @@ if [ ! -s "$work/idle.json" ]; then
   cat "$work/run.err" >&2
   exit 1
 fi
-python3 - "$work/idle.json" "$(tail -n1 "$work/rss")" "$(tail -n1 "$work/rss1")" "$sessions" "$((init1 - init0 - 1))" "$peak_open" "$peak_conns" "$open_after" "$left" "$rc" <<'PY'
+python3 - "$work/idle.json" "$(tail -n1 "$work/rss")" "$(tail -n1 "$work/rss1")" "$sessions" "$((init1 - init0 - 1))" "$peak_open" "$peak_conns" "$open_after" "$left" "$rc" "$peak_streams" "${stream:+1}" "${own:+1}" <<'PY'
 import json, sys
 rep = json.load(open(sys.argv[1]))
-rss, rss1, n, init, peak_open, peak_conns, open_after, left, rc = (int(a) for a in sys.argv[2:])
+rss, rss1, n, init, peak_open, peak_conns, open_after, left, rc, peak_streams, streams, own = (int(a or 0) for a in sys.argv[2:])
 s = rep["sessions"]
 # (init is the server's count less the generator's own handshake before
 # the users; "started" counts the sessions begun after the ramp.)
@@ -121,13 +126,21 @@ for g in rep.get("gates") or []:
     if not g.get("passed"):
         print("  gate %s failed: %s against a limit of %s" % (g.get("name"), g.get("value"), g.get("limit")))
 print()
-print("| sessions | initialized (server) | open at the server, most | connections, most | generator peak RSS MiB | RSS per session KB | report: memory_per_session KB (peak_open) | driver | open after | connections after |")
-print("| ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: | ---: |")
-print("| %d | %d | %d | %d | %.1f | %.1f | %.1f (%d) | %s | %d | %d |" % (n, init, peak_open, peak_conns, rss / 1024, (rss - rss1) / n,
+print("| sessions | initialized (server) | open at the server, most | GET streams, most | connections, most | generator peak RSS MiB | RSS per session KB | report: memory_per_session KB (peak_open) | driver | open after | connections after |")
+print("| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: | ---: |")
+print("| %d | %d | %d | %d | %d | %.1f | %.1f | %.1f (%d) | %s | %d | %d |" % (n, init, peak_open, peak_streams, peak_conns, rss / 1024, (rss - rss1) / n,
       s.get("memory_per_session_bytes", 0) / 1024, s.get("peak_open", 0), rep["client"].get("driver"), open_after, left))
 # Every session initialized once and all held at once: the server had all
 # of them open together, and the generator counted no error.
 ok = rc == 0 and rep.get("errors", 0) == 0 and init == n and peak_open >= n and open_after == 0 and left == 0
+# With --get-stream, every session's stream open at once; with a
+# connection per session, one connection each and one per stream (the
+# most seen may include a session's last one beside the next's first).
+if streams:
+    ok = ok and peak_streams >= n
+if own:
+    per = 2 if streams else 1
+    ok = ok and n * per <= peak_conns <= n * per + 8
 print()
 print("verdict:", "ok: every session initialized and held at once; after the run none open, no connection left" if ok else "FAILED")
 sys.exit(0 if ok else 1)

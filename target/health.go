@@ -101,6 +101,7 @@ type Health struct {
 	MaxInFlight      int              `json:"max_in_flight"`
 	RequestsByMethod map[string]int64 `json:"requests_by_method"`
 	SessionsOpen     int              `json:"sessions_open"`
+	StreamsOpen      int64            `json:"streams_open"` // standing GET streams being served
 	CacheHits        int64            `json:"cache_hits"`
 	CacheMisses      int64            `json:"cache_misses"`
 	CacheRefreshes   int64            `json:"cache_refreshes"`
@@ -133,6 +134,7 @@ func (s *Server) Health() Health {
 		MaxInFlight:      s.cfg.Capacity,
 		RequestsByMethod: maps.Clone(s.byMethod),
 		SessionsOpen:     sessions,
+		StreamsOpen:      s.streamsOpen.Load(),
 		CacheHits:        ls.CacheHits,
 		CacheMisses:      ls.CacheMisses,
 		CacheRefreshes:   ls.Refreshes,

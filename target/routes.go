@@ -20,7 +20,7 @@ func (s *Server) routes() http.Handler {
 		s.oauth = newOAuthServer(s.cfg)
 		s.oauth.routes(mux)
 	}
-	mux.Handle("/mcp", s.protect(s.gated(s.serverInfo(s.httpFaults(s.keepSessions(streamable))))))
+	mux.Handle("/mcp", s.protect(s.gated(s.serverInfo(s.httpFaults(s.keepSessions(s.countStreams(streamable)))))))
 	mux.Handle("/sse", s.protect(s.gated(sse)))
 	mux.HandleFunc("/health", s.serveHealth)
 	mux.Handle("/metrics", s.metricsHandler())
@@ -53,5 +53,20 @@ func (s *Server) serverInfo(next http.Handler) http.Handler {
 			"protocolVersion": mcp.SupportedProtocolVersions()[0],
 			"message":         "MCP endpoint: POST JSON-RPC here (Streamable HTTP); legacy SSE at /sse",
 		})
+	})
+}
+
+// countStreams counts the standing GET streams being served (a session's
+// GET for events), for /health's streams_open: a client that holds one
+// per session can be checked to hold all of them.
+func (s *Server) countStreams(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodGet || r.Header.Get("Mcp-Session-Id") == "" {
+			next.ServeHTTP(w, r)
+			return
+		}
+		s.streamsOpen.Add(1)
+		defer s.streamsOpen.Add(-1)
+		next.ServeHTTP(w, r)
 	})
 }

@@ -39,6 +39,7 @@ type Server struct {
 
 	inFlight, peak, waiting    atomic.Int64
 	totalRequests, totalErrors atomic.Int64
+	streamsOpen                atomic.Int64 // GET streams being served (countStreams)
 
 	mu       sync.Mutex // guards the maps, the cache and stalls below
 	byMethod map[string]int64

@@ -274,7 +274,7 @@ func TestHealth(t *testing.T) {
 		t.Fatalf("health is not JSON: %v\n%s", err, body)
 	}
 	for _, k := range []string{"status", "uptime_s", "in_flight", "peak_in_flight", "max_in_flight", "requests_by_method",
-		"sessions_open", "cache_hits", "cache_misses", "cache_refreshes", "hit_rate_pct", "observability", "faults_injected", "stalls"} {
+		"sessions_open", "streams_open", "cache_hits", "cache_misses", "cache_refreshes", "hit_rate_pct", "observability", "faults_injected", "stalls"} {
 		if _, ok := h[k]; !ok {
 			t.Errorf("health lacks %q", k)
 		}

@@ -36,6 +36,10 @@ type Conn struct {
 	closed       atomic.Bool
 	laddr, raddr net.Addr
 	st           stamping // the kernel's receive stamps (stamp.go)
+	// onReadable is called on a helper task when c turns readable with no
+	// task waiting on it (notify.go); calling while it runs.
+	onReadable func()
+	calling    bool
 }
 
 var _ net.Conn = (*Conn)(nil)

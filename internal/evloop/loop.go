@@ -255,6 +255,8 @@ func (l *Loop) poll(d time.Duration) {
 		if t := c.waiter; t != nil && (c.waitWrite && c.writable || !c.waitWrite && c.readable) {
 			c.waiter = nil
 			l.runq = append(l.runq, t)
+		} else if t == nil && c.readable && c.onReadable != nil {
+			l.notify(c)
 		}
 	}
 }

@@ -72,10 +72,14 @@ func (l *Loop) help(h *helper) {
 		h.fn = nil
 		fn()
 		h.ended++
-		if h.left == nil {
+		switch {
+		case h.parent == nil: // a call of notify's: no one waits for it
+		case h.left == nil:
 			l.runq = append(l.runq, h.parent)
-		} else if *h.left--; *h.left == 0 {
-			l.runq = append(l.runq, h.parent) // the last branch of All
+		default:
+			if *h.left--; *h.left == 0 {
+				l.runq = append(l.runq, h.parent) // the last branch of All
+			}
 		}
 		h.parent, h.left = nil, nil
 		if len(l.helpers) >= maxSpareHelpers {
