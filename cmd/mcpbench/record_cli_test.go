@@ -32,6 +32,9 @@ type callsBySession struct {
 	args    map[string]int // tools/call by their arguments, compacted JSON
 	answers map[string]int // the client's answers to the server's requests, by session
 	deletes int
+	// hold, when set, is called with each tools/call's compacted arguments
+	// before the call is passed on, outside the lock.
+	hold func(args string)
 }
 
 func sessionCounter(t *testing.T, upstream string) (string, *callsBySession) {
@@ -60,7 +63,11 @@ func sessionCounter(t *testing.T, upstream string) (string, *callsBySession) {
 				c.mu.Lock()
 				c.calls[sid]++
 				c.args[args.String()]++
+				hold := c.hold
 				c.mu.Unlock()
+				if hold != nil {
+					hold(args.String())
+				}
 			}
 		}
 		if r.Method == http.MethodDelete {
@@ -146,6 +153,18 @@ func startRecord(t *testing.T, upstream, out string) (string, func() cliResult) 
 func TestRecordRealClient(t *testing.T) {
 	t.Parallel() // counts, files and exit codes, no figure a busy machine changes: with the other parallel tests
 	server, counts := sessionCounter(t, everythingHTTP(t))
+	// The two calls at once are held until both have reached the server:
+	// the client sends them together, but on a busy machine the first
+	// answer could come back before the second request (on a connection
+	// of its own) reached record, which would then see two calls in turn.
+	both := &sync.WaitGroup{}
+	both.Add(2)
+	counts.hold = func(args string) {
+		if strings.Contains(args, `"left"`) || strings.Contains(args, `"right"`) {
+			both.Done()
+			waitGroupFor(both, 10*time.Second)
+		}
+	}
 	dir := t.TempDir()
 	out := filepath.Join(dir, "recorded.yaml")
 	proxy, stop := startRecord(t, server, out)
@@ -167,7 +186,7 @@ func TestRecordRealClient(t *testing.T) {
 		t.Fatalf("no data file for echo's recorded arguments: %v", err)
 	}
 	counts.mu.Lock()
-	counts.calls, counts.args = map[string]int{}, map[string]int{}
+	counts.calls, counts.args, counts.hold = map[string]int{}, map[string]int{}, nil
 	counts.mu.Unlock()
 	r := runCLI(t, nil, "run", "--url", server, "--scenario", out, "--users", "2", "--max-sessions", "6", "--think-scale", "0.1", "-q")
 	if r.code != 0 {
@@ -189,6 +208,16 @@ func TestRecordRealClient(t *testing.T) {
 	}
 	if fmt.Sprint(want) != fmt.Sprint(counts.args) || len(want) != 4 {
 		t.Errorf("arguments at the server %v, want each of the data file's 4 rows 6 times: %v", counts.args, want)
+	}
+}
+
+// waitGroupFor waits for wg, or for d to pass.
+func waitGroupFor(wg *sync.WaitGroup, d time.Duration) {
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(d):
 	}
 }
 
