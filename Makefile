@@ -4,7 +4,7 @@ VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 COMMIT  ?= $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
 LDFLAGS := -X main.version=$(VERSION) -X main.commit=$(COMMIT)
 
-.PHONY: build install release image demo test test-setup installs test-race vet bench bench-scale fuzz clean peers browser prometheus interop-doc faults-doc hostile-doc
+.PHONY: build install release image demo test test-untimed test-timed test-setup installs test-race vet bench bench-scale fuzz clean peers browser prometheus interop-doc faults-doc hostile-doc
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o mcpbench ./cmd/mcpbench
@@ -31,16 +31,16 @@ demo: build
 
 # The whole test suite; CI runs exactly this. The interop matrix needs the
 # TypeScript reference server from npm, and the HTML report tests headless
-# Chromium, so both are installed first and required. The packages whose
-# tests measure the machine (knees, schedules, session rates: TIMED) run
-# one at a time, each alone, as they always did; the others, which check
-# no figure that a busy machine changes, UNTIMED_P at a time before them
-# (four: on two cores they leave half the CPU idle at two, as their time
-# goes on browsers, servers and sleeps). Inside a timed package the tests
-# that measure run first, alone or beside tests bound by the same kind of
-# sleeps; those marked t.Parallel (end-to-end runs judged by counts, files
-# and exit codes, most of their time spent waiting on a -d) then run
-# TEST_PARALLEL at a time, more than the 2 cores since they mostly wait.
+# Chromium, so both are installed first and required. Two lanes run at
+# once (docs/testing.md). The timed lane, at normal priority, runs the
+# packages whose tests measure the machine (knees, schedules, session
+# rates: TIMED) one at a time, each alone, as they always did. The untimed
+# lane runs everything that checks no figure a busy machine changes: the
+# other packages, UNTIMED_P at a time, and cmd/mcpbench's parallel
+# end-to-end tests (judged by counts, files and exit codes), TEST_PARALLEL
+# at a time. It runs at the lowest CPU priority (nice 19), so it takes
+# only the CPU the timed lane leaves idle: the timed tests spend most of
+# their time on servers' sleeps and use about a third of the two cores.
 # scripts/slowest-tests.sh lists where the time goes from go test -json;
 # scripts/time-suite.sh times this target on fresh clones.
 TIMED    := bench cmd/mcpbench harness workload
@@ -48,8 +48,12 @@ UNTIMED_P ?= 4
 TEST_PARALLEL ?= 6
 TEST_ENV := MCPBENCH_REQUIRE_PEERS=1 MCPBENCH_REQUIRE_BROWSER=1 MCPBENCH_REQUIRE_PROMETHEUS=1
 test: test-setup
-	$(TEST_ENV) $(GO) test -p $(UNTIMED_P) -count=1 -timeout 30m $$($(GO) list ./... | grep -v $(foreach p,$(TIMED),-e '/$(p)$$'))
-	$(TEST_ENV) $(GO) test -p 1 -parallel $(TEST_PARALLEL) -count=1 -timeout 30m $(addprefix ./,$(addsuffix /,$(TIMED)))
+	@$(MAKE) --no-print-directory -j 2 -O test-untimed test-timed
+
+test-untimed:
+	$(TEST_ENV) MCPBENCH_TEST_LANE=untimed nice -n 19 $(GO) test -p $(UNTIMED_P) -parallel $(TEST_PARALLEL) -count=1 -timeout 30m $$($(GO) list ./... | grep -v $(foreach p,$(TIMED),-e '/$(p)$$')) ./cmd/mcpbench/
+test-timed:
+	$(TEST_ENV) MCPBENCH_TEST_LANE=timed $(GO) test -p 1 -count=1 -timeout 30m $(addprefix ./,$(addsuffix /,$(TIMED)))
 
 # vet beside the installs: on a fresh clone vet compiles every package
 # (about 14 s of CPU), while the installs mostly wait on npm's and apt's

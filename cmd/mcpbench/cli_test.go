@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -38,6 +39,11 @@ func TestMain(m *testing.M) {
 type builtFirst struct{ m *testing.M }
 
 func (b builtFirst) Run() int {
+	flag.Parse()
+	if err := applyLane(); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 2
+	}
 	dir, err := os.MkdirTemp("", "mcpbench-cli")
 	if err != nil {
 		panic(err)
