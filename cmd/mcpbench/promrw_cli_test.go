@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -35,38 +34,23 @@ func startPrometheus(t *testing.T) string {
 		}
 		t.Skip("prometheus is not installed (scripts/install-prometheus.sh)")
 	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := l.Addr().String()
-	l.Close()
 	dir := t.TempDir()
 	cfg := filepath.Join(dir, "prometheus.yml")
 	if err := os.WriteFile(cfg, []byte("global:\n  scrape_interval: 1m\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	cmd := exec.CommandContext(ctx, bin, "--config.file="+cfg, "--storage.tsdb.path="+filepath.Join(dir, "data"),
-		"--web.listen-address="+addr, "--web.enable-remote-write-receiver", "--log.level=warn")
-	var logs strings.Builder
-	cmd.Stderr = &logs
-	if err := cmd.Start(); err != nil {
-		cancel()
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cancel(); _ = cmd.Wait() })
-	base := "http://" + addr
-	for end := time.Now().Add(20 * time.Second); time.Now().Before(end); time.Sleep(100 * time.Millisecond) {
-		if resp, err := http.Get(base + "/-/ready"); err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return base
-			}
+	addr, _ := startOnFreePort(t, "prometheus", func(addr string) *exec.Cmd {
+		return exec.Command(bin, "--config.file="+cfg, "--storage.tsdb.path="+filepath.Join(dir, "data"),
+			"--web.listen-address="+addr, "--web.enable-remote-write-receiver", "--log.level=warn")
+	}, func(addr string) bool {
+		resp, err := http.Get("http://" + addr + "/-/ready")
+		if err != nil {
+			return false
 		}
-	}
-	t.Fatalf("prometheus did not become ready: %s", logs.String())
-	return ""
+		resp.Body.Close()
+		return resp.StatusCode == http.StatusOK
+	})
+	return "http://" + addr
 }
 
 // promQuery is the single value of an instant PromQL query.

@@ -16,7 +16,6 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -92,27 +91,18 @@ func everythingHTTP(t *testing.T) string {
 // server's entry, and the server's pid.
 func everythingProcess(t *testing.T, nodeFlags ...string) (string, int) {
 	entry := peerEntry(t, "server-everything")
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := l.Addr().String()
-	l.Close()
-	cmd := exec.Command("node", append(nodeFlags, entry, "streamableHttp")...)
-	cmd.Env = append(os.Environ(), "PORT="+addr[strings.LastIndexByte(addr, ':')+1:])
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL); _ = cmd.Wait() })
-	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
-		if c, err := net.Dial("tcp", addr); err == nil {
+	addr, cmd := startOnFreePort(t, "server-everything", func(addr string) *exec.Cmd {
+		cmd := exec.Command("node", append(nodeFlags, entry, "streamableHttp")...)
+		cmd.Env = append(os.Environ(), "PORT="+addr[strings.LastIndexByte(addr, ':')+1:])
+		return cmd
+	}, func(addr string) bool {
+		c, err := net.Dial("tcp", addr)
+		if err == nil {
 			c.Close()
-			return "http://" + addr + "/mcp", cmd.Process.Pid
 		}
-	}
-	t.Fatalf("server-everything did not listen on %s", addr)
-	return "", 0
+		return err == nil
+	})
+	return "http://" + addr + "/mcp", cmd.Process.Pid
 }
 
 // startRecord runs `mcpbench record` in front of upstream and returns the
