@@ -51,7 +51,7 @@ test: test-setup
 	@$(MAKE) --no-print-directory -j 2 -O test-untimed test-timed
 
 test-untimed:
-	$(TEST_ENV) MCPBENCH_TEST_LANE=untimed nice -n 19 $(GO) test -p $(UNTIMED_P) -parallel $(TEST_PARALLEL) -count=1 -timeout 30m $$($(GO) list ./... | grep -v $(foreach p,$(TIMED),-e '/$(p)$$')) ./cmd/mcpbench/
+	$(TEST_ENV) MCPBENCH_TEST_LANE=untimed chrt --idle 0 $(GO) test -p $(UNTIMED_P) -parallel $(TEST_PARALLEL) -count=1 -timeout 30m $$($(GO) list ./... | grep -v $(foreach p,$(TIMED),-e '/$(p)$$')) ./cmd/mcpbench/
 test-timed:
 	$(TEST_ENV) MCPBENCH_TEST_LANE=timed $(GO) test -p 1 -count=1 -timeout 30m $(addprefix ./,$(addsuffix /,$(TIMED)))
 
