@@ -104,7 +104,9 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Method == http.MethodGet && sid != "" {
 		seen = func(m message) { p.noteAsked(sid, m, true) }
 	}
-	p.rp.ServeHTTP(sw, r.WithContext(context.WithValue(r.Context(), tapKey{}, seen)))
+	var answered time.Time // when the last bytes of an answer came
+	l := &listener{seen: seen, answered: func() { answered = time.Now() }}
+	p.rp.ServeHTTP(sw, r.WithContext(context.WithValue(r.Context(), tapKey{}, l)))
 	id := r.Header.Get("Mcp-Session-Id")
 	if id == "" {
 		id = sw.Header().Get("Mcp-Session-Id") // the initialize answer names it
@@ -116,7 +118,10 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		p.end(id)
 		return
 	}
-	p.note(id, msgs, sent, time.Now(), asked)
+	if answered.IsZero() {
+		answered = time.Now()
+	}
+	p.note(id, msgs, sent, answered, asked)
 }
 
 // requestsIn are the requests (not notifications or answers) in a POST
