@@ -32,28 +32,30 @@ demo: build
 # The whole test suite; CI runs exactly this. The interop matrix needs the
 # TypeScript reference server from npm, and the HTML report tests headless
 # Chromium, so both are installed first and required. Two lanes run at
-# once (docs/testing.md). The timed lane, at normal priority, runs the
-# packages whose tests measure the machine (knees, schedules, session
-# rates: TIMED) one at a time, each alone, as they always did. The untimed
-# lane runs everything that checks no figure a busy machine changes: the
-# other packages, UNTIMED_P at a time, and cmd/mcpbench's parallel
-# end-to-end tests (judged by counts, files and exit codes), TEST_PARALLEL
-# at a time. It runs at the lowest CPU priority (nice 19), so it takes
-# only the CPU the timed lane leaves idle: the timed tests spend most of
-# their time on servers' sleeps and use about a third of the two cores.
+# once (docs/architecture.md, "The test suite"). The timed lane, at normal
+# priority, runs the packages whose tests measure the machine (knees,
+# schedules, session rates: TIMED) one at a time, as they always did. The
+# untimed lane runs what checks no figure a busy machine changes: the other
+# packages, UNTIMED_P at a time, and cmd/mcpbench's tests whose first
+# statement is t.Parallel() (end-to-end runs judged by counts, files and
+# exit codes), TEST_PARALLEL at a time. It runs as SCHED_IDLE, on the CPU
+# the timed lane leaves: the timed tests wait on servers' sleeps most of
+# the time, and a timed test that wakes takes its core back at once.
 # scripts/slowest-tests.sh lists where the time goes from go test -json;
 # scripts/time-suite.sh times this target on fresh clones.
 TIMED    := bench cmd/mcpbench harness workload
 UNTIMED_P ?= 4
 TEST_PARALLEL ?= 6
+# SCHED_IDLE where util-linux's chrt is, else the lowest nice.
+IDLE := $(shell command -v chrt >/dev/null 2>&1 && echo chrt --idle 0 || echo nice -n 19)
 TEST_ENV := MCPBENCH_REQUIRE_PEERS=1 MCPBENCH_REQUIRE_BROWSER=1 MCPBENCH_REQUIRE_PROMETHEUS=1
 test: test-setup
 	@$(MAKE) --no-print-directory -j 2 -O test-untimed test-timed
 
 test-untimed:
-	$(TEST_ENV) MCPBENCH_TEST_LANE=untimed chrt --idle 0 $(GO) test -p $(UNTIMED_P) -parallel $(TEST_PARALLEL) -count=1 -timeout 30m $$($(GO) list ./... | grep -v $(foreach p,$(TIMED),-e '/$(p)$$')) ./cmd/mcpbench/
+	$(TEST_ENV) MCPBENCH_TEST_LANE=untimed $(IDLE) $(GO) test -p $(UNTIMED_P) -parallel $(TEST_PARALLEL) -count=1 -timeout 30m $$($(GO) list ./... | grep -v $(foreach p,$(TIMED),-e '/$(p)$$')) ./cmd/mcpbench/
 test-timed:
-	$(TEST_ENV) MCPBENCH_TEST_LANE=timed $(GO) test -p 1 -count=1 -timeout 30m $(addprefix ./,$(addsuffix /,$(TIMED)))
+	$(TEST_ENV) MCPBENCH_TEST_LANE=timed $(GO) test -p 1 -parallel $(TEST_PARALLEL) -count=1 -timeout 30m $(addprefix ./,$(addsuffix /,$(TIMED)))
 
 # vet beside the installs: on a fresh clone vet compiles every package
 # (about 14 s of CPU), while the installs mostly wait on npm's and apt's

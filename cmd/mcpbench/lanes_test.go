@@ -14,14 +14,14 @@ import (
 	"testing"
 )
 
-// make test runs this package in two lanes at once (docs/testing.md):
-// the timed lane, at normal priority beside the other packages that
-// measure, and the untimed lane, at the lowest priority beside the
-// packages that measure nothing. A test belongs to the untimed lane when
-// its first statement is t.Parallel(): by this package's rule those are the
-// end-to-end runs judged by counts, files and exit codes. Each lane skips
-// the other's tests, so every test runs once; with the variable unset
-// (go test by hand) every test runs.
+// make test runs this package in two lanes at once (docs/architecture.md,
+// "The test suite"): the timed lane, at normal priority, one package at a
+// time with the others that measure, and the untimed lane, as SCHED_IDLE,
+// beside the packages that measure nothing. A test belongs to the untimed
+// lane when its first statement is t.Parallel(): by this package's rule
+// those are the end-to-end runs judged by counts, files and exit codes.
+// Each lane skips the other's tests, so every test runs once; with the
+// variable unset (go test by hand) every test runs.
 const laneEnv = "MCPBENCH_TEST_LANE"
 
 // applyLane sets -test.skip for the lane named in laneEnv. It runs after
