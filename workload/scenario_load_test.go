@@ -127,10 +127,10 @@ func TestScenarioSessionRate(t *testing.T) {
 		t.Logf("saturated: %s", p.Client.SaturationReason)
 	}
 	o.mu.Lock()
-	peak := o.peak
+	peak, what := o.peak, o.peakWhat
 	o.mu.Unlock()
 	if h := o.srv.Health(); peak != 2 || h.PeakInFlight < 2 {
-		t.Errorf("one session had %d requests at the server at once (want the parallel block's 2); server peak in flight %d", peak, h.PeakInFlight)
+		t.Errorf("one session had %d requests at the server at once (%q; want the parallel block's 2); server peak in flight %d", peak, what, h.PeakInFlight)
 	}
 }
 

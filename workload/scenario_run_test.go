@@ -5,11 +5,13 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -30,8 +32,9 @@ type observed struct {
 
 	mu       sync.Mutex
 	calls    []call
-	inFlight map[string]int
-	peak     int // the most requests of one session in flight at once
+	inFlight map[string][]string // what each session has at the server now
+	peak     int                 // the most requests of one session in flight at once
+	peakWhat []string            // what they were, for the failure message
 	// initialized and deleted count notifications/initialized and DELETEs.
 	initialized, deleted int
 }
@@ -47,13 +50,14 @@ func observe(t *testing.T, cfg target.Config) *observed {
 	if err != nil {
 		t.Fatal(err)
 	}
-	o := &observed{srv: srv, inFlight: map[string]int{}}
+	o := &observed{srv: srv, inFlight: map[string][]string{}}
 	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		sid := r.Header.Get("Mcp-Session-Id")
+		what := r.Method
 		if r.Method == http.MethodPost {
 			body, _ := io.ReadAll(r.Body)
 			r.Body = io.NopCloser(bytes.NewReader(body))
-			o.note(sid, body)
+			what = o.note(sid, body)
 		}
 		if r.Method == http.MethodDelete {
 			o.mu.Lock()
@@ -61,14 +65,16 @@ func observe(t *testing.T, cfg target.Config) *observed {
 			o.mu.Unlock()
 		}
 		o.mu.Lock()
-		o.inFlight[sid]++
-		if sid != "" {
-			o.peak = max(o.peak, o.inFlight[sid])
+		o.inFlight[sid] = append(o.inFlight[sid], what)
+		if n := len(o.inFlight[sid]); sid != "" && n > o.peak {
+			o.peak, o.peakWhat = n, slices.Clone(o.inFlight[sid])
 		}
 		o.mu.Unlock()
 		srv.Handler().ServeHTTP(w, r)
 		o.mu.Lock()
-		o.inFlight[sid]--
+		open := o.inFlight[sid]
+		i := slices.Index(open, what)
+		o.inFlight[sid] = append(open[:i:i], open[i+1:]...)
 		o.mu.Unlock()
 	}))
 	t.Cleanup(func() { ts.Close(); srv.Close() })
@@ -76,8 +82,9 @@ func observe(t *testing.T, cfg target.Config) *observed {
 	return o
 }
 
-// note records a tools/call's arguments.
-func (o *observed) note(sid string, body []byte) {
+// note records a tools/call's arguments, and says what the POST carries:
+// its method, and a call's tool and message.
+func (o *observed) note(sid string, body []byte) string {
 	var msg struct {
 		Method string `json:"method"`
 		Params struct {
@@ -86,7 +93,7 @@ func (o *observed) note(sid string, body []byte) {
 		} `json:"params"`
 	}
 	if json.Unmarshal(body, &msg) != nil {
-		return
+		return "POST"
 	}
 	if msg.Method == "notifications/initialized" {
 		o.mu.Lock()
@@ -94,11 +101,12 @@ func (o *observed) note(sid string, body []byte) {
 		o.mu.Unlock()
 	}
 	if msg.Method != "tools/call" {
-		return
+		return msg.Method
 	}
 	o.mu.Lock()
 	o.calls = append(o.calls, call{session: sid, tool: msg.Params.Name, args: msg.Params.Arguments})
 	o.mu.Unlock()
+	return fmt.Sprintf("tools/call %s %v", msg.Params.Name, msg.Params.Arguments["message"])
 }
 
 func (o *observed) dial(t *testing.T, pool int) *mcp.Client {
