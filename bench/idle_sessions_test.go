@@ -133,7 +133,11 @@ func TestIdleSessionsMemory(t *testing.T) {
 	inits := after.RequestsByMethod["initialize"] - before.RequestsByMethod["initialize"]
 	deletes := after.RequestsByMethod["DELETE"] - before.RequestsByMethod["DELETE"]
 	t.Logf("%d open at once, %d initialized at the server, %d closed: %.0f B per idle session (%s)", s.PeakOpen, inits, after.SessionsOpen, s.MemoryPerSession, p.Client.Driver)
-	if s.PeakOpen != users || inits != users || after.SessionsOpen != before.SessionsOpen {
+	// The run leaves no session open: no more than before it. (Fewer was
+	// seen once, on a loaded machine, with no DELETE during the run: the
+	// one open before is the test client's own, not the run's, and went
+	// for a reason this test does not see.)
+	if s.PeakOpen != users || inits != users || after.SessionsOpen > before.SessionsOpen {
 		t.Fatalf("%d sessions open at once, %d initialized, want %d; %d open at the server after the run, %d before (%d DELETEs)", s.PeakOpen, inits, users, after.SessionsOpen, before.SessionsOpen, deletes)
 	}
 	if s.MemoryPerSession <= 0 || s.MemoryPerSession > idleSessionBound && !raceOn {
