@@ -14,7 +14,9 @@ import (
 // liveLines is the output of --live: one logfmt line per finished
 // interval on stderr, for runbooks that tail the output: the figures of
 // the bucket, then each server gauge under its own name (counters as
-// their running total).
+// their running total). Answers filed in a bucket after its line was
+// printed (a worker a busy machine held back) get a late line of their
+// own, so that the lines' requests add up to the report's.
 type liveLines struct {
 	harness.NopOutput
 	e   env
@@ -22,8 +24,6 @@ type liveLines struct {
 }
 
 func (l liveLines) Interval(iv harness.PointInterval) {
-	var b strings.Builder
-	enc := logfmt.NewEncoder(&b)
 	kv := []any{
 		"mcpbench", l.cmd, "t", iv.End.Round(time.Millisecond).String(),
 		"requests", iv.Requests, "errors", iv.Errors, "rps", fmt.Sprintf("%.1f", iv.RPS),
@@ -36,6 +36,19 @@ func (l liveLines) Interval(iv harness.PointInterval) {
 		}
 		kv = append(kv, g.Name, v)
 	}
+	l.print(kv)
+}
+
+// Late says the answers filed in a bucket after its line: how many, and
+// how many failed (they come with no percentiles).
+func (l liveLines) Late(iv harness.PointInterval) {
+	l.print([]any{"mcpbench", l.cmd, "t", iv.End.Round(time.Millisecond).String(), "late", true,
+		"requests", iv.Requests, "errors", iv.Errors})
+}
+
+func (l liveLines) print(kv []any) {
+	var b strings.Builder
+	enc := logfmt.NewEncoder(&b)
 	if err := enc.EncodeKeyvals(kv...); err != nil {
 		return
 	}

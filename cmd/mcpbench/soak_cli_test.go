@@ -19,6 +19,8 @@ import (
 
 	"github.com/go-logfmt/logfmt"
 
+	"github.com/mcpbench/mcpbench/bench"
+	"github.com/mcpbench/mcpbench/harness"
 	"github.com/mcpbench/mcpbench/results"
 	"github.com/mcpbench/mcpbench/target"
 )
@@ -195,8 +197,9 @@ func serverColumn(t *testing.T, r *results.RunReport, name string) []float64 {
 	return nil
 }
 
-// TestLiveLines: --live writes one logfmt line per interval whose request
-// counts add up to the report's.
+// TestLiveLines: --live writes one logfmt line per interval, and a late
+// line for answers filed after theirs, whose request counts add up to the
+// report's.
 func TestLiveLines(t *testing.T) {
 	t.Parallel() // counts, files and exit codes, no figure a busy machine changes
 	url, pid := serveProcess(t)
@@ -206,7 +209,7 @@ func TestLiveLines(t *testing.T) {
 		t.Fatalf("exit %d: %v\n%s", r.code, r.err, r.stderr)
 	}
 	dec := logfmt.NewDecoder(strings.NewReader(r.stderr))
-	var lines, requests int64
+	var lines, late, requests int64
 	for dec.ScanRecord() {
 		fields := map[string]string{}
 		for dec.ScanKeyval() {
@@ -216,17 +219,31 @@ func TestLiveLines(t *testing.T) {
 			t.Fatalf("not a live line: %v", fields)
 		}
 		n, err := strconv.ParseInt(fields["requests"], 10, 64)
-		if err != nil || fields["rss_bytes"] == "" || fields["p99_ms"] == "" {
+		if fields["late"] == "true" {
+			late++
+		} else if err != nil || fields["rss_bytes"] == "" || fields["p99_ms"] == "" {
 			t.Fatalf("live line %v", fields)
+		} else {
+			lines++
 		}
-		lines++
 		requests += n
 	}
 	if dec.Err() != nil {
 		t.Fatal(dec.Err())
 	}
 	if lines != int64(r.report.Series.Len()) || requests != r.report.Requests {
-		t.Errorf("%d live lines with %d requests; the series has %d buckets, the report %d requests", lines, requests, r.report.Series.Len(), r.report.Requests)
+		t.Errorf("%d live lines and %d late with %d requests; the series has %d buckets, the report %d requests", lines, late, requests, r.report.Series.Len(), r.report.Requests)
+	}
+}
+
+// TestLiveLateLine: answers filed in a bucket after its line was printed
+// get a line of their own, marked late, with their counts.
+func TestLiveLateLine(t *testing.T) {
+	var out bytes.Buffer
+	l := liveLines{e: env{stderr: &out}, cmd: "run"}
+	l.Late(harness.PointInterval{Interval: bench.Interval{Index: 3, End: 4 * time.Second, Requests: 2, Errors: 1}})
+	if got, want := out.String(), "mcpbench=run t=4s late=true requests=2 errors=1\n"; got != want {
+		t.Fatalf("late line %q, want %q", got, want)
 	}
 }
 
