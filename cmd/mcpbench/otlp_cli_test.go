@@ -83,7 +83,9 @@ func TestOutOTLPMetrics(t *testing.T) {
 	for key, n := range rc.counts {
 		a := rc.attrs[key]
 		t.Logf("%d exports; %s: count %d; the report %d requests", rc.requests, key, n, rep.Requests)
-		if int64(n) != rep.Requests || rep.Requests < 100 {
+		// At least 30: equal counts of nothing would say nothing (a
+		// starved machine has answered only a few dozen a second).
+		if int64(n) != rep.Requests || rep.Requests < 30 {
 			t.Fatalf("OTLP count %d, the report's %d", n, rep.Requests)
 		}
 		if a["mcp.method.name"] != "tools/call" || a["gen_ai.tool.name"] != "echo" || a["team"] != "perf" || a["mcpbench.run.id"] == "" {
