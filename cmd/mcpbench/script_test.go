@@ -81,12 +81,15 @@ func exitIs() {
 }
 
 // measuringScripts are the scripts whose verdicts depend on the machine's
-// speed (a sweep's knee, its feasible concurrency): they run in
-// TestScriptsThatMeasure, before the parallel tests, and the others in
-// TestScripts, beside them. sweep-gates.txtar is not one: a slower machine
-// only makes its slow server slower and its starved generator more so,
-// and its busy loop on core 0 must not run beside a sweep that measures.
-var measuringScripts = []string{"sweep.txtar"}
+// speed or its promptness (a sweep's knee, its feasible concurrency, a
+// latency against an SLO): they run side by side in
+// TestScriptsThatMeasure, in make test's timed lane, and the others in
+// TestScripts, in the untimed lane. sweep-slo.txtar's server sleeps 50 ms
+// a call for at most 20 calls a second, light beside sweep.txtar's
+// sweeps. sweep-gates.txtar is not one: a slower machine only makes its
+// starved generator more so, and its busy loop on core 0 must not run
+// beside a sweep that measures.
+var measuringScripts = []string{"sweep.txtar", "sweep-slo.txtar"}
 
 func TestScripts(t *testing.T) {
 	t.Parallel() // the scripts judge output and exit codes, no figure a busy machine changes: with the other parallel tests
