@@ -70,17 +70,43 @@ func observe(t *testing.T, cfg target.Config) *observed {
 			o.peak, o.peakWhat = n, slices.Clone(o.inFlight[sid])
 		}
 		o.mu.Unlock()
-		srv.Handler().ServeHTTP(w, r)
-		o.mu.Lock()
-		open := o.inFlight[sid]
-		i := slices.Index(open, what)
-		o.inFlight[sid] = append(open[:i:i], open[i+1:]...)
-		o.mu.Unlock()
+		var once sync.Once
+		done := func() {
+			once.Do(func() {
+				o.mu.Lock()
+				open := o.inFlight[sid]
+				i := slices.Index(open, what)
+				o.inFlight[sid] = append(open[:i:i], open[i+1:]...)
+				o.mu.Unlock()
+			})
+		}
+		srv.Handler().ServeHTTP(&answerWatch{ResponseWriter: w, answered: done}, r)
+		done()
 	}))
 	t.Cleanup(func() { ts.Close(); srv.Close() })
 	o.url = ts.URL + "/mcp"
 	return o
 }
+
+// answerWatch ends a request's time in flight as the server writes its
+// answer (a JSON-RPC result or error), before the bytes can reach the
+// client: an SSE answer is flushed while the handler still runs, and the
+// client's next request could otherwise seem to overlap it.
+type answerWatch struct {
+	http.ResponseWriter
+	answered func()
+}
+
+func (w *answerWatch) Write(p []byte) (int, error) {
+	if bytes.Contains(p, []byte(`"result"`)) || bytes.Contains(p, []byte(`"error"`)) {
+		w.answered()
+	}
+	return w.ResponseWriter.Write(p)
+}
+
+func (w *answerWatch) Flush() { http.NewResponseController(w.ResponseWriter).Flush() }
+
+func (w *answerWatch) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // note records a tools/call's arguments, and says what the POST carries:
 // its method, and a call's tool and message.
