@@ -18,6 +18,8 @@ import (
 	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/mcpbench/mcpbench/target"
 )
 
 // The testscripts in testdata/script run mcpbench as a newcomer does: every
@@ -151,10 +153,11 @@ func runScripts(t *testing.T, files []string) {
 			return false, fmt.Errorf("unknown condition %q", cond)
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"waitserver": waitServer,
-			"waitfile":   waitFile,
-			"sleep":      sleepCmd,
-			"setenvfile": setenvFile,
+			"waitserver":   waitServer,
+			"waitfile":     waitFile,
+			"waitrequests": waitRequests,
+			"sleep":        sleepCmd,
+			"setenvfile":   setenvFile,
 		},
 	})
 }
@@ -182,6 +185,36 @@ func waitServer(ts *testscript.TestScript, neg bool, args []string) {
 		}
 		resp.Body.Close()
 		return resp.StatusCode == http.StatusOK
+	})
+}
+
+// waitRequests BASE N: waits until the server at BASE has answered N
+// more requests, of any method, than when the command began: a run
+// started in the background has begun its load, past the checks before
+// it and with its signal handling in place. A fixed sleep is not enough
+// where make test runs the scripts on the CPU the timed tests leave.
+func waitRequests(ts *testscript.TestScript, neg bool, args []string) {
+	n, err := strconv.ParseInt(args[len(args)-1], 10, 64)
+	if neg || len(args) != 2 || err != nil {
+		ts.Fatalf("usage: waitrequests BASE N")
+	}
+	answered := func() int64 {
+		h, err := target.FetchHealth(args[0] + "/health")
+		if err != nil {
+			return -1
+		}
+		var total int64
+		for _, c := range h.RequestsByMethod {
+			total += c
+		}
+		return total
+	}
+	start := answered()
+	if start < 0 {
+		ts.Fatalf("%s/health does not answer", args[0])
+	}
+	pollUntil(ts, fmt.Sprintf("%s to answer %d more requests", args[0], n), func() bool {
+		return answered() >= start+n
 	})
 }
 
