@@ -43,7 +43,7 @@ demo: build
 # the time, and a timed test that wakes takes its core back at once.
 # scripts/slowest-tests.sh lists where the time goes from go test -json;
 # scripts/time-suite.sh times this target on fresh clones.
-TIMED    := bench cmd/mcpbench dashboard harness workload
+TIMED    := bench cmd/mcpbench dashboard harness scripts/action workload
 UNTIMED_P ?= 4
 TEST_PARALLEL ?= 6
 # SCHED_IDLE where util-linux's chrt is, else the lowest nice.

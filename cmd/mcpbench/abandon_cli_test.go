@@ -33,8 +33,10 @@ func vmRSS(t *testing.T, pid int) float64 {
 // must agree within 20% with the RSS growth over the run divided by the
 // sessions, read from /proc by the test around the run, after a warm-up
 // run has grown the server's heap to its working size.
+//
+// Serial, in make test's timed lane, like the Node server's below: starved
+// in the untimed lane, the fit had 61 samples and came out 27% above /proc.
 func TestAbandonedSessionMemory(t *testing.T) {
-	t.Parallel() // counts, files and exit codes, no figure a busy machine changes: with the other parallel tests
 	url, pid := serveProcess(t, "--leak-sessions")
 	abandonedMemory(t, url+"/mcp", pid, 300, 3000)
 }
