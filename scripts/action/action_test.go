@@ -19,7 +19,10 @@ const install = "Install mcpbench"
 // fails the step, verdict fail; with fail-on-gate false it only says so),
 // a sweep gated on the baseline artifact of the base branch's last run
 // (fetched by a stand-in gh) and a target that is not there (verdict
-// error).
+// error). The package is in make test's timed lane: the sweep's gate
+// fails on any drop of the recommendation, which needs the second worker
+// to add a measured share of throughput, and starved in the untimed lane
+// it once did not.
 func TestActionSteps(t *testing.T) {
 	a := loadAction(t)
 	addr := freeAddr(t)
