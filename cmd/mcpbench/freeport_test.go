@@ -2,7 +2,6 @@ package main
 
 import (
 	"errors"
-	"net"
 	"net/http"
 	"os/exec"
 	"strings"
@@ -23,12 +22,7 @@ func startOnFreePort(t *testing.T, what string, command func(addr string) *exec.
 	t.Helper()
 	var why string
 	for try := 0; try < 3; try++ {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		addr := l.Addr().String()
-		l.Close()
+		addr := freeAddr(t)
 		cmd := command(addr)
 		logs := &tailBuffer{}
 		cmd.Stdout, cmd.Stderr = logs, logs

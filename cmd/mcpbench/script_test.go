@@ -194,8 +194,11 @@ func waitServer(ts *testscript.TestScript, neg bool, args []string) {
 // it and with its signal handling in place. A fixed sleep is not enough
 // where make test runs the scripts on the CPU the timed tests leave.
 func waitRequests(ts *testscript.TestScript, neg bool, args []string) {
-	n, err := strconv.ParseInt(args[len(args)-1], 10, 64)
-	if neg || len(args) != 2 || err != nil {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: waitrequests BASE N")
+	}
+	n, err := strconv.ParseInt(args[1], 10, 64)
+	if err != nil {
 		ts.Fatalf("usage: waitrequests BASE N")
 	}
 	answered := func() int64 {
