@@ -25,6 +25,10 @@ type span struct{ from, to int }
 
 type parseMemo struct {
 	last *remembered // nil until an answer is remembered
+	// spare is the text last had before a held one replaced it, taken
+	// again once nothing holds it: a loop whose answers alternate between
+	// two kinds, each held by a request in flight, allocates none.
+	spare *remembered
 }
 
 // remembered is one answer a memo keeps. A session whose answer was
@@ -55,7 +59,7 @@ func (m *parseMemo) remember(b []byte, found *[4][]byte, inner *[numResultKeys][
 		return
 	}
 	if m.last == nil || m.last.lent > 0 {
-		m.last = new(remembered)
+		m.last, m.spare = m.free(), m.last
 	}
 	r := m.last
 	r.text = append(r.text[:0], b...)
@@ -66,6 +70,14 @@ func (m *parseMemo) remember(b []byte, found *[4][]byte, inner *[numResultKeys][
 	for i, f := range inner {
 		r.inner[i] = offset(b, f)
 	}
+}
+
+// free is the spare text when nothing holds it, else a new one.
+func (m *parseMemo) free() *remembered {
+	if r := m.spare; r != nil && r.lent == 0 {
+		return r
+	}
+	return new(remembered)
 }
 
 // forget empties the memo, keeping its buffer for the next answer

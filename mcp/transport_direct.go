@@ -59,6 +59,7 @@ type directTransport struct {
 	// text the reply points into after a match, lent from lentOn.
 	pred     h1.Prediction
 	predFrom *remembered
+	predHeld bool // predict's hold on predFrom is up
 	idBytes  [20]byte
 	lent     *remembered
 	lentOn   *parseMemo
@@ -119,11 +120,13 @@ func (t *directTransport) exchange(ctx context.Context, p *Prepared, body []byte
 	c, waited, err := t.pool.Get(start, req.Deadline)
 	res.ConnWait = waited
 	if err != nil {
+		t.releasePrediction()
 		return false, wireError(p, err)
 	}
 	t.watch(ctx, c)
 	a := &t.ans
 	err = t.call.Do(t.pool, c, &req, a)
+	t.releasePrediction()
 	sent := t.call.Sent // before an SSE answer's own requests reuse the caller
 	if err != nil {
 		t.current.Store(nil)
@@ -181,16 +184,33 @@ func (t *directTransport) request(method string, id int64) h1.Request {
 // predict is the loop memo's answer with id, for the engine to compare the
 // body with; nil off loops or before the memo holds an answer. The text
 // the last reply points into is given back first: that reply is done with.
+//
+// The prediction holds the memo's text from now until the answer is read
+// (releasePrediction), not only while the engine compares: other sessions
+// on the loop are answered while this request waits, and one that wrote
+// its answer into this text left the prediction pointing at the old bytes
+// and the reply filled from the new ones (an initialize read as the
+// tools/list answer before it, against mcp-go).
 func (t *directTransport) predict(id int64) *h1.Prediction {
 	t.returnLent()
 	if t.memo == nil || len(t.memo.text()) == 0 {
 		return nil
 	}
 	r := t.memo.last
-	t.predFrom = r
+	r.lent++
+	t.predFrom, t.predHeld = r, true
 	t.pred = h1.Prediction{MediaType: "application/json", Before: r.text[:r.id.from], After: r.text[r.id.to:],
 		ID: strconv.AppendInt(t.idBytes[:0], id, 10), Hold: &r.lent}
 	return &t.pred
+}
+
+// releasePrediction lowers predict's hold on the memo text. A matched
+// answer's reply keeps the engine's own hold until returnLent.
+func (t *directTransport) releasePrediction() {
+	if t.predHeld {
+		t.predFrom.lent--
+		t.predHeld = false
+	}
 }
 
 // returnLent gives back the memo text the session's reply points into,

@@ -52,6 +52,7 @@ func readMatched(t testing.TB, memo *parseMemo, ans string, id int64, step int) 
 func (t *directTransport) readAnswer(c *h1.Conn, method string, id int64) (h1.Answer, error) {
 	req := t.request(method, id)
 	err := t.call.Read(t.pool, c, &req, &t.ans)
+	t.releasePrediction()
 	return t.ans, err
 }
 
@@ -276,5 +277,57 @@ func TestMatchedAnswerFollowedByAnotherStaysTheAnswer(t *testing.T) {
 	g.Run()
 	if ok < 20 {
 		t.Errorf("%d of 40 ok (%d stale copies read)", ok, stale)
+	}
+}
+
+// A request's prediction holds the memo's text until its answer is read:
+// another session on the loop, answered while the request waits, must not
+// write its answer into the text the prediction points at. On 63395fe the
+// other answer went into the memo's text, the waiting answer still matched
+// the old bytes, and its reply was filled from the new ones: mcp-go's
+// initialize answer was read as the tools/list result before it.
+func TestPredictionHoldsTheMemoUntilItsAnswer(t *testing.T) {
+	const initAnswer = `{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-06-18","serverInfo":{"name":"m"}}}`
+	longer := `{"jsonrpc":"2.0","id":5,"result":{"tools":[{"name":"` + strings.Repeat("e", 300) + `"}]}}`
+	for _, other := range []string{longer, `{"jsonrpc":"2.0","id":5,"result":{}}`} {
+		memo := memoOf(t, initAnswer)
+		d, c := matchingConn(memo, withLength(strings.Replace(initAnswer, `"id":1`, `"id":8`, 1)), h1.ReadBuffer)
+		req := d.request("initialize", 8)
+		// Another session on the loop is answered while this one waits.
+		o := reply{shared: memo}
+		if err := o.parse([]byte(other)); err != nil {
+			t.Fatal(err)
+		}
+		err := d.call.Read(d.pool, c, &req, &d.ans)
+		d.releasePrediction()
+		if err != nil || !d.answersID(&d.ans, 8) {
+			t.Fatalf("not read: %v", err)
+		}
+		if got := string(d.s.rep.Result); !strings.Contains(got, "protocolVersion") {
+			t.Fatalf("the initialize answer was read as %s", got)
+		}
+		d.returnLent()
+		if memo.last.lent != 0 {
+			t.Fatalf("the memo's text is still held %d times", memo.last.lent)
+		}
+	}
+}
+
+// Answers of two kinds, each remembered while a request holds the other's
+// text, take turns with two texts: no allocation per answer.
+func TestHeldMemoTextsAreReused(t *testing.T) {
+	memo := memoOf(t, matchBase)
+	answers := [][]byte{[]byte(matchBase), []byte(strings.Replace(matchBase, `"a"`, `"x"`, 1))}
+	o := reply{shared: memo}
+	i := 0
+	n := testing.AllocsPerRun(100, func() {
+		held := memo.last
+		held.lent++ // a request in flight predicts from it
+		i++
+		_ = o.parse(answers[i%2])
+		held.lent--
+	})
+	if n != 0 {
+		t.Errorf("%v allocations remembering an answer while the last is held", n)
 	}
 }
