@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -25,6 +26,11 @@ func TestRampIsNotAStall(t *testing.T) {
 	r.Soak = results.AnalyzeSoak(s, results.SoakOptions{})
 	if d := r.Soak.Drift; d == nil || d.FirstRequests != 0 || d.Enough() {
 		t.Fatalf("drift %+v: want a first tenth with no answers", d)
+	}
+	// Not computed is null in the JSON, never a 0 a script reads as "no drift".
+	js, err := json.Marshal(r.Soak.Drift)
+	if err != nil || !strings.Contains(string(js), `"first_p99_ms":null`) || !strings.Contains(string(js), `"ratio":null`) {
+		t.Errorf("drift in JSON: %s %v", js, err)
 	}
 	var b bytes.Buffer
 	if err := WriteRunHTML(&b, r); err != nil {

@@ -49,13 +49,16 @@ type Trend struct {
 }
 
 // Drift compares p99 latency of the first tenth of the run with the last,
-// each from the buckets' merged histograms.
+// each from the buckets' merged histograms. A p99 of a tenth without
+// answers, and the ratio unless both tenths hold enough answers (Enough),
+// were never computed: null in the JSON, not 0, which a script would read
+// as a latency or as "no drift".
 type Drift struct {
-	FirstP99MS    float64 `json:"first_p99_ms"`
-	LastP99MS     float64 `json:"last_p99_ms"`
-	FirstRequests int64   `json:"first_requests"`
-	LastRequests  int64   `json:"last_requests"`
-	Ratio         float64 `json:"ratio"`
+	FirstP99MS    *float64 `json:"first_p99_ms"`
+	LastP99MS     *float64 `json:"last_p99_ms"`
+	FirstRequests int64    `json:"first_requests"`
+	LastRequests  int64    `json:"last_requests"`
+	Ratio         *float64 `json:"ratio"`
 }
 
 // Verdict is one finding, in words. Leak marks growth of a server series,

@@ -102,7 +102,7 @@ func TestSoakLatencyDriftAndTrend(t *testing.T) {
 		return int64((1000 + rng.ExpFloat64()*500) * (1 + 3*float64(i)/50))
 	})
 	soak := AnalyzeSoak(s, SoakOptions{Warmup: 5 * time.Second})
-	if soak.Drift == nil || soak.Drift.Ratio < 3 || soak.Drift.FirstRequests != 1000 {
+	if soak.Drift == nil || soak.Drift.Ratio == nil || *soak.Drift.Ratio < 3 || soak.Drift.FirstRequests != 1000 {
 		t.Fatalf("drift %+v, want a ratio over 3 from 5 buckets of 200", soak.Drift)
 	}
 	var texts []string

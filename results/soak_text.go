@@ -42,12 +42,22 @@ func drift(s *Series) *Drift {
 	if !okF || !okL {
 		return nil
 	}
-	d := &Drift{FirstP99MS: first.p99, LastP99MS: last.p99, FirstRequests: first.n, LastRequests: last.n}
-	if first.p99 > 0 {
-		d.Ratio = last.p99 / first.p99
+	d := &Drift{FirstP99MS: first.figure(), LastP99MS: last.figure(), FirstRequests: first.n, LastRequests: last.n}
+	if d.Enough() && first.p99 > 0 {
+		d.Ratio = ptr(last.p99 / first.p99)
 	}
 	return d
 }
+
+// figure is the p99, nil for a tenth without answers.
+func (p p99Of) figure() *float64 {
+	if p.n == 0 {
+		return nil
+	}
+	return ptr(p.p99)
+}
+
+func ptr(v float64) *float64 { return &v }
 
 type p99Of struct {
 	p99 float64
@@ -82,29 +92,30 @@ func (d *Drift) Enough() bool {
 // Line is the drift in words, for the reports (ms prints a latency): the
 // two p99s with their answers, and the ratio only where it means something.
 func (d *Drift) Line(ms func(float64) string) string {
-	tenth := func(p99 float64, n int64) string {
-		if n == 0 {
+	tenth := func(p99 *float64, n int64) string {
+		if p99 == nil {
 			return "no answers"
 		}
-		return fmt.Sprintf("%s ms (%d answers)", ms(p99), n)
+		return fmt.Sprintf("%s ms (%d answers)", ms(*p99), n)
 	}
 	s := fmt.Sprintf("p99 latency: %s over the first tenth of the run, %s over the last", tenth(d.FirstP99MS, d.FirstRequests), tenth(d.LastP99MS, d.LastRequests))
-	if !d.Enough() {
+	if d.Ratio == nil {
 		return s + fmt.Sprintf(": not enough answers to compare (%d needed in each)", driftMinRequests)
 	}
-	return s + fmt.Sprintf(" (%.2fx)", d.Ratio)
+	return s + fmt.Sprintf(" (%.2fx)", *d.Ratio)
 }
 
 // driftVerdict judges a drift by the rules above.
 func driftVerdict(d *Drift) (Verdict, bool) {
-	if d == nil || !d.Enough() {
+	if d == nil || d.Ratio == nil {
 		return Verdict{}, false
 	}
-	if d.LastP99MS < driftRatio*d.FirstP99MS || d.LastP99MS-d.FirstP99MS < driftMinMS {
+	first, last := *d.FirstP99MS, *d.LastP99MS
+	if last < driftRatio*first || last-first < driftMinMS {
 		return Verdict{}, false
 	}
 	return Verdict{Series: "p99_ms", Text: fmt.Sprintf("p99 latency drifted from %s ms in the first tenth of the run to %s ms in the last (%.1fx)",
-		num(d.FirstP99MS), num(d.LastP99MS), d.Ratio)}, true
+		num(first), num(last), *d.Ratio)}, true
 }
 
 // Leaks counts the verdicts that are leaks (growth of a server series).
