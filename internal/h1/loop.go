@@ -127,7 +127,7 @@ func (p *LoopPool) Put(c *Conn, reusable bool) {
 
 func (p *LoopPool) limit() int { return p.pools.cfg.MaxBody }
 
-func (p *LoopPool) held() *atomic.Int32 { return &p.pools.base.streamsHeld }
+func (p *LoopPool) ends() *streamEnds { return &p.pools.base.streamEnds }
 
 func (p *LoopPool) Close() {
 	p.closed.Store(true)

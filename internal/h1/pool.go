@@ -30,9 +30,9 @@ type Pool interface {
 	recallHead(br *bufio.Reader, keep []byte) ([]byte, *Head, bool)
 	rememberHead(h []byte, parsed Head, close bool, keep []byte)
 	fit(c *Conn, used int)
-	// held is the client's count of streams in a row whose end did not
-	// come in their wait (stream.go).
-	held() *atomic.Int32
+	// ends is what the client has seen of the server's stream ends
+	// (stream.go).
+	ends() *streamEnds
 }
 
 // ErrNoFreeConn is a request that found no free connection in time.
@@ -59,9 +59,9 @@ type GoPool struct {
 	closed atomic.Bool
 	// unhold lets the kernel stop stamping once the pool is closed.
 	unhold func()
-	// streamsHeld counts the streams in a row whose end did not come in
-	// their wait: the loop pools share the client's count.
-	streamsHeld atomic.Int32
+	// streamEnds is what the client has seen of stream ends: the loop
+	// pools share the client's.
+	streamEnds streamEnds
 }
 
 var _ Pool = (*GoPool)(nil)
@@ -170,7 +170,7 @@ func (p *GoPool) limit() int { return p.cfg.MaxBody }
 // share it.
 func (p *GoPool) Gate() DialGate { return p.cfg.Gate }
 
-func (p *GoPool) held() *atomic.Int32 { return &p.streamsHeld }
+func (p *GoPool) ends() *streamEnds { return &p.streamEnds }
 
 // The goroutine pool keeps no head and grows no buffer: its connections
 // take turns among all the client's goroutines.

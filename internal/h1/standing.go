@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"io"
 	"net"
-	"sync/atomic"
 	"time"
 
 	"github.com/valyala/fasthttp"
@@ -127,4 +126,4 @@ func (a alone) limit() int                                           { return a.
 func (alone) recallHead(*bufio.Reader, []byte) ([]byte, *Head, bool) { return nil, nil, false }
 func (alone) rememberHead([]byte, Head, bool, []byte)                {}
 func (alone) fit(*Conn, int)                                         {}
-func (alone) held() *atomic.Int32                                    { return new(atomic.Int32) }
+func (alone) ends() *streamEnds                                      { return new(streamEnds) }

@@ -8,6 +8,7 @@ import (
 	"net"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -17,6 +18,14 @@ import (
 // address; it stops when t ends.
 func sseServer(t *testing.T, end time.Duration) string {
 	t.Helper()
+	return sseServerEnds(t, end)
+}
+
+// sseServerEnds is sseServer whose n-th stream (counted over all its
+// connections) ends ends[n] after its event, the last of ends from there on.
+func sseServerEnds(t *testing.T, ends ...time.Duration) string {
+	t.Helper()
+	var streams atomic.Int32
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -37,6 +46,7 @@ func sseServer(t *testing.T, end time.Duration) string {
 					if _, err := io.WriteString(c, ans); err != nil {
 						return
 					}
+					end := ends[min(int(streams.Add(1))-1, len(ends)-1)]
 					if end < 0 {
 						_, _ = io.Copy(io.Discard, r) // until the client closes
 						return
@@ -275,5 +285,31 @@ func BenchmarkStreamRest(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// Once the server has been seen to end a stream after its response, a
+// late end is waited for (LateEndWait) rather than given up at RestWait:
+// a busy server's ends come late, and a connection dialled for each was
+// twice the connections at a run's start on a loaded machine.
+func TestLateEndsAreWaitedForOnceEndsAreSeen(t *testing.T) {
+	defer func(w time.Duration) { RestWait = w }(RestWait)
+	RestWait = 20 * time.Millisecond
+	late := 150 * time.Millisecond
+	// Before any end is seen a late one is given up at RestWait.
+	p := poolFor(sseServer(t, late), 1)
+	defer p.Close()
+	if took := streamN(t, p, 2); p.cfg.Dials.Load() != 2 || took[0] > late {
+		t.Fatalf("%d dials, the second request waited %v, want 2 and about %v", p.cfg.Dials.Load(), took[0], RestWait)
+	}
+	// The first stream ends at once, the others late.
+	p = poolFor(sseServerEnds(t, 0, late), 1)
+	defer p.Close()
+	took := streamN(t, p, 5)
+	if d := p.cfg.Dials.Load(); d != 1 {
+		t.Errorf("%d dials for 5 requests, want 1: late ends were not waited for (waits %v)", d, took)
+	}
+	if took[len(took)-1] < late/2 {
+		t.Errorf("the last request waited %v for an end %v away", took[len(took)-1], late)
 	}
 }
