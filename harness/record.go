@@ -21,6 +21,8 @@ type RecordOptions struct {
 	Upstream string // the server's MCP endpoint
 	Out      string // the scenario file
 	Redact   []string
+	// MinAnswerTime is the proxy's (record.Proxy.MinAnswerTime).
+	MinAnswerTime time.Duration
 	// Command, when set, is a stdio server to stand in front of instead:
 	// the client's messages come on Stdin, the server's go to Stdout.
 	Command        []string
@@ -76,6 +78,7 @@ func Record(ctx context.Context, o RecordOptions) error {
 		return werr
 	}
 	p = record.NewProxy(up, func(string, []record.Call) { _ = write() })
+	p.MinAnswerTime = o.MinAnswerTime
 	srv := &http.Server{Handler: p, ReadHeaderTimeout: 10 * time.Second}
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(l) }()

@@ -36,6 +36,16 @@ type Call struct {
 // and notes the requests of each session. OnEnd, when set, is called with
 // a session's calls when the client ends it (its DELETE).
 type Proxy struct {
+	// MinAnswerTime holds an answer that comes sooner until this long
+	// after its request. Answer times alone cannot tell two requests a
+	// client sent at once from two it sent in turn when the server is
+	// fast: the first answer can be back before the second request, on a
+	// connection of its own, reaches the proxy. Held, the answer cannot
+	// have reached the client when it sent a request that arrives
+	// meanwhile, so that request was sent at once, whatever the server's
+	// speed; a request sent in turn still comes after the answer.
+	MinAnswerTime time.Duration
+
 	upstream *url.URL
 	rp       *httputil.ReverseProxy
 	onEnd    func(id string, calls []Call)
@@ -106,6 +116,9 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	var answered time.Time // when the last bytes of an answer came
 	l := &listener{seen: seen, answered: func() { answered = time.Now() }}
+	if len(msgs) > 0 && p.MinAnswerTime > 0 {
+		l.holdUntil = sent.Add(p.MinAnswerTime)
+	}
 	p.rp.ServeHTTP(sw, r.WithContext(context.WithValue(r.Context(), tapKey{}, l)))
 	id := r.Header.Get("Mcp-Session-Id")
 	if id == "" {

@@ -2,10 +2,12 @@ package record
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"io"
 	"net/http"
 	"strings"
+	"time"
 )
 
 // tapKey carries, in a forwarded request's context, the *listener to tell
@@ -18,6 +20,23 @@ type tapKey struct{}
 type listener struct {
 	seen     func(message)
 	answered func()
+	// holdUntil is when the answer may leave, at the soonest (zero: at
+	// once): see Proxy.MinAnswerTime.
+	holdUntil time.Time
+}
+
+// hold waits until the answer may leave, or ctx ends.
+func (l *listener) hold(ctx context.Context) {
+	d := time.Until(l.holdUntil)
+	if d <= 0 {
+		return
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-ctx.Done():
+	}
 }
 
 // tapEvents lets an answer pass unchanged while it listens. An SSE
@@ -33,6 +52,7 @@ func tapEvents(resp *http.Response) error {
 	if l == nil {
 		return nil
 	}
+	l.hold(resp.Request.Context())
 	if !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
 		resp.Body = &answerTap{ReadCloser: resp.Body, answered: l.answered}
 		return nil

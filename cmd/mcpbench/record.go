@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/spf13/pflag"
 
@@ -39,6 +40,7 @@ Example:
 type recordFlags struct {
 	listen, upstream, out string
 	redact                []string
+	minAnswer             time.Duration
 }
 
 func (f *recordFlags) flagSet() *pflag.FlagSet {
@@ -47,6 +49,9 @@ func (f *recordFlags) flagSet() *pflag.FlagSet {
 	fs.StringVar(&f.upstream, "upstream", "", "the server's MCP endpoint `URL`")
 	fs.StringVar(&f.out, "scenario-out", "", "the scenario `FILE` to write")
 	fs.StringSliceVar(&f.redact, "redact", nil, "argument `PATH`s (a.b for nested fields) whose values are written as REDACTED")
+	fs.DurationVar(&f.minAnswer, "min-answer-time", 250*time.Millisecond,
+		"hold answers that come sooner until `D` after their request, so that requests a client sends at once reach record before the first answer leaves, however fast the server (0: pass answers on at once)")
+	limitFlags(fs, pauseUpTo(time.Minute), "min-answer-time")
 	return fs
 }
 
@@ -82,8 +87,9 @@ func recordMain(ctx context.Context, args []string, e env) int {
 		return exitFor(e, "record", err)
 	}
 	err := harness.Record(ctx, harness.RecordOptions{Listen: f.listen, Upstream: f.upstream, Out: f.out, Redact: f.redact,
-		Ready: func(url string) { fmt.Fprintf(e.stdout, "mcpbench record: listening on %s\n", url) },
-		Wrote: func(n int) { fmt.Fprintf(e.stderr, "mcpbench record: %s: %d session(s)\n", f.out, n) },
+		MinAnswerTime: f.minAnswer,
+		Ready:         func(url string) { fmt.Fprintf(e.stdout, "mcpbench record: listening on %s\n", url) },
+		Wrote:         func(n int) { fmt.Fprintf(e.stderr, "mcpbench record: %s: %d session(s)\n", f.out, n) },
 	})
 	if err != nil {
 		return exitFor(e, "record", usagef("%v", err))
