@@ -77,15 +77,16 @@ func held(p *results.Point, k int) bool {
 	return k > 0 && p.Stages[k-1].Target == p.Stages[k].Target && p.Stages[k].ToS > p.Stages[k].FromS
 }
 
-// TestClosedStagesFollowTheServersCapacity: 64 slots of 20 ms, so N
-// workers make N / 20 ms requests a second while N stays under 64. Every
-// held stage must come within 10% of that. A rate too high is always a
-// bug; one too low may be a machine busy with other work (each request
-// then waits for the CPU too), so a low run is measured once more.
+// TestClosedStagesFollowTheServersCapacity: a stage that holds N workers
+// makes as many requests a second as a plain run of N workers against the
+// same server, measured just after it: within 10%. The server's 20 ms
+// sleeps take longer than 20 ms on a busy machine (22.3 ms on one), so the
+// rate is compared with a run, not with a model of the server. A low
+// stage may be a machine busy with other work in between, so a run off
+// the mark is measured once more.
 func TestClosedStagesFollowTheServersCapacity(t *testing.T) {
 	t.Parallel() // bound by its server's sleeps, like the other stage tests: they run side by side
-	const service = 20 * time.Millisecond
-	_, setup := startModelled(t, target.Config{Capacity: 64, ServiceTime: service}, 32)
+	_, setup := startModelled(t, target.Config{Capacity: 64, ServiceTime: 20 * time.Millisecond}, 32)
 	stages := mustStages(t, "1s:4,2s:4,1s:12,2s:12,1s:2")
 	var off []string
 	for attempt := 0; attempt < 2; attempt++ {
@@ -95,14 +96,13 @@ func TestClosedStagesFollowTheServersCapacity(t *testing.T) {
 		}
 		off = off[:0]
 		for k, st := range p.Stages {
-			want := st.Target / service.Seconds()
-			if !held(p, k) || math.Abs(st.RPS-want) <= 0.1*want {
+			if !held(p, k) {
 				continue
 			}
-			if st.RPS > want {
-				t.Fatalf("stage %d held %g workers at %.1f/s, above the ceiling %.0f/s", k+1, st.Target, st.RPS, want)
+			want := plainRate(t, setup, int(st.Target), time.Duration((st.ToS-st.FromS)*float64(time.Second)))
+			if math.Abs(st.RPS-want) > 0.1*want {
+				off = append(off, fmt.Sprintf("stage %d held %g workers at %.1f/s, a plain run of them %.1f/s", k+1, st.Target, st.RPS, want))
 			}
-			off = append(off, fmt.Sprintf("stage %d held %g workers at %.1f/s, want %.0f/s within 10%%", k+1, st.Target, st.RPS, want))
 		}
 		if len(off) == 0 {
 			return
@@ -110,6 +110,17 @@ func TestClosedStagesFollowTheServersCapacity(t *testing.T) {
 		t.Logf("attempt %d: %s", attempt+1, strings.Join(off, "; "))
 	}
 	t.Error(strings.Join(off, "; "))
+}
+
+// plainRate is the rate of a plain closed run of n workers for d.
+func plainRate(t *testing.T, setup Setup, n int, d time.Duration) float64 {
+	t.Helper()
+	r, err := Run(context.Background(), RunConfig{Setup: setup, Load: bench.Config{Concurrency: n, Duration: d}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("plain run of %d workers for %v: %.1f/s", n, d, r.Point.RPS)
+	return r.Point.RPS
 }
 
 func TestRateStagesHoldTheirRates(t *testing.T) {
