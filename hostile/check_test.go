@@ -80,6 +80,9 @@ func checkCase(t *testing.T, r *result) {
 // memory ceiling.
 func checkProcess(t *testing.T, what string, o outcome, limit time.Duration) {
 	t.Helper()
+	if o.starvedOnce != nil {
+		t.Logf("%s: the first try's set-up timed out on a starved machine, run again: %s", what, lastLine(o.starvedOnce))
+	}
 	if o.killed {
 		t.Errorf("%s: still running after %s; killed", what, o.elapsed.Round(time.Second))
 	} else if o.elapsed > limit {
@@ -138,4 +141,10 @@ func clip(b []byte) string {
 		return s[:400] + "…"
 	}
 	return s
+}
+
+// lastLine is the last line of b that has text.
+func lastLine(b []byte) string {
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	return lines[len(lines)-1]
 }

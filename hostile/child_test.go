@@ -93,13 +93,16 @@ func randomHex(n int) string {
 
 // outcome is what one mcpbench process did.
 type outcome struct {
-	args    []string
-	code    int
-	elapsed time.Duration
-	peakRSS int64 // bytes: the child's maximum resident set
-	stdout  []byte
-	stderr  []byte
-	killed  bool // it outlived its hard limit and was killed
+	args []string
+	code int
+	// starvedOnce is the stderr of a first try whose set-up timed out
+	// (runChildUnstarved), reported with the case.
+	starvedOnce []byte
+	elapsed     time.Duration
+	peakRSS     int64 // bytes: the child's maximum resident set
+	stdout      []byte
+	stderr      []byte
+	killed      bool // it outlived its hard limit and was killed
 }
 
 // captureLimit bounds what the suite keeps of a child's stdout and stderr.
