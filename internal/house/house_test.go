@@ -26,6 +26,7 @@ const module = "github.com/mcpbench/mcpbench/"
 var layers = map[string]int{
 	"internal/evloop":      0,
 	"internal/jsonscan":    0,
+	"abstat":               0,
 	"internal/h1":          1,
 	"mcp/oauth":            1,
 	"mcp":                  2,
