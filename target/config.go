@@ -103,6 +103,11 @@ type Config struct {
 	Capacity    int           // concurrent handler slots for tools/list and tools/call; DefaultCapacity when <= 0
 	ServiceTime time.Duration // mean time a request holds its slot
 	ServiceDist string        // DistFixed (default), DistExp or DistLognormal
+	// Burn is CPU time each tools/call spends in a busy loop (not a
+	// sleep) after its slot's service time, before the tool runs: a known
+	// CPU cost per call, beside ServiceTime's latency. It needs the SDK
+	// server (not FixedResponse).
+	Burn time.Duration
 
 	ListCacheTTL  time.Duration // tools/list cache lifetime; 0 = every list is a miss
 	ListBuildTime time.Duration // extra time a cache miss spends building
@@ -145,6 +150,12 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.ServiceTime < 0 {
 		return c, fmt.Errorf("service time must be >= 0, got %s", c.ServiceTime)
+	}
+	if c.Burn < 0 {
+		return c, fmt.Errorf("burn must be >= 0, got %s", c.Burn)
+	}
+	if c.Burn > 0 && c.FixedResponse {
+		return c, fmt.Errorf("burn needs the SDK server, not the fixed response")
 	}
 	switch c.FixedEngine {
 	case "":
