@@ -151,12 +151,6 @@ func (c Config) withDefaults() (Config, error) {
 	if c.ServiceTime < 0 {
 		return c, fmt.Errorf("service time must be >= 0, got %s", c.ServiceTime)
 	}
-	if c.Burn < 0 {
-		return c, fmt.Errorf("burn must be >= 0, got %s", c.Burn)
-	}
-	if c.Burn > 0 && c.FixedResponse {
-		return c, fmt.Errorf("burn needs the SDK server, not the fixed response")
-	}
 	switch c.FixedEngine {
 	case "":
 		c.FixedEngine = FixedFastHTTP
@@ -210,14 +204,26 @@ func (c Config) withDefaults() (Config, error) {
 	if c.OAuthClientSecret == "" {
 		c.OAuthClientSecret = DefaultOAuthClientSecret
 	}
+	return c, c.checkOnPurpose()
+}
+
+// checkOnPurpose checks the costs and leaks the server takes on purpose
+// (Burn, LeakPerRequest, LeakSessions), which all need the SDK server.
+func (c Config) checkOnPurpose() error {
+	if c.Burn < 0 {
+		return fmt.Errorf("burn must be >= 0, got %s", c.Burn)
+	}
+	if c.Burn > 0 && c.FixedResponse {
+		return fmt.Errorf("burn needs the SDK server, not the fixed response")
+	}
 	if c.LeakPerRequest < 0 {
-		return c, fmt.Errorf("leak per request must be >= 0 bytes, got %d", c.LeakPerRequest)
+		return fmt.Errorf("leak per request must be >= 0 bytes, got %d", c.LeakPerRequest)
 	}
 	if (c.LeakPerRequest > 0 || c.LeakSessions) && c.FixedResponse {
-		return c, fmt.Errorf("the leaks need the SDK server, not fixed responses")
+		return fmt.Errorf("the leaks need the SDK server, not fixed responses")
 	}
 	if c.LeakSessions && c.Stateless {
-		return c, fmt.Errorf("a session leak needs sessions: not with stateless")
+		return fmt.Errorf("a session leak needs sessions: not with stateless")
 	}
-	return c, nil
+	return nil
 }
