@@ -53,5 +53,5 @@
 // Alpha (the simulation test measures it); exact group-sequential boundaries
 // would be sharper and are left for later. Because only the a_k's sum
 // matters, a run that must stop early (its time budget spent) takes its last
-// look at once with the next unused a_k.
+// look at once with all the alpha its earlier looks left unspent.
 package abstat

@@ -149,6 +149,7 @@ type Sequential struct {
 	alphas  []float64
 	gated   []Metric
 	looks   int
+	spent   float64 // alpha spent by the looks so far
 	results map[Metric]Result
 	decided map[Metric]bool
 }
@@ -183,15 +184,19 @@ func (s *Sequential) Due(n int) bool {
 	return s.looks < len(looks) && n >= looks[s.looks]
 }
 
-// Look judges every undecided metric of data with the next look's level.
-// A final look (the last planned one, or an early stop) leaves the
-// undecided inconclusive. It says whether the experiment is over: every
+// Look judges every undecided metric of data with the next look's level;
+// a final look (an early stop: the budget spent, an interrupt) with all the
+// alpha not yet spent. The last look leaves the undecided inconclusive. It says whether the experiment is over: every
 // gated metric decided, or no look left.
 func (s *Sequential) Look(data map[Metric]Paired, final bool) bool {
 	if s.looks >= len(s.alphas) {
 		return true
 	}
 	alpha := s.alphas[s.looks]
+	if final { // no look will follow: this one may spend all that is left
+		alpha = s.plan.Alpha - s.spent
+	}
+	s.spent += alpha
 	s.looks++
 	for _, m := range Metrics {
 		p, ok := data[m]

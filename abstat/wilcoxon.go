@@ -191,6 +191,10 @@ func WalshInterval(d []float64, confidence float64) (Interval, bool) {
 	slices.Sort(walsh)
 	m := len(walsh)
 	iv := Interval{Estimate: median(walsh)}
+	if walsh[0] == walsh[m-1] { // every average the same: so is every interval
+		iv.Low, iv.High, iv.Bounded = walsh[0], walsh[0], true
+		return iv, true
+	}
 	c := walshRank(n, 1-confidence)
 	if c < 1 {
 		iv.Low, iv.High = walsh[0], walsh[m-1]
