@@ -40,6 +40,7 @@ var layers = map[string]int{
 	"record":               1,
 	"sampler":              1,
 	"bench":                2,
+	"ab":                   2,
 	"workload":             3,
 	"sweep":                3,
 	"probe":                4,
