@@ -146,7 +146,8 @@ type Paired struct{ A, B []float64 }
 // Sequential runs a plan's looks over growing rounds.
 type Sequential struct {
 	plan    Plan
-	alphas  []float64
+	alphas  []float64 // each look's share of Alpha
+	levels  []float64 // each look's nominal level, calibrated to its share
 	gated   []Metric
 	looks   int
 	spent   float64 // alpha spent by the looks so far
@@ -170,7 +171,7 @@ func NewSequential(plan Plan, gated []Metric) (*Sequential, error) {
 		}
 	}
 	return &Sequential{
-		plan: plan, alphas: plan.LookAlphas(), gated: gated,
+		plan: plan, alphas: plan.LookAlphas(), levels: plan.levels(), gated: gated,
 		results: map[Metric]Result{}, decided: map[Metric]bool{},
 	}, nil
 }
@@ -192,11 +193,13 @@ func (s *Sequential) Look(data map[Metric]Paired, final bool) bool {
 	if s.looks >= len(s.alphas) {
 		return true
 	}
-	alpha := s.alphas[s.looks]
-	if final { // no look will follow: this one may spend all that is left
-		alpha = s.plan.Alpha - s.spent
+	alpha := s.levels[s.looks]
+	s.spent += s.alphas[s.looks]
+	if final && s.looks < len(s.alphas)-1 {
+		// An early stop: no look follows, so this one may spend, at its
+		// own level, all that the looks before it left.
+		alpha = s.plan.Alpha - (s.spent - s.alphas[s.looks])
 	}
-	s.spent += alpha
 	s.looks++
 	for _, m := range Metrics {
 		p, ok := data[m]

@@ -2,6 +2,7 @@ package abstat
 
 import (
 	"math"
+	"slices"
 	"testing"
 )
 
@@ -81,5 +82,28 @@ func TestFinalLookSpendsTheRest(t *testing.T) {
 	}
 	if got := s.Verdicts()[0].Alpha; math.Abs(first+got-0.05) > 1e-12 {
 		t.Errorf("looks at %v then %v, want the second to spend the rest of 0.05", first, got)
+	}
+}
+
+// TestCalibratedLevels: every look's level is at least its share (the union
+// bound's level), the later looks' well above it, and a plan's levels are
+// the same each time (a fixed seed).
+func TestCalibratedLevels(t *testing.T) {
+	p, err := Plan{MaxRounds: 20}.WithDefaults()
+	if err != nil {
+		t.Fatal(err)
+	}
+	levels, shares := p.levels(), p.LookAlphas()
+	for k := range levels {
+		if levels[k] < shares[k] {
+			t.Errorf("look %d: level %v below its share %v", k, levels[k], shares[k])
+		}
+	}
+	if last := len(levels) - 1; levels[last] < 2*shares[last] {
+		t.Errorf("last look: level %v, share %v: want the calibration to give it more", levels[last], shares[last])
+	}
+	calibrations.Delete(p)
+	if again := p.levels(); !slices.Equal(again, levels) {
+		t.Errorf("levels %v, then %v", levels, again)
 	}
 }

@@ -57,28 +57,42 @@ func SignedRankTest(d []float64) SignedRank {
 			r.V += ranks[i]
 		}
 	}
-	n := float64(r.N)
 	if r.N < exactBelow && !r.Ties && r.Zeros == 0 {
 		r.Exact = true
-		cdf := signRankCDF(r.N)
-		var p float64
-		if r.V > n*(n+1)/4 {
-			p = 1 - at(cdf, int(r.V)-1) // P(V' >= V)
-		} else {
-			p = at(cdf, int(r.V)) // P(V' <= V)
-		}
-		r.P = math.Min(1, 2*p)
+		r.P = exactP(r.N, r.V)
 		return r
 	}
-	variance := n * (n + 1) * (2*n + 1) / 24
+	r.P = normalP(r.N, r.V, tieSizes)
+	return r
+}
+
+// exactP is the two-sided p-value of V for n differences from the exact
+// distribution, as R's wilcox.test takes it.
+func exactP(n int, v float64) float64 {
+	cdf := signRankCDF(n)
+	nf := float64(n)
+	var p float64
+	if v > nf*(nf+1)/4 {
+		p = 1 - at(cdf, int(v)-1) // P(V' >= V)
+	} else {
+		p = at(cdf, int(v)) // P(V' <= V)
+	}
+	return math.Min(1, 2*p)
+}
+
+// normalP is the two-sided p-value of V for n differences from the normal
+// approximation, its variance corrected for the groups of ties and a
+// continuity correction of 1/2, as R's wilcox.test takes it.
+func normalP(n int, v float64, tieSizes []float64) float64 {
+	nf := float64(n)
+	variance := nf * (nf + 1) * (2*nf + 1) / 24
 	for _, t := range tieSizes {
 		variance -= (t*t*t - t) / 48
 	}
-	z := r.V - n*(n+1)/4
 	if variance <= 0 {
-		r.P = 1
-		return r
+		return 1
 	}
+	z := v - nf*(nf+1)/4
 	switch { // continuity correction towards the centre
 	case z > 0:
 		z -= 0.5
@@ -86,8 +100,7 @@ func SignedRankTest(d []float64) SignedRank {
 		z += 0.5
 	}
 	z /= math.Sqrt(variance)
-	r.P = math.Min(1, 2*distuv.UnitNormal.CDF(-math.Abs(z)))
-	return r
+	return math.Min(1, 2*distuv.UnitNormal.CDF(-math.Abs(z)))
 }
 
 // at reads cdf[k], 0 below the support and 1 above it.
