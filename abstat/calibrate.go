@@ -7,13 +7,23 @@ import (
 )
 
 // The calibration's Monte Carlo: how many null paths, and the fewest
-// first rejections a look's share must come to before the paths set its
-// level (below that the estimate is too rough, and the look keeps the
-// union bound's level, its share itself).
+// alarms that the alpha spent so far must come to before the paths set a
+// look's level (below that the estimate is too rough, and the look keeps
+// the union bound's level, its share itself).
 const (
 	calibrationPaths = 20000
 	minCalibrated    = 25
+	// calibrationWork bounds the Walsh sums a calibration counts, so that
+	// a long plan takes fewer paths (down to minPaths) rather than
+	// minutes: 20,000 paths up to 173 rounds.
+	calibrationWork = 3e8
+	minPaths        = 4000
 )
+
+// pathsFor is how many null experiments calibrate a plan of n rounds.
+func pathsFor(n int) int {
+	return max(minPaths, min(calibrationPaths, int(calibrationWork/(float64(n)*float64(n+1)/2))))
+}
 
 var calibrations sync.Map // Plan -> []float64
 
@@ -47,7 +57,7 @@ func nullPath(rng *rand.Rand, looks []int, d, p []float64) {
 
 // levels are the nominal levels of the plan's looks: the largest at which
 // the chance that look k is the first to reject, under H0, is at most its
-// share a_k of alpha, estimated from calibrationPaths null experiments
+// share a_k of alpha, estimated from pathsFor(MaxRounds) null experiments
 // drawn from a fixed seed (so every run of a plan uses the same levels).
 // The union bound's levels are the a_k themselves; these are higher,
 // since looks that share rounds mostly reject together, and so find more.
@@ -57,7 +67,11 @@ func (p Plan) levels() []float64 {
 	}
 	looks, shares := p.Looks(), p.LookAlphas()
 	rng := rand.New(rand.NewPCG(0x0ab5_7a75, uint64(p.MaxRounds)))
-	pv := make([][]float64, calibrationPaths) // pv[path][look]
+	paths := pathsFor(p.MaxRounds)
+	// pv[path][look]. float64, as Judge computes them: a level must sit
+	// exactly at one of the exact test's discrete p-values, or an atom of
+	// paths would alarm in Judge that did not here.
+	pv := make([][]float64, paths)
 	d := make([]float64, p.MaxRounds)
 	for i := range pv {
 		pv[i] = make([]float64, len(looks))
@@ -69,6 +83,7 @@ func (p Plan) levels() []float64 {
 	}
 	levels := make([]float64, len(looks))
 	var ps []float64
+	spent, rejected := 0.0, 0
 	for k := range looks {
 		ps = ps[:0]
 		for i, a := range alive {
@@ -77,14 +92,21 @@ func (p Plan) levels() []float64 {
 			}
 		}
 		slices.Sort(ps)
+		spent += shares[k]
 		levels[k] = shares[k]
-		if budget := int(shares[k] * calibrationPaths); budget >= minCalibrated && budget < len(ps) {
-			// p < ps[budget] holds for at most budget paths.
-			levels[k] = max(shares[k], ps[budget])
+		// The paths may alarm first here as many times as the looks so
+		// far may have alarmed in all, less those that already did; the
+		// cumulative count keeps the rounding of small shares from adding
+		// up over many looks.
+		target := int(spent * float64(paths))
+		if allowed := target - rejected; target >= minCalibrated && allowed > 0 && allowed < len(ps) {
+			// p < ps[allowed] holds for at most allowed paths.
+			levels[k] = max(shares[k], ps[allowed])
 		}
 		for i, a := range alive {
 			if a && pv[i][k] < levels[k] {
 				alive[i] = false
+				rejected++
 			}
 		}
 	}

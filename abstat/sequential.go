@@ -30,6 +30,10 @@ func (s Spending) spent(alpha, t float64) float64 {
 	return alpha * math.Log(1+(math.E-1)*t)
 }
 
+// MaxRounds bounds a plan's rounds: its calibration and each look's
+// Walsh averages grow with the square of the rounds.
+const MaxRounds = 1000
+
 // Plan is a sequential experiment's design.
 type Plan struct {
 	Alpha     float64  `json:"alpha"`      // false-alarm rate over all looks; default 0.05
@@ -50,6 +54,9 @@ func (p Plan) WithDefaults() (Plan, error) {
 	}
 	if p.MinRounds == 0 {
 		p.MinRounds = 6
+		if p.MaxRounds > 0 {
+			p.MinRounds = max(2, min(6, p.MaxRounds))
+		}
 	}
 	if p.MaxRounds == 0 {
 		p.MaxRounds = max(30, p.MinRounds)
@@ -69,6 +76,8 @@ func (p Plan) WithDefaults() (Plan, error) {
 		return p, fmt.Errorf("minimum rounds %d: want at least 2", p.MinRounds)
 	case p.MaxRounds < p.MinRounds:
 		return p, fmt.Errorf("maximum rounds %d is below the minimum %d", p.MaxRounds, p.MinRounds)
+	case p.MaxRounds > MaxRounds:
+		return p, fmt.Errorf("maximum rounds %d: want at most %d", p.MaxRounds, MaxRounds)
 	case p.Every < 1:
 		return p, fmt.Errorf("rounds between looks %d: want at least 1", p.Every)
 	case p.Spending != Pocock && p.Spending != OBrienFleming:
