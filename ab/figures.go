@@ -15,6 +15,7 @@ package ab
 
 import (
 	"math"
+	"slices"
 
 	"github.com/mcpbench/mcpbench/abstat"
 )
@@ -110,6 +111,18 @@ func (r *Result) Regressions() []abstat.Result {
 		}
 	}
 	return out
+}
+
+// GateFailed says whether the experiment fails its gate: a gated metric
+// judged a regression, or, when failOnInconclusive, one left undecided.
+// A regression of a metric that is not gated is reported, not failed on.
+func (r *Result) GateFailed(failOnInconclusive bool) bool {
+	for _, v := range r.Regressions() {
+		if slices.Contains(r.Settings.Gated, v.Metric) {
+			return true
+		}
+	}
+	return failOnInconclusive && r.Inconclusive()
 }
 
 // Inconclusive says whether a gated metric was left undecided, or had no

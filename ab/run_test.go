@@ -152,8 +152,9 @@ func TestRegressionStopsEarly(t *testing.T) {
 			t.Errorf("%s: not found a regression (%v)", m, res.Verdicts)
 		}
 	}
-	if len(res.Settings.Gated) != 3 || res.Inconclusive() {
-		t.Errorf("gated %v, inconclusive %v: want throughput, p50 and CPU per request, all decided", res.Settings.Gated, res.Inconclusive())
+	if len(res.Settings.Gated) != 3 || res.Inconclusive() || !res.GateFailed(false) {
+		t.Errorf("gated %v, inconclusive %v, gate failed %v: want throughput, p50 and CPU per request, all decided, the gate failed",
+			res.Settings.Gated, res.Inconclusive(), res.GateFailed(false))
 	}
 }
 
@@ -170,6 +171,9 @@ func TestBudgetStopsRounds(t *testing.T) {
 	}
 	if len(res.Rounds) != 6 || res.Stopped != StopBudget || res.Seconds > 20 {
 		t.Errorf("%d rounds in %.1f s, stopped %q: want 6 within 20 s, stopped by the budget", len(res.Rounds), res.Seconds, res.Stopped)
+	}
+	if res.GateFailed(false) || !res.GateFailed(true) {
+		t.Errorf("inconclusive A/A: gate failed %v, with --fail-on-inconclusive %v: want only the latter", res.GateFailed(false), res.GateFailed(true))
 	}
 	if len(res.Verdicts) != 6 || !res.Inconclusive() || res.Verdicts[0].Alpha < 0.04 {
 		t.Errorf("verdicts %v: want all six metrics judged by the last look with the unspent alpha, the gated ones left inconclusive by 6 noisy rounds", res.Verdicts)

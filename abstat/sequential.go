@@ -155,6 +155,7 @@ type Paired struct{ A, B []float64 }
 // Sequential runs a plan's looks over growing rounds.
 type Sequential struct {
 	plan    Plan
+	rounds  []int     // the round counts of the looks
 	alphas  []float64 // each look's share of Alpha
 	levels  []float64 // each look's nominal level, calibrated to its share
 	gated   []Metric
@@ -180,7 +181,7 @@ func NewSequential(plan Plan, gated []Metric) (*Sequential, error) {
 		}
 	}
 	return &Sequential{
-		plan: plan, alphas: plan.LookAlphas(), levels: plan.levels(), gated: gated,
+		plan: plan, rounds: plan.Looks(), alphas: plan.LookAlphas(), levels: plan.levels(), gated: gated,
 		results: map[Metric]Result{}, decided: map[Metric]bool{},
 	}, nil
 }
@@ -190,14 +191,14 @@ func (s *Sequential) Plan() Plan { return s.plan }
 
 // Due says whether n rounds call for the next look.
 func (s *Sequential) Due(n int) bool {
-	looks := s.plan.Looks()
-	return s.looks < len(looks) && n >= looks[s.looks]
+	return s.looks < len(s.rounds) && n >= s.rounds[s.looks]
 }
 
 // Look judges every undecided metric of data with the next look's level;
 // a final look (an early stop: the budget spent, an interrupt) with all the
-// alpha not yet spent. The last look leaves the undecided inconclusive. It says whether the experiment is over: every
-// gated metric decided, or no look left.
+// alpha not yet spent. The last look leaves the undecided inconclusive.
+// Look says whether the experiment is over: every gated metric decided,
+// or no look left.
 func (s *Sequential) Look(data map[Metric]Paired, final bool) bool {
 	if s.looks >= len(s.alphas) {
 		return true
