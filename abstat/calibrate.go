@@ -1,6 +1,7 @@
 package abstat
 
 import (
+	"math"
 	"math/rand/v2"
 	"slices"
 	"sync"
@@ -98,16 +99,27 @@ func (p Plan) levels() []float64 {
 		// far may have alarmed in all, less those that already did; the
 		// cumulative count keeps the rounding of small shares from adding
 		// up over many looks.
-		target := int(spent * float64(paths))
-		if allowed := target - rejected; target >= minCalibrated && allowed > 0 && allowed < len(ps) {
-			// p < ps[allowed] holds for at most allowed paths.
-			levels[k] = max(shares[k], ps[allowed])
+		// One Monte Carlo standard error below the share, so that the
+		// paths' own noise errs on the side of fewer alarms.
+		expected := spent * float64(paths)
+		target := int(expected - math.Sqrt(expected))
+		fitted := false
+		if allowed := target - rejected; target >= minCalibrated && allowed > 1 && allowed <= len(ps) {
+			// p < ps[allowed-1] holds for at most allowed-1 of these
+			// paths; a level fitted to them alarms, on new experiments,
+			// about one path's worth more (the (m+1)-th smallest of N
+			// uniforms has mean (m+1)/(N+1)), so allowed in all.
+			levels[k] = max(shares[k], ps[allowed-1])
+			fitted = true
 		}
 		for i, a := range alive {
 			if a && pv[i][k] < levels[k] {
 				alive[i] = false
 				rejected++
 			}
+		}
+		if fitted {
+			rejected++ // that one path's worth, so later looks do not take it back
 		}
 	}
 	calibrations.Store(p, levels)
