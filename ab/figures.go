@@ -20,17 +20,19 @@ import (
 	"github.com/mcpbench/mcpbench/abstat"
 )
 
-// Figures are one measurement of one target.
+// Figures are one measurement of one target. Every figure must be a
+// number (no NaN), as JSON has none.
 type Figures struct {
-	Requests   int64    `json:"requests"`               // requests measured
-	Throughput float64  `json:"throughput"`             // requests per second
-	P50MS      float64  `json:"p50_ms"`                 // latency percentiles, milliseconds
-	P95MS      float64  `json:"p95_ms"`                 //
-	P99MS      float64  `json:"p99_ms"`                 //
-	ErrorRate  float64  `json:"error_rate"`             // failed share of the requests, 0 to 1
-	Seconds    float64  `json:"duration_s"`             // wall time the measurement took
-	GenCPU     float64  `json:"gen_cpu_s"`              // CPU time of this process (the generator) meanwhile
-	ServerCPU  *float64 `json:"server_cpu_s,omitempty"` // CPU time of the server meanwhile; absent when unknown
+	Requests   int64   `json:"requests"`   // requests measured
+	Throughput float64 `json:"throughput"` // requests per second
+	// Latency percentiles in milliseconds, as in run reports.
+	P50MS     float64  `json:"p50_ms"`
+	P95MS     float64  `json:"p95_ms"`
+	P99MS     float64  `json:"p99_ms"`
+	ErrorRate float64  `json:"error_rate"`             // failed share of the requests, 0 to 1
+	Seconds   float64  `json:"duration_s"`             // wall time the measurement took
+	GenCPU    float64  `json:"gen_cpu_s"`              // CPU time of this process (the generator) meanwhile
+	ServerCPU *float64 `json:"server_cpu_s,omitempty"` // CPU time of the server meanwhile; absent when unknown
 	// ServerCPUPerRequest is ServerCPU / Requests.
 	ServerCPUPerRequest *float64 `json:"server_cpu_per_request_s,omitempty"`
 }
