@@ -18,9 +18,15 @@ import (
 	"github.com/mcpbench/mcpbench/abstat"
 )
 
-// serverLine is the shell line that starts this test binary as a server.
-func serverLine(burnUS int) string {
-	return fmt.Sprintf("AB_TEST_SERVER_PORT={port} AB_TEST_BURN_US=%d %q", burnUS, os.Args[0])
+// serverLine is the shell line that starts this test binary as a server;
+// behind, a child of the shell (which waits for it) rather than the
+// shell's last command, which a shell may exec in its own place.
+func serverLine(burnUS int, behind bool) string {
+	line := fmt.Sprintf("AB_TEST_SERVER_PORT={port} AB_TEST_BURN_US=%d %q", burnUS, os.Args[0])
+	if behind {
+		line += " & wait"
+	}
+	return line
 }
 
 // httpMeasure sends n requests one at a time (5 for a warm-up) and reports
@@ -55,8 +61,9 @@ func httpMeasure(n int) Measure {
 
 // TestExperimentOnProcesses runs an experiment end to end on two real
 // processes started from commands with {port}: B spends 1 ms more CPU per
-// request. Their CPU per request, read from /proc over the process tree
-// (the shell and the server it started), is higher for B in every round,
+// request, and runs as a child of its shell. Their CPU per request, read
+// from /proc over the process tree (for B, the shell and the server it
+// started), is higher for B in every round,
 // and the plan (Pocock, a look at 6 rounds of 8) calls that a regression
 // at the first look, since 6 rounds out of 6 one way give p = 1/32.
 // Each server's output is kept in its log, and Stop ends it.
@@ -64,7 +71,7 @@ func TestExperimentOnProcesses(t *testing.T) {
 	dir := t.TempDir()
 	ctx := context.Background()
 	start := func(name string, burnUS int, ready func(context.Context, *Server) error) *Server {
-		s, err := Start(ctx, Command{Line: serverLine(burnUS), Log: filepath.Join(dir, name+".log"), Ready: ready})
+		s, err := Start(ctx, Command{Line: serverLine(burnUS, burnUS > 0), Log: filepath.Join(dir, name+".log"), Ready: ready})
 		if err != nil {
 			t.Fatal(err)
 		}
