@@ -95,12 +95,11 @@ func (p Plan) levels() []float64 {
 		slices.Sort(ps)
 		spent += shares[k]
 		levels[k] = shares[k]
-		// The paths may alarm first here as many times as the looks so
-		// far may have alarmed in all, less those that already did; the
-		// cumulative count keeps the rounding of small shares from adding
-		// up over many looks.
-		// One Monte Carlo standard error below the share, so that the
-		// paths' own noise errs on the side of fewer alarms.
+		// The paths may alarm first here as often as the looks so far may
+		// have alarmed in all, less those that already did: counting in
+		// total keeps the rounding of small shares from adding up over
+		// many looks. The total aims one Monte Carlo standard error low,
+		// so that the paths' own noise errs on the side of fewer alarms.
 		expected := spent * float64(paths)
 		target := int(expected - math.Sqrt(expected))
 		fitted := false
