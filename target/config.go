@@ -103,6 +103,11 @@ type Config struct {
 	Capacity    int           // concurrent handler slots for tools/list and tools/call; DefaultCapacity when <= 0
 	ServiceTime time.Duration // mean time a request holds its slot
 	ServiceDist string        // DistFixed (default), DistExp or DistLognormal
+	// Burn is CPU time each tools/call spends in a busy loop (not a
+	// sleep) after its slot's service time, before the tool runs: a known
+	// CPU cost per call, beside ServiceTime's latency. It needs the SDK
+	// server (not FixedResponse).
+	Burn time.Duration
 
 	ListCacheTTL  time.Duration // tools/list cache lifetime; 0 = every list is a miss
 	ListBuildTime time.Duration // extra time a cache miss spends building
@@ -199,14 +204,26 @@ func (c Config) withDefaults() (Config, error) {
 	if c.OAuthClientSecret == "" {
 		c.OAuthClientSecret = DefaultOAuthClientSecret
 	}
+	return c, c.checkOnPurpose()
+}
+
+// checkOnPurpose checks the costs and leaks the server takes on purpose
+// (Burn, LeakPerRequest, LeakSessions), which all need the SDK server.
+func (c Config) checkOnPurpose() error {
+	if c.Burn < 0 {
+		return fmt.Errorf("burn must be >= 0, got %s", c.Burn)
+	}
+	if c.Burn > 0 && c.FixedResponse {
+		return fmt.Errorf("burn needs the SDK server, not the fixed response")
+	}
 	if c.LeakPerRequest < 0 {
-		return c, fmt.Errorf("leak per request must be >= 0 bytes, got %d", c.LeakPerRequest)
+		return fmt.Errorf("leak per request must be >= 0 bytes, got %d", c.LeakPerRequest)
 	}
 	if (c.LeakPerRequest > 0 || c.LeakSessions) && c.FixedResponse {
-		return c, fmt.Errorf("the leaks need the SDK server, not fixed responses")
+		return fmt.Errorf("the leaks need the SDK server, not fixed responses")
 	}
 	if c.LeakSessions && c.Stateless {
-		return c, fmt.Errorf("a session leak needs sessions: not with stateless")
+		return fmt.Errorf("a session leak needs sessions: not with stateless")
 	}
-	return c, nil
+	return nil
 }

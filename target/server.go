@@ -328,6 +328,7 @@ func (s *Server) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 				}, nil
 			}
 		}
+		burnCPU(s.cfg.Burn)
 		res, err := next(ctx, method, req)
 		if r, ok := res.(*mcp.CallToolResult); err != nil || (ok && r.IsError) {
 			s.totalErrors.Add(1)

@@ -82,7 +82,7 @@ var flagGroups = map[string]string{
 	"serve fixed-response": "Server", "serve fixed-engine": "Server",
 	"serve oauth": "Authentication", "serve token-ttl": "Authentication", "serve oauth-client-id": "Authentication",
 	"serve oauth-client-secret": "Authentication",
-	"serve tools":               "Served tools", "serve capacity": "Served tools", "serve service-time": "Served tools",
+	"serve tools":               "Served tools", "serve capacity": "Served tools", "serve service-time": "Served tools", "serve burn": "Served tools",
 	"serve service-dist": "Served tools", "serve client-tools": "Served tools", "serve seed": "Served tools",
 	"serve log-file": "Stats log", "serve stats-interval": "Stats log", "serve list-cache-ttl": "Stats log",
 	"serve list-build-time": "Stats log",

@@ -32,6 +32,7 @@ Flags:
 %s
 Examples:
   mcpbench serve --addr 127.0.0.1:0 --capacity 8 --service-time 20ms
+  mcpbench serve --addr 127.0.0.1:0 --stateless --burn 200us      # a known CPU cost per tools/call
   mcpbench serve --addr 127.0.0.1:3002 --log-file .run/logs/mcp.log --stats-interval 5s --list-cache-ttl 2s
   mcpbench serve --addr 127.0.0.1:0 --fault http-500 --fault-rate 0.01 --stall 500ms --stall-every 10s
   mcpbench serve --addr 127.0.0.1:3002 --leak-per-request 20000    # then: mcpbench run ... --server-metrics http://127.0.0.1:3002/metrics
@@ -57,6 +58,7 @@ func (f *serveFlags) register(fs *pflag.FlagSet) {
 	fs.IntVar(&cfg.Tools, "tools", 8, "synthetic tools `N` (tool_000...), beside echo and fail")
 	fs.IntVar(&cfg.Capacity, "capacity", target.DefaultCapacity, "concurrent handler slots `K` for tools/list and tools/call")
 	fs.DurationVar(&cfg.ServiceTime, "service-time", 0, "mean time `D` a request holds its slot")
+	fs.DurationVar(&cfg.Burn, "burn", 0, "CPU time `D` each tools/call spends in a busy loop (not a sleep): a known CPU cost per call")
 	fs.StringVar(&cfg.ServiceDist, "service-dist", target.DistFixed, "service time distribution `DIST`: fixed, exp or lognormal (sigma 0.5)")
 	fs.StringVar(&f.logFile, "log-file", "", "append the \"[MCP] tools/list stats\" line to `FILE`")
 	fs.DurationVar(&cfg.StatsInterval, "stats-interval", target.DefaultStatsInterval, "period `D` of the stats line")
@@ -87,6 +89,7 @@ func (f *serveFlags) flagSet() *pflag.FlagSet {
 	limitFlags(fs, zeroOrMore(maxTools), "tools")
 	limitFlags(fs, atLeastOne(maxWorkers), "capacity")
 	limitFlags(fs, pauseUpTo(time.Hour), "service-time", "list-build-time", "stall")
+	limitFlags(fs, pauseUpTo(time.Minute), "burn")
 	limitFlags(fs, durationUpTo(maxWait), "stats-interval", "token-ttl")
 	limitFlags(fs, pauseUpTo(maxWait), "list-cache-ttl", "stall-every")
 	limitFlags(fs, fraction, "fault-rate")
@@ -150,8 +153,12 @@ func serveHTTP(ctx context.Context, addr string, cfg target.Config, e env, fail 
 	if c.FixedResponse {
 		metrics = "" // the canned answers have no SDK server, nor its metrics
 	}
-	fmt.Fprintf(e.stderr, "mcpbench serve: %s, %d tools, capacity %d, service %s %s, sse at /sse, health at /health%s\n",
-		mode, r.ToolCount(), c.Capacity, c.ServiceTime, c.ServiceDist, metrics)
+	burn := ""
+	if c.Burn > 0 {
+		burn = fmt.Sprintf(", burn %s CPU per call", c.Burn)
+	}
+	fmt.Fprintf(e.stderr, "mcpbench serve: %s, %d tools, capacity %d, service %s %s%s, sse at /sse, health at /health%s\n",
+		mode, r.ToolCount(), c.Capacity, c.ServiceTime, c.ServiceDist, burn, metrics)
 	if c.OAuth {
 		fmt.Fprintf(e.stderr, "mcpbench serve: OAuth: tokens live %s; client %s pre-registered, others register at /register\n", c.TokenTTL, c.OAuthClientID)
 	}

@@ -26,6 +26,7 @@ const module = "github.com/mcpbench/mcpbench/"
 var layers = map[string]int{
 	"internal/evloop":      0,
 	"internal/jsonscan":    0,
+	"abstat":               0,
 	"internal/h1":          1,
 	"mcp/oauth":            1,
 	"mcp":                  2,
@@ -39,6 +40,7 @@ var layers = map[string]int{
 	"record":               1,
 	"sampler":              1,
 	"bench":                2,
+	"ab":                   2,
 	"workload":             3,
 	"sweep":                3,
 	"probe":                4,

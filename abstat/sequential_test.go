@@ -1,0 +1,109 @@
+package abstat
+
+import (
+	"math"
+	"slices"
+	"testing"
+)
+
+// TestLookAlphasSpendAlpha: each spending function's looks add up to
+// alpha; O'Brien–Fleming keeps more for the last look than Pocock.
+func TestLookAlphasSpendAlpha(t *testing.T) {
+	last := map[Spending]float64{}
+	for _, sp := range []Spending{Pocock, OBrienFleming} {
+		p, err := Plan{Spending: sp, MinRounds: 6, MaxRounds: 30, Every: 3}.WithDefaults()
+		if err != nil {
+			t.Fatal(err)
+		}
+		as := p.LookAlphas()
+		if looks := p.Looks(); len(looks) != len(as) || looks[0] != 6 || looks[len(looks)-1] != 30 {
+			t.Errorf("%s: looks %v", sp, looks)
+		}
+		sum := 0.0
+		for _, a := range as {
+			if a <= 0 {
+				t.Errorf("%s: a look at level %v", sp, a)
+			}
+			sum += a
+		}
+		if math.Abs(sum-0.05) > 1e-12 {
+			t.Errorf("%s: looks spend %v, want 0.05", sp, sum)
+		}
+		last[sp] = as[len(as)-1]
+	}
+	if last[OBrienFleming] <= last[Pocock] {
+		t.Errorf("last look: O'Brien-Fleming %v, Pocock %v", last[OBrienFleming], last[Pocock])
+	}
+	if _, err := (Plan{MinRounds: 8, MaxRounds: 4}).WithDefaults(); err == nil {
+		t.Error("a plan whose maximum is below its minimum was taken")
+	}
+}
+
+// TestJudgeDirections: the same rise in a figure is an improvement for
+// throughput and a regression for latency; a change within the minimum
+// effect, tightly measured, is no change.
+func TestJudgeDirections(t *testing.T) {
+	a := []float64{100, 101, 99, 100, 102, 98, 100, 101, 99, 100, 100, 101}
+	up := make([]float64, len(a))
+	flat := make([]float64, len(a))
+	for i, x := range a {
+		up[i] = x * (1.10 + 0.001*float64(i%3))
+		flat[i] = x * (1.001 + 0.001*float64(i%3))
+	}
+	if r, _ := Judge(Throughput, a, up, 0.05, 0.02); r.Verdict != Improvement || math.Abs(r.Change-0.101) > 0.002 {
+		t.Errorf("throughput +10%%: %+v", r)
+	}
+	if r, _ := Judge(P95, a, up, 0.05, 0.02); r.Verdict != Regression {
+		t.Errorf("p95 +10%%: %+v", r)
+	}
+	if r, _ := Judge(P50, a, flat, 0.05, 0.02); r.Verdict != NoChange || r.Low < -0.02 || r.High > 0.02 {
+		t.Errorf("p50 +0.2%%: %+v", r)
+	}
+	zeros := make([]float64, len(a))
+	if r, _ := Judge(ErrorRate, zeros, zeros, 0.001, 0.02); r.Verdict != NoChange || r.Change != 0 {
+		t.Errorf("no errors on either side: %+v", r)
+	}
+}
+
+// TestFinalLookSpendsTheRest: an early stop's look judges at all the alpha
+// the looks before it left.
+func TestFinalLookSpendsTheRest(t *testing.T) {
+	s, err := NewSequential(Plan{MaxRounds: 40}, []Metric{P50})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := []float64{1, 1.1, 0.9, 1, 1.05, 0.95}
+	b := []float64{1.1, 0.9, 1, 1.05, 0.95, 1}
+	data := map[Metric]Paired{P50: {A: a, B: b}}
+	s.Look(data, false)
+	first := s.Verdicts()[0].Alpha
+	if !s.Look(data, true) {
+		t.Fatal("a final look did not end the experiment")
+	}
+	if got := s.Verdicts()[0].Alpha; math.Abs(first+got-0.05) > 1e-12 {
+		t.Errorf("looks at %v then %v, want the second to spend the rest of 0.05", first, got)
+	}
+}
+
+// TestCalibratedLevels: every look's level is at least its share (the union
+// bound's level), the later looks' well above it, and a plan's levels are
+// the same each time (a fixed seed).
+func TestCalibratedLevels(t *testing.T) {
+	p, err := Plan{MaxRounds: 20}.WithDefaults()
+	if err != nil {
+		t.Fatal(err)
+	}
+	levels, shares := p.levels(), p.LookAlphas()
+	for k := range levels {
+		if levels[k] < shares[k] {
+			t.Errorf("look %d: level %v below its share %v", k, levels[k], shares[k])
+		}
+	}
+	if last := len(levels) - 1; levels[last] < 2*shares[last] {
+		t.Errorf("last look: level %v, share %v: want the calibration to give it more", levels[last], shares[last])
+	}
+	calibrations.Delete(p)
+	if again := p.levels(); !slices.Equal(again, levels) {
+		t.Errorf("levels %v, then %v", levels, again)
+	}
+}
