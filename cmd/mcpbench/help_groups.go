@@ -98,7 +98,7 @@ var flagGroups = map[string]string{
 	"uri": "Workload and tools", "prompt": "Workload and tools",
 	"abandon-sessions": "Target and transport", "think-scale": "Scenarios",
 	"record listen": "Target and transport", "record upstream": "Target and transport",
-	"record scenario-out": "Outputs", "record redact": "Outputs",
+	"record scenario-out": "Outputs", "record redact": "Outputs", "record min-answer-time": "Target and transport",
 }
 
 // helpGroup is the group of flag name in the command's flag set; "" when
