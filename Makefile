@@ -37,7 +37,7 @@ demo: build
 # The whole test suite; CI runs exactly this. The interop matrix needs the
 # TypeScript reference server from npm, and the HTML report tests headless
 # Chromium, so both are installed first and required. Two lanes run at
-# once (docs/architecture.md, "The test suite"). The timed lane, at normal
+# once (CONTRIBUTING.md, "The two lanes"). The timed lane, at normal
 # priority, runs the packages whose tests measure the machine (knees,
 # schedules, session rates: TIMED) one at a time, as they always did. The
 # untimed lane runs what checks no figure a busy machine changes: the other

@@ -14,8 +14,8 @@ import (
 	"testing"
 )
 
-// make test runs this package in two lanes at once (docs/architecture.md,
-// "The test suite"): the timed lane, at normal priority, one package at a
+// make test runs this package in two lanes at once (CONTRIBUTING.md, "The
+// two lanes"): the timed lane, at normal priority, one package at a
 // time with the others that measure, and the untimed lane, as SCHED_IDLE,
 // beside the packages that measure nothing. A test belongs to the untimed
 // lane when its first statement is t.Parallel(): by this package's rule
