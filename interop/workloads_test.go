@@ -1,0 +1,135 @@
+package interop
+
+import (
+	"encoding/json"
+	"testing"
+	"time"
+
+	"github.com/mcpbench/mcpbench/harness"
+	"github.com/mcpbench/mcpbench/mcp"
+	"github.com/mcpbench/mcpbench/workload"
+)
+
+// A workload of the matrix: what a cell sends, as the flags would set it.
+type load struct {
+	name, flags string
+	// skip says why the workload cannot apply to a server ("" when it can).
+	skip func(s server) string
+	set  func(t *testing.T, srv server, setup *harness.Setup, l *harness.Load)
+}
+
+// Every cell is bounded in requests or sessions: a few dozen at most.
+const (
+	workers  = 4
+	requests = 16
+	users    = 3
+	sessions = 6
+)
+
+var echoArgs = json.RawMessage(`{"message":"hi"}`)
+
+// scenarioFile is the issue's scenario with a think and a parallel step:
+// weight 3 initialize → echo → DELETE, weight 1 initialize → the whole
+// listing → think → two calls at once → DELETE.
+const scenarioFile = `
+scenarios:
+  - name: call
+    weight: 3
+    steps:
+      - call: {tool: echo, args: {message: hi}}
+  - name: browse
+    weight: 1
+    steps:
+      - list
+      - think: 2ms
+      - parallel:
+          - name: a
+            call: {tool: echo, args: {message: a}}
+          - name: b
+            call: {tool: echo, args: {message: b}}
+`
+
+func scenario(t *testing.T, srv server, setup *harness.Setup, l *harness.Load) {
+	f, err := workload.ParseScenarios([]byte(scenarioFile), ".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	setup.Scenario = &harness.ScenarioSpec{File: f, Seed: 7, Cardinality: 1}
+	l.Concurrency, l.Total = users, sessions
+}
+
+func needsSessions(s server) string {
+	switch {
+	case s.legacy:
+		// mcpbench re-initializes on the worker's stream: no fresh
+		// session per request (reported; see the package's notes).
+		return "HTTP+SSE: a session is its GET stream, which per-request and abandoned sessions do not open anew"
+	case !s.sessions && s.opts.Transport == "stdio":
+		return "stdio: one session per process"
+	case !s.sessions:
+		return "the server keeps no sessions"
+	}
+	return ""
+}
+
+func always(server) string { return "" }
+
+var loads = []load{
+	{"tools/list, every page", "--method tools/list -n 16 (4 for mcpbench serve)", always, func(t *testing.T, srv server, s *harness.Setup, l *harness.Load) {
+		s.Workload = harness.Spec{Method: "tools/list"}
+		if srv.listTotal > 0 {
+			l.Total = srv.listTotal
+		}
+	}},
+	{"tools/call", "--tool echo -n 16", always, func(t *testing.T, srv server, s *harness.Setup, l *harness.Load) {
+		s.Workload = harness.Spec{Method: "tools/call", Tool: "echo", Args: echoArgs}
+	}},
+	{"mix", "--mix (list 1, call 3) -n 16", always, func(t *testing.T, srv server, s *harness.Setup, l *harness.Load) {
+		s.Workload = harness.Spec{Seed: 3, Mix: []harness.MixEntry{{Method: "tools/list", Weight: 1},
+			{Method: "tools/call", Tool: "echo", Args: echoArgs, Weight: 3}}}
+	}},
+	{"scenario", "--scenario --users 3 --max-sessions 6", func(s server) string {
+		if s.legacy {
+			return "HTTP+SSE cannot send a session's requests in parallel (mcpbench refuses the parallel step)"
+		}
+		return ""
+	}, scenario},
+	{"per-request sessions", "--session per-request --tool echo -n 16", needsSessions, func(t *testing.T, srv server, s *harness.Setup, l *harness.Load) {
+		s.Options.SessionMode = mcp.SessionPerRequest
+		s.Workload = harness.Spec{Method: "tools/call", Tool: "echo", Args: echoArgs}
+	}},
+	{"GET stream", "--get-stream --tool echo -n 16", func(s server) string {
+		if !s.sessions || !s.streamable {
+			return "a stateful Streamable HTTP server's"
+		}
+		return ""
+	}, func(t *testing.T, srv server, s *harness.Setup, l *harness.Load) {
+		s.Options.Listen = true
+		s.Workload = harness.Spec{Method: "tools/call", Tool: "echo", Args: echoArgs}
+	}},
+	{"abandoned sessions", "--scenario --abandon-sessions 0.5", needsSessions, func(t *testing.T, srv server, s *harness.Setup, l *harness.Load) {
+		scenario(t, srv, s, l)
+		s.Options.AbandonFraction = 0.5
+	}},
+	{"open loop", "--rate 200 --tool echo -n 16", always, func(t *testing.T, srv server, s *harness.Setup, l *harness.Load) {
+		s.Workload = harness.Spec{Method: "tools/call", Tool: "echo", Args: echoArgs}
+		l.Rate, l.MaxInFlight = 200, workers
+	}},
+}
+
+// An engine of the matrix: what carries the requests and runs the workers.
+type engine struct {
+	name   string
+	engine mcp.Engine
+	loops  int
+}
+
+var engines = []engine{
+	{"event loops", mcp.EngineDirect, 2},
+	{"goroutines", mcp.EngineDirect, 0},
+	{"net/http", mcp.EngineNetHTTP, 0},
+}
+
+// timeout bounds one cell: far above its fraction of a second, for a
+// cell starved in the SCHED_IDLE lane.
+const timeout = 90 * time.Second
