@@ -32,6 +32,10 @@ type server struct {
 	// (no DELETE).
 	legacy bool
 	pages  string // how tools/list pages, for the table
+	// scenarioSessions, when set, is a scenario cell's count instead of
+	// sessions: more where sessions cost little (the Go servers without
+	// the bundled one's 1002 tools to list).
+	scenarioSessions int64
 	// listTotal is the tools/list cell's request count (pages included).
 	listTotal int64
 }
@@ -86,7 +90,7 @@ func goSDK(t *testing.T, stateless bool) server {
 	h := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s }, &sdk.StreamableHTTPOptions{Stateless: stateless})
 	u, c := serve(t, h)
 	return server{impl: "Go SDK " + sdkVersion, transport: statefulName(stateless), opts: mcp.Options{URL: u}, count: c.snapshot,
-		sessions: !stateless, streamable: true, pages: fmt.Sprintf("%d tools, %d a page", extraTools+1, pageSize)}
+		sessions: !stateless, streamable: true, scenarioSessions: 40, pages: fmt.Sprintf("%d tools, %d a page", extraTools+1, pageSize)}
 }
 
 // sdkVersion is the go.mod's; TestSDKVersionsAsInGoMod keeps it so.
@@ -123,7 +127,7 @@ func mcpGo(t *testing.T, stateless bool) server {
 		o.ProtocolVersion, name = mcp.Rev20250618, name+" (2025-06-18)"
 	}
 	return server{impl: "mcp-go " + mcpGoVersion, transport: name, opts: o, count: c.snapshot,
-		sessions: !stateless, streamable: true, pages: fmt.Sprintf("%d tools, %d a page", extraTools+1, pageSize)}
+		sessions: !stateless, streamable: true, scenarioSessions: 400, pages: fmt.Sprintf("%d tools, %d a page", extraTools+1, pageSize)}
 }
 
 // mcpGoSSE is mcp-go's legacy HTTP+SSE server (2024-11-05): its POSTs
