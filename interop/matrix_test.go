@@ -119,13 +119,19 @@ func runCell(t *testing.T, c *cell) {
 		t.Fatalf("run: %v", err)
 	}
 	c.got, c.want = c.server.count().minus(snap.at), expected(r, c.server, setup.Options)
-	c.driver = r.Client.Engine + ", " + r.Client.Driver
+	c.driver = r.Client.Driver
+	switch {
+	case r.Sessions == nil && r.Requests != load.Total:
+		t.Errorf("%d requests measured, want %d", r.Requests, load.Total)
+	case r.Sessions != nil && r.Sessions.Completed != load.Total:
+		t.Errorf("%d sessions completed, want %d", r.Sessions.Completed, load.Total)
+	}
 	if r.Errors != 0 || r.Interrupted {
 		t.Errorf("%d errors %v %v (interrupted %v)", r.Errors, r.ErrorsByKind, r.ErrorExamples, r.Interrupted)
 	}
 	if !equal(c.got, c.want) {
-		t.Errorf("%s, %s, %s (%s): the server received %v; the report counts %v\nreport: requests %d, ops %s, sessions %+v, counters %v, client %s",
-			c.server.impl+" "+c.server.transport, c.load.name, c.engine.name, c.load.flags, c.got, c.want, r.Requests, opsString(r), r.Sessions, r.Counters, c.driver)
+		t.Errorf("%s, %s, %s (%s): the server received %v; the report counts %v\nreport: requests %d, ops %s, sessions %s, counters %v, client %s",
+			c.server.impl+" "+c.server.transport, c.load.name, c.engine.name, fmt.Sprintf(c.load.flags, load.Total), c.got, c.want, r.Requests, opsString(r), sessionsString(r), r.Counters, c.driver)
 	}
 	c.failed = t.Failed()
 }
@@ -190,6 +196,14 @@ func opsString(r *results.RunReport) string {
 	return b.String()
 }
 
+func sessionsString(r *results.RunReport) string {
+	if r.Sessions == nil {
+		return "none"
+	}
+	s := r.Sessions
+	return fmt.Sprintf("started %d completed %d failed %d abandoned %d", s.Started, s.Completed, s.Failed, s.Abandoned)
+}
+
 func equal(a, b counts) bool {
 	if len(a) != len(b) {
 		return false
@@ -215,5 +229,3 @@ func (c counts) String() string {
 	}
 	return strings.Join(parts, ", ")
 }
-
-func writeMatrix(t *testing.T, path string, all [][]*cell) {}
