@@ -69,11 +69,6 @@ func scenario(t *testing.T, srv server, setup *harness.Setup, l *harness.Load) {
 
 func needsSessions(s server) string {
 	switch {
-	case s.legacy:
-		// Found by this matrix: the server received 16 initialize on 4
-		// GET streams for -n 16 -c 4 (mcp/session.go doPerRequest sends
-		// initialize again on the worker's transport).
-		return "HTTP+SSE: mcpbench sends each request's initialize on the worker's own stream, opening no new session (a GET stream each), so per-request is not what it says (reported)"
 	case !s.sessions && s.opts.Transport == "stdio":
 		return "stdio: one session per process"
 	case !s.sessions:
