@@ -236,7 +236,7 @@ func writeConformanceSection(t *testing.T, path string, results []conformanceRes
 	// The differential matrix's section (interop/) follows this one: kept.
 	var tail string
 	if i := strings.Index(rest, "\n## Differential matrix"); i >= 0 {
-		tail = "\n" + rest[i:]
+		tail = rest[i:]
 	}
 	var b strings.Builder
 	b.WriteString(strings.TrimRight(head, "\n") + "\n\n" + conformanceSection + "\n\n")
