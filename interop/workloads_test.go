@@ -124,6 +124,10 @@ var loads = []load{
 		scenario(t, srv, s, l)
 		s.Options.AbandonFraction = 0.5
 	}},
+	{"abandoned per-request sessions", "--session per-request --abandon-sessions 0.5 --tool echo -n %d", needsSessions, func(t *testing.T, srv server, s *harness.Setup, l *harness.Load) {
+		s.Options.SessionMode, s.Options.AbandonFraction = mcp.SessionPerRequest, 0.5
+		s.Workload = harness.Spec{Method: "tools/call", Tool: "echo", Args: echoArgs}
+	}},
 	{"open loop", "--rate 200 --tool echo -n %d", always, func(t *testing.T, srv server, s *harness.Setup, l *harness.Load) {
 		s.Workload = harness.Spec{Method: "tools/call", Tool: "echo", Args: echoArgs}
 		l.Rate, l.MaxInFlight = 200, workers
