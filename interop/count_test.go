@@ -6,7 +6,10 @@ import (
 	"io"
 	"maps"
 	"net/http"
+	"net/http/httptest"
+	"strings"
 	"sync"
+	"testing"
 )
 
 // counts is what a server received: JSON-RPC requests and notifications
@@ -90,4 +93,39 @@ func (c *counter) wrap(next http.Handler) http.Handler {
 		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// TestCounterCountsWhatArrives: the counter the matrix trusts counts a
+// request, a notification, a batch's every message, an answer to the
+// server, a body that is not JSON-RPC, and DELETE and GET by verb; and it
+// hands the body on whole.
+func TestCounterCountsWhatArrives(t *testing.T) {
+	c := newCounter()
+	var seen []string
+	h := c.wrap(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		seen = append(seen, string(b))
+	}))
+	bodies := []string{
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{}}`,
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		`[{"jsonrpc":"2.0","id":2,"method":"tools/list"},{"jsonrpc":"2.0","id":3,"method":"tools/list"}]`,
+		`{"jsonrpc":"2.0","id":9,"result":{}}`,
+		`not json`,
+	}
+	for _, b := range bodies {
+		h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest(http.MethodPost, "/mcp", strings.NewReader(b)))
+	}
+	h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest(http.MethodDelete, "/mcp", nil))
+	h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest(http.MethodGet, "/mcp", nil))
+	want := counts{"tools/call": 1, "notifications/initialized": 1, "tools/list": 2, "response": 1, "unparsed": 1, "DELETE": 1, "GET": 1}
+	if got := c.snapshot(); !equal(got, want) {
+		t.Errorf("counted %v, want %v", got, want)
+	}
+	if len(seen) < len(bodies) || strings.Join(seen[:len(bodies)], "\n") != strings.Join(bodies, "\n") {
+		t.Errorf("the handler saw %q", seen)
+	}
+	if d := (counts{"a": 3, "b": 1}).minus(counts{"a": 1, "b": 1}); !equal(d, counts{"a": 2}) {
+		t.Errorf("minus: %v", d)
+	}
 }

@@ -36,8 +36,26 @@ func everythingEntry(t *testing.T) string {
 }
 
 // startEverything runs server-everything in mode on a free loopback port,
-// waits until it listens, and stops it (its process group) at the end.
+// waits until it listens, and stops it (its process group) at the end. A
+// port is free when chosen, but the other lane of make test may bind it
+// first: a server that exits before it listens is started again on
+// another, up to three times.
 func startEverything(t *testing.T, entry, mode string) string {
+	var why error
+	for try := 0; try < 3; try++ {
+		addr, err := tryEverything(t, entry, mode)
+		if err == nil {
+			return "http://" + addr
+		}
+		why = err
+	}
+	t.Fatalf("server-everything %s: %v, three times", mode, why)
+	return ""
+}
+
+// tryEverything starts server-everything once; an error says it exited
+// before it listened.
+func tryEverything(t *testing.T, entry, mode string) (string, error) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -50,25 +68,32 @@ func startEverything(t *testing.T, entry, mode string) string {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() {
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	stop := func() {
 		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM)
-		done := make(chan struct{})
-		go func() { _ = cmd.Wait(); close(done) }()
 		select {
-		case <-done:
+		case <-exited:
 		case <-time.After(5 * time.Second):
 			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-			<-done
-		}
-	})
-	for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
-		if c, err := net.DialTimeout("tcp", addr, time.Second); err == nil {
-			c.Close()
-			return "http://" + addr
+			<-exited
 		}
 	}
+	for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		select {
+		case err := <-exited:
+			return "", fmt.Errorf("exited before it listened on %s (%v)", addr, err)
+		default:
+		}
+		if c, err := net.DialTimeout("tcp", addr, time.Second); err == nil {
+			c.Close()
+			t.Cleanup(stop)
+			return addr, nil
+		}
+	}
+	stop()
 	t.Fatalf("server-everything %s did not listen on %s in 60 s", mode, addr)
-	return ""
+	return "", nil
 }
 
 // pipeEnv, set, makes the test binary a counting pipe in front of a stdio
