@@ -21,13 +21,13 @@ import (
 
 // cell is one server × workload × engine, and what came of it.
 type cell struct {
-	server        server
-	load          load
-	engine        engine
-	skip          string
-	got, want     counts
-	driver, ranOn string
-	failed        bool
+	server    server
+	load      load
+	engine    engine
+	skip      string
+	got, want counts
+	driver    string // the driver the report names
+	failed    bool
 }
 
 // servers starts every server of the matrix; server-everything only where

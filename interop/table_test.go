@@ -65,6 +65,8 @@ func cellText(c *cell) string {
 		return "skipped: " + c.skip
 	case c.failed:
 		return "FAILED"
+	case c.got == nil:
+		return "not run (-run left it out)"
 	}
 	s := short.Replace(c.got.String())
 	asked := "goroutines"
