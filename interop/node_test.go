@@ -116,7 +116,11 @@ func everythingStdio(t *testing.T, entry string) server {
 	if err != nil {
 		t.Fatal(err)
 	}
-	o := mcp.Options{Transport: "stdio", Command: []string{"env", pipeEnv + "=" + dir, self, entry}, StdioProcs: 2}
+	// The same file by another path: bench's TestStdioEverythingProcs,
+	// in the other lane at the same time, looks for "ENTRY stdio" among
+	// all processes to see that its own ended.
+	other := filepath.Dir(entry) + "/./" + filepath.Base(entry)
+	o := mcp.Options{Transport: "stdio", Command: []string{"env", pipeEnv + "=" + dir, self, other}, StdioProcs: 2}
 	return server{impl: "TypeScript SDK (server-everything)", transport: "stdio (2 processes)", opts: o,
 		count: func() counts { return settled(t, dir) }, pages: "one page (it does not paginate)"}
 }
