@@ -85,11 +85,13 @@ browser:
 prometheus:
 	./scripts/install-prometheus.sh
 
-# Regenerates docs/interop.md from a run of the interop matrix and of the
-# conformance harness's client scenarios (a section after the matrix).
+# Regenerates docs/interop.md from a run of the interop matrix, of the
+# conformance harness's client scenarios (a section after the matrix) and
+# of the differential matrix (the last section).
 interop-doc: peers
 	MCPBENCH_REQUIRE_PEERS=1 MCPBENCH_INTEROP_OUT=$(CURDIR)/docs/interop.md $(GO) test -count=1 -run TestInteropMatrix ./bench/
 	MCPBENCH_REQUIRE_PEERS=1 MCPBENCH_INTEROP_OUT=$(CURDIR)/docs/interop.md $(GO) test -count=1 -run TestConformanceClients ./cmd/mcpbench/
+	MCPBENCH_REQUIRE_PEERS=1 MCPBENCH_INTEROP_OUT=$(CURDIR)/docs/interop.md $(GO) test -count=1 -run TestDifferentialMatrix ./interop/
 
 # Regenerates docs/faults.md from a run of the fault matrix.
 faults-doc:

@@ -31,9 +31,21 @@ type legacyTransport struct {
 }
 
 // open opens the session's stream with the handshake: one stream per
-// session, whatever the session mode.
+// session, whatever the session mode. Per-request sessions open theirs
+// with each request (exchange), as on Streamable HTTP.
 func (t *legacyTransport) open(ctx context.Context) error {
+	if t.s.c.opts.SessionMode == SessionPerRequest {
+		return nil
+	}
 	return t.s.initialize(ctx, t.s.c.rev)
+}
+
+// endSession closes the session's stream: an HTTP+SSE session has no
+// DELETE and ends with its stream, so a per-request session's next
+// request opens a new one instead of initializing the old one again.
+func (t *legacyTransport) endSession(context.Context) error {
+	t.close()
+	return nil
 }
 
 // legacyStream is one session of the 2024-11-05 HTTP+SSE transport: a GET

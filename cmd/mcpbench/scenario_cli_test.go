@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/mcpbench/mcpbench/results"
@@ -45,14 +46,26 @@ scenarios:
 		return r
 	}
 	var shards []string
-	for i, load := range [][]string{
+	loads := [][]string{
 		{"--users", "2", "--max-sessions", "20", "--shard", "0/2"},
 		{"--users", "2", "--max-sessions", "20", "--shard", "1/2"},
 		{"--session-rate", "50", "--max-sessions", "10"},
-	} {
+	}
+	// The runs go side by side: merge refuses shards that started far
+	// apart, and one after another, starved in the untimed lane, the
+	// second shard once started 7.5 s after the first.
+	ran := make([]cliResult, len(loads))
+	var wg sync.WaitGroup
+	for i, load := range loads {
 		out := filepath.Join(dir, "run"+string(rune('0'+i))+".json")
 		args := append([]string{"run", "--url", srv.MCPURL(), "--scenario", file, "--json-out", out, "-q"}, load...)
-		if r := runCLI(t, nil, args...); r.code != 0 {
+		wg.Add(1)
+		go func() { defer wg.Done(); ran[i] = runCLI(t, nil, args...) }()
+	}
+	wg.Wait()
+	for i, load := range loads {
+		out := filepath.Join(dir, "run"+string(rune('0'+i))+".json")
+		if r := ran[i]; r.code != 0 {
 			t.Fatalf("%v: exit %d: %s", load, r.code, r.stderr)
 		}
 		rep := read(out)

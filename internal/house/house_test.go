@@ -50,6 +50,7 @@ var layers = map[string]int{
 	"dashboard":            8,
 	"telemetry":            8,
 	"cmd/mcpbench":         10,
+	"interop":              10, // tests only: the differential matrix, above harness
 
 	// Commands beside mcpbench that make test builds: make image's builder
 	// and the GitHub Action's report reader. They import nothing of ours.
