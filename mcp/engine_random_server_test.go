@@ -278,9 +278,26 @@ func rndResult(method, nonce string) (string, bool) {
 	case "initialize":
 		return `{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},"serverInfo":{"name":"random","version":"1"}}`, true
 	case "tools/list":
-		return `{"tools":[{"name":"echo","inputSchema":{"type":"object"}}],"nonce":` + q + `}`, true
+		return `{"tools":[{"name":"echo","inputSchema":{"type":"object"}}],"nonce":` + q + `,"pad":"` + rndPad(nonce) + `"}`, true
 	case "tools/call":
-		return `{"content":[{"type":"text","text":` + q + `}],"structuredContent":{"echo":` + q + `}}`, true
+		return `{"content":[{"type":"text","text":` + q + `}],"structuredContent":{"echo":` + q + `},"pad":"` + rndPad(nonce) + `"}`, true
 	}
 	return "", false
+}
+
+// rndPad is filler of a length the nonce decides: mostly short, now and
+// then past the engine's read buffer (8 KiB) or a memo's bound (16 KiB),
+// so answers of a run differ in size and some span many reads.
+func rndPad(nonce string) string {
+	h := fnv.New64a()
+	h.Write([]byte(nonce))
+	v := h.Sum64()
+	n := int(v>>8) % 64
+	switch v % 20 {
+	case 0:
+		n = int(v>>8) % 40000
+	case 1, 2, 3, 4:
+		n = int(v>>8) % 4096
+	}
+	return strings.Repeat("x", n)
 }
