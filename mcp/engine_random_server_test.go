@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // rndServer is a stateful MCP server (2025-06-18) on raw connections for
@@ -28,6 +29,7 @@ type rndServer struct {
 	seed uint64
 	l    net.Listener
 	wg   sync.WaitGroup
+	done chan struct{} // closed by stop
 
 	mu       sync.Mutex
 	conns    map[net.Conn]struct{}
@@ -49,7 +51,7 @@ func startRndServer(tb testing.TB, seed uint64) *rndServer {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	s := &rndServer{url: "http://" + l.Addr().String() + "/mcp", seed: seed, l: l,
+	s := &rndServer{url: "http://" + l.Addr().String() + "/mcp", seed: seed, l: l, done: make(chan struct{}),
 		conns: map[net.Conn]struct{}{}, sessions: map[string]bool{},
 		counts: map[string]int{}, answered: map[string]int{}, frames: map[string]int{}}
 	s.wg.Add(1)
@@ -80,6 +82,11 @@ func (s *rndServer) accept() {
 func (s *rndServer) stop() {
 	s.l.Close()
 	s.mu.Lock()
+	select {
+	case <-s.done:
+	default:
+		close(s.done)
+	}
 	for c := range s.conns {
 		c.Close()
 	}
@@ -189,7 +196,11 @@ func (s *rndServer) answer(c net.Conn, r *rndRequest, rng *rand.Rand) bool {
 		return writeRndEmpty(c, rng, 200, s)
 	case "GET":
 		s.count("GET", "")
-		return writeRndEmpty(c, rng, 405, s)
+		s.checkSession(r.session, "GET")
+		if rng.IntN(4) == 0 {
+			return writeRndEmpty(c, rng, 405, s) // no stream offered
+		}
+		return s.stream(c, r.session, rng)
 	case "POST":
 	default:
 		s.fault("an HTTP %s", r.verb)
@@ -261,6 +272,55 @@ func (s *rndServer) endSession(id string) {
 	if !open {
 		s.fault("DELETE of session %q, which is not open", id)
 	}
+}
+
+// stream is a session's GET stream: notifications and comments now and
+// then, until the session ends (then the stream does), or at random
+// (then the client asks again after the retry the stream gave);
+// false when the connection is done.
+func (s *rndServer) stream(c net.Conn, session string, rng *rand.Rand) bool {
+	chunked := rng.IntN(2) == 0
+	head := "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-cache\r\n"
+	if chunked {
+		head += "Transfer-Encoding: chunked\r\n"
+	}
+	out := head + "\r\n"
+	send := func(event string) bool {
+		if chunked {
+			event = strconv.FormatInt(int64(len(event)), 16) + "\r\n" + event + "\r\n"
+		}
+		ok := writePieces(c, rng, out+event)
+		out = ""
+		return ok
+	}
+	s.framed("GET stream")
+	if !send("retry: 5\n\n") {
+		return false
+	}
+	for range 1 + rng.IntN(400) {
+		select {
+		case <-s.done:
+			return false
+		case <-time.After(time.Duration(500+rng.IntN(2500)) * time.Microsecond):
+		}
+		s.mu.Lock()
+		open := s.sessions[session]
+		s.mu.Unlock()
+		if !open {
+			break
+		}
+		event := ": still here\n\n"
+		if rng.IntN(2) == 0 {
+			event = `data: {"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"standing"}}` + "\n\n"
+		}
+		if !send(event) {
+			return false
+		}
+	}
+	if chunked {
+		return writePieces(c, rng, "0\r\n\r\n")
+	}
+	return false // the stream ends with the connection
 }
 
 func (s *rndServer) framed(how string) {

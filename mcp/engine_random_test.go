@@ -108,12 +108,14 @@ func TestEngineRandom(t *testing.T) {
 // rndShape is what a seed draws before any request: the run's shape.
 type rndShape struct {
 	users, loops, life int
-	shared             int // one request in shared uses the user's nonce
+	shared             int  // one request in shared uses the user's nonce
+	listen             bool // sessions open a GET stream
 }
 
 func drawShape(seed uint64) rndShape {
 	rng := rand.New(rand.NewPCG(seed, 0))
-	return rndShape{users: 1 + rng.IntN(8), loops: 1 + rng.IntN(2), life: 1 + rng.IntN(40), shared: 2 + rng.IntN(3)}
+	return rndShape{users: 1 + rng.IntN(8), loops: 1 + rng.IntN(2), life: 1 + rng.IntN(40), shared: 2 + rng.IntN(3),
+		listen: rng.IntN(3) == 0}
 }
 
 // rndTally is what a run's client saw.
@@ -143,7 +145,7 @@ func runRandomSeed(t *testing.T, seed uint64, e rndEngine, n int) (int, []string
 	defer srv.stop()
 	ctx := context.Background()
 	c, err := Dial(ctx, Options{URL: srv.url, ProtocolVersion: Rev20250618, Engine: e.engine,
-		PoolSize: shape.users + 1, Timeout: time.Minute})
+		PoolSize: shape.users + 1, Timeout: time.Minute, Listen: shape.listen})
 	if err != nil {
 		srv.stop()
 		return 0, []string{fmt.Sprintf("dial (%+v): %v; server: %v", shape, err, srv.faults)}
@@ -288,6 +290,12 @@ func compareRandom(srv *rndServer, y *rndTally, shape rndShape) {
 	// Dial's negotiation opens and ends a session of its own.
 	want := map[string]int{"tools/list": y.ok["tools/list"], "tools/call": y.ok["tools/call"],
 		"initialize": y.opened + 1, "notifications/initialized": y.opened + 1, "DELETE": y.closed + 1}
+	// A GET stream the server ends is asked for again: at least one a
+	// session when sessions listen, none when they do not.
+	if n := srv.counts["GET"]; shape.listen && n < y.opened || !shape.listen && n > 0 {
+		y.fail("GET: the server answered %d for %d sessions (%+v)", n, y.opened, shape)
+	}
+	delete(srv.counts, "GET")
 	for method, n := range srv.counts {
 		if want[method] != n {
 			y.fail("%s: the server answered %d, the client's count says %d (%+v)", method, n, want[method], shape)
