@@ -108,14 +108,30 @@ func TestEngineRandom(t *testing.T) {
 // rndShape is what a seed draws before any request: the run's shape.
 type rndShape struct {
 	users, loops, life int
-	shared             int  // one request in shared uses the user's nonce
-	listen             bool // sessions open a GET stream
+	shared             int     // one request in shared uses the user's nonce
+	listen             bool    // sessions open a GET stream
+	perRequest         bool    // a session per request (off the loops, which take none)
+	abandon            float64 // the fraction of sessions left without a DELETE
 }
 
 func drawShape(seed uint64) rndShape {
 	rng := rand.New(rand.NewPCG(seed, 0))
-	return rndShape{users: 1 + rng.IntN(8), loops: 1 + rng.IntN(2), life: 1 + rng.IntN(40), shared: 2 + rng.IntN(3),
-		listen: rng.IntN(3) == 0}
+	sh := rndShape{users: 1 + rng.IntN(8), loops: 1 + rng.IntN(2), life: 1 + rng.IntN(40), shared: 2 + rng.IntN(3),
+		listen: rng.IntN(3) == 0, perRequest: rng.IntN(4) == 0}
+	if !sh.perRequest && rng.IntN(3) == 0 {
+		sh.abandon = 0.3
+	}
+	return sh
+}
+
+// options is the client's for shape on e.
+func (sh rndShape) options(url string, e rndEngine) Options {
+	o := Options{URL: url, ProtocolVersion: Rev20250618, Engine: e.engine, PoolSize: sh.users + 1,
+		Timeout: 3 * time.Minute, Listen: sh.listen, AbandonFraction: sh.abandon}
+	if sh.perRequest && !e.loops {
+		o.SessionMode = SessionPerRequest
+	}
+	return o
 }
 
 // rndTally is what a run's client saw.
@@ -144,8 +160,8 @@ func runRandomSeed(t *testing.T, seed uint64, e rndEngine, n int) (int, []string
 	srv := startRndServer(t, seed)
 	defer srv.stop()
 	ctx := context.Background()
-	c, err := Dial(ctx, Options{URL: srv.url, ProtocolVersion: Rev20250618, Engine: e.engine,
-		PoolSize: shape.users + 1, Timeout: time.Minute, Listen: shape.listen})
+	o := shape.options(srv.url, e)
+	c, err := Dial(ctx, o)
 	if err != nil {
 		srv.stop()
 		return 0, []string{fmt.Sprintf("dial (%+v): %v; server: %v", shape, err, srv.faults)}
@@ -153,7 +169,7 @@ func runRandomSeed(t *testing.T, seed uint64, e rndEngine, n int) (int, []string
 	y := &rndTally{ok: map[string]int{}, nonces: map[string]int{}}
 	users := make([]*rndUser, shape.users)
 	for i := range users {
-		users[i] = &rndUser{seed: seed, n: i, quota: n / shape.users, shape: shape, y: y,
+		users[i] = &rndUser{seed: seed, n: i, quota: n / shape.users, shape: shape, y: y, perRequest: o.SessionMode == SessionPerRequest,
 			rng: rand.New(rand.NewPCG(seed, uint64(i)+1))}
 	}
 	users[0].quota += n % shape.users
@@ -168,7 +184,7 @@ func runRandomSeed(t *testing.T, seed uint64, e rndEngine, n int) (int, []string
 	}
 	c.Close(ctx)
 	srv.stop()
-	compareRandom(srv, y, shape)
+	compareRandom(srv, y, shape, o.Listen && o.SessionMode != SessionPerRequest)
 	return y.checked, y.failures
 }
 
@@ -193,6 +209,7 @@ type rndUser struct {
 	seed         uint64
 	n, quota     int
 	sent, shared int
+	perRequest   bool // each request opens and ends a session of its own
 	shape        rndShape
 	y            *rndTally
 	rng          *rand.Rand
@@ -205,18 +222,27 @@ func (u *rndUser) run(ctx context.Context, open func(context.Context) (*Session,
 			u.y.fail("user %d: opening a session after %d requests: %v", u.n, u.sent, err)
 			return
 		}
-		u.y.mu.Lock()
-		u.y.opened++
-		u.y.mu.Unlock()
+		u.y.handshakes(!u.perRequest, false)
 		for k := 0; k < u.shape.life && u.sent < u.quota; k++ {
 			u.one(ctx, s)
 		}
 		if err := s.Close(ctx); err != nil {
 			u.y.fail("user %d: closing session %s: %v", u.n, s.ID(), err)
 		}
-		u.y.mu.Lock()
-		u.y.closed++
-		u.y.mu.Unlock()
+		u.y.handshakes(false, !u.perRequest && !s.Abandon())
+	}
+}
+
+// handshakes counts a session opened (an initialize) and one ended (a
+// DELETE).
+func (y *rndTally) handshakes(opened, ended bool) {
+	y.mu.Lock()
+	defer y.mu.Unlock()
+	if opened {
+		y.opened++
+	}
+	if ended {
+		y.closed++
 	}
 }
 
@@ -252,6 +278,7 @@ func (u *rndUser) one(ctx context.Context, s *Session) {
 		u.y.fail("%s: structured content %s, the server sent %s", what, r.Structured, wantS)
 		return
 	}
+	u.y.handshakes(u.perRequest, u.perRequest)
 	u.y.mu.Lock()
 	u.y.ok[req.Method]++
 	u.y.nonces[rndKey(req.Method, nonce)]++
@@ -268,7 +295,7 @@ func sameJSON(got []byte, want string) bool {
 
 // compareRandom adds to y's failures where the server's counts differ
 // from the client's.
-func compareRandom(srv *rndServer, y *rndTally, shape rndShape) {
+func compareRandom(srv *rndServer, y *rndTally, shape rndShape, listen bool) {
 	srv.mu.Lock()
 	defer srv.mu.Unlock()
 	for _, f := range srv.faults {
@@ -291,8 +318,9 @@ func compareRandom(srv *rndServer, y *rndTally, shape rndShape) {
 	want := map[string]int{"tools/list": y.ok["tools/list"], "tools/call": y.ok["tools/call"],
 		"initialize": y.opened + 1, "notifications/initialized": y.opened + 1, "DELETE": y.closed + 1}
 	// A GET stream the server ends is asked for again: at least one a
-	// session when sessions listen, none when they do not.
-	if n := srv.counts["GET"]; shape.listen && n < y.opened || !shape.listen && n > 0 {
+	// session when sessions listen, none when they do not (a session per
+	// request never does).
+	if n := srv.counts["GET"]; listen && n < y.opened || !listen && n > 0 {
 		y.fail("GET: the server answered %d for %d sessions (%+v)", n, y.opened, shape)
 	}
 	delete(srv.counts, "GET")
