@@ -72,13 +72,13 @@ func writeRndAnswer(c net.Conn, rng *rand.Rand, id json.RawMessage, result, sess
 // writeRndEmpty writes an answer without a JSON-RPC message: 202 for a
 // notification (or 204), 200 or 204 for a DELETE, 405 for a GET.
 func writeRndEmpty(c net.Conn, rng *rand.Rand, status int, s *rndServer) bool {
-	if status != 405 && rng.IntN(3) == 0 {
+	if status < 300 && rng.IntN(3) == 0 {
 		status = 204
 	}
 	f := drawFrame(rng, status)
 	f.sse = false
 	s.framed(strconv.Itoa(status) + "/" + f.name())
-	head := "HTTP/1.1 " + strconv.Itoa(status) + " " + map[int]string{200: "OK", 202: "Accepted", 204: "No Content", 405: "Method Not Allowed"}[status] + "\r\n"
+	head := "HTTP/1.1 " + strconv.Itoa(status) + " " + map[int]string{200: "OK", 202: "Accepted", 204: "No Content", 404: "Not Found", 405: "Method Not Allowed"}[status] + "\r\n"
 	if f.body == "none" {
 		return writeRnd(c, rng, f, head, "")
 	}

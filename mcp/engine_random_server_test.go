@@ -35,6 +35,7 @@ type rndServer struct {
 	conns    map[net.Conn]struct{}
 	connSeq  uint64
 	sessions map[string]bool // the open sessions
+	ended    map[string]bool // and those a DELETE ended
 	nextSess int
 	counts   map[string]int // answered, by method; "DELETE" for a session's end
 	answered map[string]int // answered, by rndKey(method, nonce)
@@ -52,7 +53,7 @@ func startRndServer(tb testing.TB, seed uint64) *rndServer {
 		tb.Fatal(err)
 	}
 	s := &rndServer{url: "http://" + l.Addr().String() + "/mcp", seed: seed, l: l, done: make(chan struct{}),
-		conns: map[net.Conn]struct{}{}, sessions: map[string]bool{},
+		conns: map[net.Conn]struct{}{}, sessions: map[string]bool{}, ended: map[string]bool{},
 		counts: map[string]int{}, answered: map[string]int{}, frames: map[string]int{}}
 	s.wg.Add(1)
 	go s.accept()
@@ -196,7 +197,11 @@ func (s *rndServer) answer(c net.Conn, r *rndRequest, rng *rand.Rand) bool {
 		return writeRndEmpty(c, rng, 200, s)
 	case "GET":
 		s.count("GET", "")
-		s.checkSession(r.session, "GET")
+		if s.gone(r.session) {
+			// Asked for before the session's DELETE, on another
+			// connection, and come after it: what a server says then.
+			return writeRndEmpty(c, rng, 404, s)
+		}
 		if rng.IntN(4) == 0 {
 			return writeRndEmpty(c, rng, 405, s) // no stream offered
 		}
@@ -263,10 +268,23 @@ func (s *rndServer) checkSession(id, method string) {
 	}
 }
 
+// gone says whether a GET stream's session has ended; one the server
+// never opened is a fault.
+func (s *rndServer) gone(id string) bool {
+	s.mu.Lock()
+	open, ended := s.sessions[id], s.ended[id]
+	s.mu.Unlock()
+	if !open && !ended {
+		s.fault("GET in session %q, which the server never opened", id)
+	}
+	return !open
+}
+
 func (s *rndServer) endSession(id string) {
 	s.mu.Lock()
 	open := s.sessions[id]
 	delete(s.sessions, id)
+	s.ended[id] = true
 	s.counts["DELETE"]++
 	s.mu.Unlock()
 	if !open {

@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"runtime/debug"
+	"slices"
 	"strconv"
 	"sync"
 	"testing"
@@ -31,6 +33,7 @@ import (
 // (make soak-engine) sets MCPBENCH_ENGINE_REQUESTS, the requests to check
 // in all, from seed MCPBENCH_ENGINE_SEED_FROM (1) on, and
 // MCPBENCH_ENGINE_PER_SEED requests per engine and seed.
+// MCPBENCH_ENGINE_ONLY=loops (goroutines, net/http) runs one engine.
 
 // rndEngine is one way of running a seed's requests.
 type rndEngine struct {
@@ -49,7 +52,9 @@ var rndEngines = []rndEngine{
 type rndPlan struct {
 	from, seeds uint64
 	perSeed     int
-	total       int // the soak's goal, 0 outside it
+	total       int    // the soak's goal, 0 outside it
+	only        string // one engine's name, "" for all
+	engines     int
 }
 
 func randomPlan(t *testing.T) rndPlan {
@@ -75,6 +80,13 @@ func randomPlan(t *testing.T) rndPlan {
 	if seed := os.Getenv("MCPBENCH_ENGINE_SEED"); seed != "" {
 		p.from, p.seeds = uint64(env("MCPBENCH_ENGINE_SEED", 0)), 1
 	}
+	p.only, p.engines = os.Getenv("MCPBENCH_ENGINE_ONLY"), len(rndEngines)
+	if p.only != "" {
+		p.engines = 1
+		if !slices.ContainsFunc(rndEngines, func(e rndEngine) bool { return e.name == p.only }) {
+			t.Fatalf("MCPBENCH_ENGINE_ONLY=%q: want loops, goroutines or net/http", p.only)
+		}
+	}
 	return p
 }
 
@@ -86,6 +98,9 @@ func TestEngineRandom(t *testing.T) {
 	checked, failures := 0, 0
 	for seed := p.from; seed < p.from+p.seeds; seed++ {
 		for _, e := range rndEngines {
+			if p.only != "" && e.name != p.only {
+				continue
+			}
 			n, fails := runRandomSeed(t, seed, e, p.perSeed)
 			checked += n
 			failures += len(fails)
@@ -99,9 +114,9 @@ func TestEngineRandom(t *testing.T) {
 	}
 	took := time.Since(start)
 	t.Logf("engine random: %d requests checked, seeds %d..%d on %d engines (%d per engine and seed), %d failures, %v (%.0f/s)",
-		checked, p.from, p.from+p.seeds-1, len(rndEngines), p.perSeed, failures, took.Round(time.Millisecond), float64(checked)/took.Seconds())
-	if checked < int(p.seeds)*len(rndEngines)*p.perSeed {
-		t.Errorf("checked %d requests, planned %d", checked, int(p.seeds)*len(rndEngines)*p.perSeed)
+		checked, p.from, p.from+p.seeds-1, p.engines, p.perSeed, failures, took.Round(time.Millisecond), float64(checked)/took.Seconds())
+	if planned := int(p.seeds) * p.engines * p.perSeed; checked < planned {
+		t.Errorf("checked %d requests, planned %d", checked, planned)
 	}
 }
 
@@ -197,6 +212,13 @@ func runOnLoops(t *testing.T, ctx context.Context, c *Client, users []*rndUser, 
 	for i, u := range users {
 		l := g.Loop(i)
 		g.Go(ctx, i, func(lctx context.Context) {
+			// A panic in a loop task reaches the loop through iter.Pull,
+			// which loses its stack: it is told here, with the seed.
+			defer func() {
+				if r := recover(); r != nil {
+					u.y.fail("user %d: panic on the loop: %v\n%s", u.n, r, debug.Stack())
+				}
+			}()
 			u.run(lctx, func(ctx context.Context) (*Session, error) { return c.NewSessionOn(ctx, l) })
 		})
 	}
