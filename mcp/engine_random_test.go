@@ -105,7 +105,8 @@ func TestEngineRandom(t *testing.T) {
 			checked += n
 			failures += len(fails)
 			for _, f := range fails {
-				t.Errorf("seed %d on %s: %s\n\trerun: MCPBENCH_ENGINE_SEED=%d go test -count=1 -run 'TestEngineRandom$' ./mcp/", seed, e.name, f, seed)
+				t.Errorf("seed %d on %s: %s\n\trerun: MCPBENCH_ENGINE_SEED=%d MCPBENCH_ENGINE_PER_SEED=%d MCPBENCH_ENGINE_ONLY=%s go test -count=1 -run 'TestEngineRandom$' ./mcp/",
+					seed, e.name, f, seed, p.perSeed, e.name)
 			}
 		}
 		if p.total > 0 && seed%20 == 0 {
