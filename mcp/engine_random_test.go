@@ -70,22 +70,22 @@ func randomPlan(t *testing.T) rndPlan {
 		return n
 	}
 	p := rndPlan{from: 1, seeds: 4, perSeed: env("MCPBENCH_ENGINE_PER_SEED", 150)}
-	if total := env("MCPBENCH_ENGINE_REQUESTS", 0); total > 0 {
-		p.perSeed = env("MCPBENCH_ENGINE_PER_SEED", 5000)
-		p.total = total
-		p.from = uint64(env("MCPBENCH_ENGINE_SEED_FROM", 1))
-		per := p.perSeed * len(rndEngines)
-		p.seeds = uint64((total + per - 1) / per)
-	}
-	if seed := os.Getenv("MCPBENCH_ENGINE_SEED"); seed != "" {
-		p.from, p.seeds = uint64(env("MCPBENCH_ENGINE_SEED", 0)), 1
-	}
 	p.only, p.engines = os.Getenv("MCPBENCH_ENGINE_ONLY"), len(rndEngines)
 	if p.only != "" {
 		p.engines = 1
 		if !slices.ContainsFunc(rndEngines, func(e rndEngine) bool { return e.name == p.only }) {
 			t.Fatalf("MCPBENCH_ENGINE_ONLY=%q: want loops, goroutines or net/http", p.only)
 		}
+	}
+	if total := env("MCPBENCH_ENGINE_REQUESTS", 0); total > 0 {
+		p.perSeed = env("MCPBENCH_ENGINE_PER_SEED", 5000)
+		p.total = total
+		p.from = uint64(env("MCPBENCH_ENGINE_SEED_FROM", 1))
+		per := p.perSeed * p.engines
+		p.seeds = uint64((total + per - 1) / per)
+	}
+	if seed := os.Getenv("MCPBENCH_ENGINE_SEED"); seed != "" {
+		p.from, p.seeds = uint64(env("MCPBENCH_ENGINE_SEED", 0)), 1
 	}
 	return p
 }
