@@ -69,7 +69,7 @@ func randomPlan(t *testing.T) rndPlan {
 		}
 		return n
 	}
-	p := rndPlan{from: 1, seeds: 4, perSeed: env("MCPBENCH_ENGINE_PER_SEED", 150)}
+	p := rndPlan{from: 1, seeds: 4, perSeed: env("MCPBENCH_ENGINE_PER_SEED", 300)}
 	p.only, p.engines = os.Getenv("MCPBENCH_ENGINE_ONLY"), len(rndEngines)
 	if p.only != "" {
 		p.engines = 1
