@@ -4,7 +4,7 @@ VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 COMMIT  ?= $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
 LDFLAGS := -X main.version=$(VERSION) -X main.commit=$(COMMIT)
 
-.PHONY: build install release release-check image demo test test-untimed test-timed test-setup installs test-race vet bench bench-scale fuzz clean peers browser prometheus interop-doc faults-doc hostile-doc
+.PHONY: build install release release-check image demo test test-untimed test-timed test-setup installs test-race vet bench bench-scale fuzz soak-engine clean peers browser prometheus interop-doc faults-doc hostile-doc
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o mcpbench ./cmd/mcpbench
@@ -111,7 +111,8 @@ FUZZ_TARGETS := \
 	./sweep/:FuzzParseRange ./cmd/mcpbench/:FuzzParseShard ./cmd/mcpbench/:FuzzFlagValues \
 	./toolschema/:FuzzGenerate ./toolschema/:FuzzDecode \
 	./mcp/:FuzzLineReader ./workload/:FuzzParseMix ./workload/:FuzzParseScenarios ./workload/:FuzzDataRows \
-	./mcp/:FuzzClientRequestsFile ./bench/:FuzzMergeEncoded ./mcp/:FuzzWireMatch
+	./mcp/:FuzzClientRequestsFile ./bench/:FuzzMergeEncoded ./mcp/:FuzzWireMatch \
+	./internal/h1/:FuzzParseHead ./internal/h1/:FuzzChunked ./internal/h1/:FuzzStreamEnd ./internal/h1/:FuzzBodyMatch
 
 fuzz:
 	@set -e; for t in $(FUZZ_TARGETS); do \
@@ -119,6 +120,16 @@ fuzz:
 		echo "== $$name ($$pkg) for $(FUZZTIME)"; \
 		$(GO) test -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZTIME) $$pkg; \
 	done
+
+# The engine's randomized differential test (mcp/engine_random_test.go) at
+# length: MCPBENCH_ENGINE_REQUESTS requests checked in all, each seed on
+# the event loops, the direct engine's goroutines and net/http,
+# MCPBENCH_ENGINE_PER_SEED (5000) requests each, from seed
+# MCPBENCH_ENGINE_SEED_FROM (1). It prints the requests checked, the seeds
+# and the failures, each with the command that reruns its seed.
+MCPBENCH_ENGINE_REQUESTS ?= 10000000
+soak-engine:
+	MCPBENCH_ENGINE_REQUESTS=$(MCPBENCH_ENGINE_REQUESTS) $(GO) test -count=1 -timeout 0 -run 'TestEngineRandom$$' -v ./mcp/
 
 test-race:
 	$(GO) test -count=1 -race -timeout 30m ./...

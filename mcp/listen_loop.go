@@ -64,6 +64,12 @@ func (ls *loopStream) open() {
 		ls.again()
 		return
 	}
+	if ls.stopped {
+		// The session closed while the dial waited: its id is gone, and
+		// a GET now would ask for the stream of no session.
+		nc.Close()
+		return
+	}
 	h := t.buildHeader(&Prepared{}).Clone()
 	h.Del("Content-Type")
 	h.Set("Accept", "text/event-stream")
@@ -126,7 +132,7 @@ func (ls *loopStream) read() {
 	sse := &ls.sse
 	sse.r = lendSSEBuffer()
 	sse.r.Reset(ls.st.Body())
-	for {
+	for !ls.stopped { // (an answer to the server may wait while the session closes)
 		data, err := sse.next()
 		if sse.retryMS >= 0 {
 			ls.retry = time.Duration(sse.retryMS) * time.Millisecond
@@ -182,8 +188,16 @@ func (t *directTransport) stopStanding() {
 	}
 	t.standing = nil
 	ls.stopped = true
-	if ls.st != nil {
+	switch {
+	case ls.st == nil:
+	case ls.reading:
+		// read is suspended in a read of the stream (a line came in
+		// pieces): the buffers it reads in stay its own. Given back with
+		// the connection, they were lent to the session's DELETE, whose
+		// answer's first bytes the waking read then took as its own.
+		ls.st.Drop()
+	default:
 		ls.st.Stop()
-		ls.st = nil
 	}
+	ls.st = nil
 }

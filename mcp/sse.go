@@ -75,14 +75,14 @@ func (s *sseReader) readLine() ([]byte, error) {
 	}
 	line = bytes.TrimSuffix(line, []byte{'\n'})
 	line = bytes.TrimSuffix(line, []byte{'\r'})
-	// A lone CR also ends a line in SSE; split on it if one is left inside.
+	// A lone CR also ends a line in SSE. Rare: every line after the first
+	// bare CR is kept, copied, for the calls after this one. (A stream
+	// whose every line ends in a lone CR is all one such read.)
 	if i := bytes.IndexByte(line, '\r'); i >= 0 {
-		// Rare: treat the text after a bare CR as the next line by
-		// processing only the first part; the remainder is a field line
-		// the caller handles on its own loop iteration.
-		rest := append([]byte(nil), line[i+1:]...)
+		for _, rest := range bytes.Split(line[i+1:], []byte{'\r'}) {
+			s.pending = append(s.pending, bytes.Clone(rest))
+		}
 		line = line[:i]
-		s.pending = append(s.pending, rest)
 	}
 	return line, nil
 }

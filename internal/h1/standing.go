@@ -96,6 +96,27 @@ func (s *Standing) Stop() {
 	s.c.discard()
 }
 
+// Drop closes the stream's connection as Stop does, from the
+// connection's loop, while a task of the loop may be suspended in a read
+// of the stream: its read buffer (and fasthttp's response, for a stream
+// read by fasthttp) stay with that reader, who gets the closed
+// connection's error, rather than going back to be lent to another
+// connection while the reader still fills and consumes them.
+func (s *Standing) Drop() {
+	if r, ok := s.c.nc.(interface{ OnReadable(func()) }); ok {
+		r.OnReadable(nil)
+	}
+	s.resp = nil
+	c := s.c
+	if c.br != nil && !c.grown && c.br.Size() == ReadBuffer {
+		readers.Lock()
+		readers.lent-- // lent, and lost with the connection
+		readers.Unlock()
+	}
+	c.br, c.grown, c.rest = nil, false, streamRest{}
+	c.nc.Close()
+}
+
 // Once writes r on nc, a connection for this request alone, reads its
 // answer whole (bounded by limit) and closes nc: for a message that must
 // go out while every connection of its pool is in use.
