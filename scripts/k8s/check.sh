@@ -137,6 +137,14 @@ check_counts() {
 }
 step "merged report against the server's count" check_counts
 
+disk() {
+  local kv
+  kv=$(basename "$(dirname "$(dirname "$(command -v kubectl)")")")
+  du -sh ".run/k8s/$kv/bin" .run/k8s/pause-image.tar .run/image/mcpbench-docker.tar \
+    .run/k8s/cluster/containerd/root .run/k8s/cluster | sed 's/^/disk /'
+}
+step "disk used" disk
+
 kill "$server_pid" && wait "$server_pid" 2>/dev/null || true
 server_pid=
 step "cluster down" "$cluster" down
