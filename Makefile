@@ -4,7 +4,7 @@ VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 COMMIT  ?= $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
 LDFLAGS := -X main.version=$(VERSION) -X main.commit=$(COMMIT)
 
-.PHONY: build install release release-check image demo test test-untimed test-timed test-setup installs test-race vet bench bench-scale fuzz soak-engine clean peers browser prometheus interop-doc faults-doc hostile-doc
+.PHONY: build install release release-check image demo test test-untimed test-timed test-setup installs test-race vet k8s-check bench bench-scale fuzz soak-engine clean peers browser prometheus interop-doc faults-doc hostile-doc
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o mcpbench ./cmd/mcpbench
@@ -33,6 +33,13 @@ image:
 # in .run/reports.
 demo: build
 	./scripts/demo.sh
+
+# The sharded Job of scripts/k8s run on a real one-node Kubernetes on
+# loopback (built from source, cached in .run/k8s), checked against the
+# bundled server's count, then taken down. Root only; not part of test.
+# docs/sharding.md, "Checked on a real cluster".
+k8s-check:
+	./scripts/k8s/check.sh
 
 # The whole test suite; CI runs exactly this. The interop matrix needs the
 # TypeScript reference server from npm, and the HTML report tests headless

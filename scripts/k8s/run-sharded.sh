@@ -5,7 +5,9 @@
 #
 # Needs kubectl (pointed at the cluster and namespace) and mcpbench on PATH
 # for the merge. Writes shard-<i>.json and merged.json under $OUT
-# (default ./mcpbench-shards).
+# (default ./mcpbench-shards). MANIFEST picks another manifest than the
+# mcpbench-shards.yaml beside this script (an overlay of it: make k8s-check
+# runs one with hostNetwork: true).
 set -euo pipefail
 
 url=${1:?usage: run-sharded.sh TARGET_URL [N] [LEAD_SECONDS]}
@@ -13,7 +15,7 @@ n=${2:-4}
 lead=${3:-120}
 out=${OUT:-mcpbench-shards}
 job=mcpbench-shards
-manifest="$(dirname "$0")/mcpbench-shards.yaml"
+manifest=${MANIFEST:-"$(dirname "$0")/mcpbench-shards.yaml"}
 
 # One start time for every pod, far enough ahead for scheduling and image
 # pulls; a pod that starts late begins at once and says so in its report's
@@ -30,7 +32,30 @@ sed -e "s|__START_AT__|$start_at|" \
     "$manifest" | kubectl apply -f -
 
 # Wait for the run: the lead time, the load, and room for the slowest pod.
-kubectl wait --for=condition=complete "job/$job" --timeout="$(( lead + 600 ))s"
+# A failed Job (backoffLimit 0: one failed pod) ends the wait at once
+# rather than when the time is out.
+deadline=$(( $(date +%s) + lead + 600 ))
+while :; do
+  state=$(kubectl get "job/$job" -o jsonpath='{range .status.conditions[?(@.status=="True")]}{.type} {end}')
+  case " $state " in
+  *" Complete "*) break ;;
+  *" Failed "*)
+    echo "job/$job failed:" >&2
+    kubectl get pods -l "job-name=$job" -o wide >&2 || true
+    for pod in $(kubectl get pods -l "job-name=$job" -o name); do
+      echo "--- $pod" >&2
+      kubectl logs "$pod" -c mcpbench --tail=20 >&2 || true
+    done
+    exit 1
+    ;;
+  esac
+  if [ "$(date +%s)" -ge "$deadline" ]; then
+    echo "job/$job did not finish in $(( lead + 600 ))s" >&2
+    kubectl get pods -l "job-name=$job" -o wide >&2 || true
+    exit 1
+  fi
+  sleep 2
+done
 
 # Each pod printed its report on stdout; keep only the JSON object, in
 # case anything else reached the log.
