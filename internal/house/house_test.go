@@ -52,10 +52,11 @@ var layers = map[string]int{
 	"cmd/mcpbench":         10,
 	"interop":              10, // tests only: the differential matrix, above harness
 
-	// Commands beside mcpbench that make test builds: make image's builder
-	// and the GitHub Action's report reader. They import nothing of ours.
+	// Commands beside mcpbench that make test builds: make image's builder,
+	// the GitHub Action's report reader and make k8s-check's report check.
 	"scripts/image":          10,
 	"scripts/action/outputs": 10,
+	"scripts/k8s/verify":     10,
 }
 
 // bypasses are imports the ranks allow but the design does not: cmd talks
