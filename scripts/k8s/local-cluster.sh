@@ -370,7 +370,7 @@ down() {
     find /sys/fs/cgroup -mindepth 1 -maxdepth 6 -type d 2>/dev/null | sort | comm -13 "$S/cgroups.before" - | sort -r |
       while read -r d; do rmdir "$d" 2>/dev/null || true; done
   fi
-  remove_kube_chains
+  remove_kube_chains || log "could not remove every KUBE-* iptables chain"
   local p
   for p in "${system_paths[@]}"; do
     [ -e "$p" ] || continue
@@ -398,7 +398,8 @@ iptables_chains() {
 remove_kube_chains() {
   local tool t ch rule
   iptables_chains | sort | comm -13 <(sort "$S/iptables.before" 2>/dev/null) - | while read -r tool t ch; do
-    "$tool-save" -t "$t" | grep -E "^-A [^ ]+ .*-j $ch( |$)" | sed 's/^-A /-D /' | while read -r rule; do
+    # (grep finds no jump to a canary chain: not a failure.)
+    "$tool-save" -t "$t" | { grep -E "^-A [^ ]+ .*-j $ch( |$)" || true; } | sed 's/^-A /-D /' | while read -r rule; do
       eval "$tool -t $t $rule" 2>/dev/null || true
     done
     "$tool" -t "$t" -F "$ch" 2>/dev/null || true

@@ -7,7 +7,8 @@
 # for the merge. Writes shard-<i>.json and merged.json under $OUT
 # (default ./mcpbench-shards). MANIFEST picks another manifest than the
 # mcpbench-shards.yaml beside this script (an overlay of it: make k8s-check
-# runs one with hostNetwork: true).
+# runs one with hostNetwork: true). WAIT (default 600) is how many seconds
+# past the start time the Job may take before the script gives up.
 set -euo pipefail
 
 url=${1:?usage: run-sharded.sh TARGET_URL [N] [LEAD_SECONDS]}
@@ -34,7 +35,8 @@ sed -e "s|__START_AT__|$start_at|" \
 # Wait for the run: the lead time, the load, and room for the slowest pod.
 # A failed Job (backoffLimit 0: one failed pod) ends the wait at once
 # rather than when the time is out.
-deadline=$(( $(date +%s) + lead + 600 ))
+wait_s=${WAIT:-600}
+deadline=$(( $(date +%s) + lead + wait_s ))
 while :; do
   state=$(kubectl get "job/$job" -o jsonpath='{range .status.conditions[?(@.status=="True")]}{.type} {end}')
   case " $state " in
@@ -50,7 +52,7 @@ while :; do
     ;;
   esac
   if [ "$(date +%s)" -ge "$deadline" ]; then
-    echo "job/$job did not finish in $(( lead + 600 ))s" >&2
+    echo "job/$job did not finish in $(( lead + wait_s ))s" >&2
     kubectl get pods -l "job-name=$job" -o wide >&2 || true
     exit 1
   fi
