@@ -136,7 +136,15 @@ func TestProxyTimesAnswersAsTheyPass(t *testing.T) {
 	if c.Answer.After(l.Sent) {
 		t.Fatalf("the call's answer noted %v after the list was sent: the open stream was counted", c.Answer.Sub(l.Sent))
 	}
-	if got := steps(sessions[0], nil); len(got) != 2 || got[0].Parallel != nil {
+	// A starved client can take past minThink to send the list: a think
+	// step between them is the client's, not an overlap.
+	var got []step
+	for _, st := range steps(sessions[0], nil) {
+		if st.Think == "" {
+			got = append(got, st)
+		}
+	}
+	if len(got) != 2 || got[0].Call == nil || got[1].List == nil {
 		t.Fatalf("steps %+v: want the call, then the list", got)
 	}
 }

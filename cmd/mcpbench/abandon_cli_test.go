@@ -1,6 +1,7 @@
 package main
 
 import (
+	"github.com/mcpbench/mcpbench/results"
 	"math"
 	"os"
 	"path/filepath"
@@ -62,6 +63,10 @@ func TestAbandonedSessionMemoryEverything(t *testing.T) {
 // abandonedMemory samples the server every 100 ms: at 250 ms a run of a
 // second on a loaded machine gave the fit 3 points, and it came out 32%
 // below /proc; at 100 ms three runs each gave 33-41 points, r² 0.99.
+//
+// A fit with r² under 0.9 measured nothing but the machine (beside the
+// untimed lane's loopback traffic one had r² 0.17): such a run is made
+// once more, and the second must agree.
 func abandonedMemory(t *testing.T, url string, pid, warm, sessions int) {
 	dir := t.TempDir()
 	scenario := filepath.Join(dir, "s.yaml")
@@ -72,21 +77,25 @@ func abandonedMemory(t *testing.T, url string, pid, warm, sessions int) {
 	if r := runSoak("warm", dir, append(base, "--max-sessions", strconv.Itoa(warm))...); r.err != nil || r.code != 0 {
 		t.Fatalf("warm-up: exit %d %v %s", r.code, r.err, r.stderr)
 	}
-	rss0 := vmRSS(t, pid)
-	r := runSoak("abandon", dir, append(base, "--max-sessions", strconv.Itoa(sessions), "--abandon-sessions", "1",
-		"--server-pid", strconv.Itoa(pid), "--interval", "100ms")...)
-	rss1 := vmRSS(t, pid)
-	if r.err != nil || r.code != 0 {
-		t.Fatalf("exit %d %v %s", r.code, r.err, r.stderr)
+	var a *results.AbandonedMemory
+	var n int64
+	var independent float64
+	for try := 0; try < 2 && (a == nil || a.R2 < 0.9); try++ {
+		rss0 := vmRSS(t, pid)
+		r := runSoak("abandon", dir, append(base, "--max-sessions", strconv.Itoa(sessions), "--abandon-sessions", "1",
+			"--server-pid", strconv.Itoa(pid), "--interval", "100ms")...)
+		rss1 := vmRSS(t, pid)
+		if r.err != nil || r.code != 0 {
+			t.Fatalf("exit %d %v %s", r.code, r.err, r.stderr)
+		}
+		n, a = r.report.Sessions.Abandoned, r.report.AbandonedMemory
+		if n != int64(sessions) || a == nil {
+			t.Fatalf("%d sessions abandoned (want %d), memory %+v", n, sessions, a)
+		}
+		independent = (rss1 - rss0) / float64(n)
+		t.Logf("report: %.0f bytes per abandoned session (95%% %.0f to %.0f, r² %.2f, %d points); /proc: %.0f bytes (%.1f MB over %d sessions)",
+			a.BytesPerSession, a.Low, a.High, a.R2, a.Points, independent, (rss1-rss0)/1e6, n)
 	}
-	n := r.report.Sessions.Abandoned
-	a := r.report.AbandonedMemory
-	if n != int64(sessions) || a == nil {
-		t.Fatalf("%d sessions abandoned (want %d), memory %+v", n, sessions, a)
-	}
-	independent := (rss1 - rss0) / float64(n)
-	t.Logf("report: %.0f bytes per abandoned session (95%% %.0f to %.0f, r² %.2f, %d points); /proc: %.0f bytes (%.1f MB over %d sessions)",
-		a.BytesPerSession, a.Low, a.High, a.R2, a.Points, independent, (rss1-rss0)/1e6, n)
 	if math.Abs(a.BytesPerSession-independent) > 0.2*independent {
 		t.Fatalf("the report's %.0f bytes per session is more than 20%% from the %.0f measured from /proc", a.BytesPerSession, independent)
 	}

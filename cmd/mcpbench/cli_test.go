@@ -72,7 +72,9 @@ func runCLI(t *testing.T, env []string, args ...string) cliResult {
 // way (under taskset, say).
 func runProgram(t *testing.T, env []string, argv ...string) cliResult {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	// A bound on a hang, not a time a run should take: at SCHED_IDLE beside
+	// the timed lane, the demo's sweep and a remote-write run outlasted 60 s.
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	cmd.Env = append(os.Environ(), env...)
