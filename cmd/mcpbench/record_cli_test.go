@@ -141,18 +141,7 @@ func TestRecordRealClient(t *testing.T) {
 	server, counts := sessionCounter(t, everythingHTTP(t))
 	dir := t.TempDir()
 	out := filepath.Join(dir, "recorded.yaml")
-	proxy, stop := startRecord(t, server, out)
-	// node_modules, where install-peers.sh put the SDK beside the server.
-	modules := filepath.Join(filepath.Dir(peerEntry(t, "server-everything")), "../../..")
-	client := exec.Command("node", "testdata/record/client.cjs", proxy)
-	client.Env = append(os.Environ(), "NODE_PATH="+modules)
-	if b, err := client.CombinedOutput(); err != nil {
-		t.Fatalf("the SDK client: %v\n%s", err, b)
-	}
-	if r := stop(); r.code != 0 {
-		t.Fatalf("record: exit %d: %s", r.code, r.stderr)
-	}
-	if got := recordedKinds(t, out); got != "list call pause call parallel of 2" {
+	if got := recordSDKClient(t, server, out); got != "list call pause call parallel of 2" {
 		t.Fatalf("recorded steps: %s", got)
 	}
 	rows, err := os.ReadFile(filepath.Join(dir, "recorded.echo.jsonl"))
@@ -201,22 +190,30 @@ func TestRecordKeepsConcurrencyAgainstAFastServer(t *testing.T) {
 		})
 	ts := httptest.NewServer(m3server.NewStreamableHTTPServer(s))
 	defer ts.Close()
-	modules := filepath.Join(filepath.Dir(peerEntry(t, "server-everything")), "../../..")
 	for i := range 3 {
 		out := filepath.Join(t.TempDir(), "recorded.yaml")
-		proxy, stop := startRecord(t, ts.URL+"/mcp", out)
-		client := exec.Command("node", "testdata/record/client.cjs", proxy)
-		client.Env = append(os.Environ(), "NODE_PATH="+modules)
-		if b, err := client.CombinedOutput(); err != nil {
-			t.Fatalf("the SDK client: %v\n%s", err, b)
-		}
-		if r := stop(); r.code != 0 {
-			t.Fatalf("record: exit %d: %s", r.code, r.stderr)
-		}
-		if got := recordedKinds(t, out); got != "list call pause call parallel of 2" {
+		if got := recordSDKClient(t, ts.URL+"/mcp", out); got != "list call pause call parallel of 2" {
 			t.Fatalf("session %d: recorded steps: %s", i+1, got)
 		}
 	}
+}
+
+// recordSDKClient runs the TypeScript SDK's client (testdata/record) through
+// record in front of upstream, writing out, and returns its recorded kinds.
+func recordSDKClient(t *testing.T, upstream, out string) string {
+	t.Helper()
+	proxy, stop := startRecord(t, upstream, out)
+	// node_modules, where install-peers.sh put the SDK beside the server.
+	modules := filepath.Join(filepath.Dir(peerEntry(t, "server-everything")), "../../..")
+	client := exec.Command("node", "testdata/record/client.cjs", proxy)
+	client.Env = append(os.Environ(), "NODE_PATH="+modules)
+	if b, err := client.CombinedOutput(); err != nil {
+		t.Fatalf("the SDK client: %v\n%s", err, b)
+	}
+	if r := stop(); r.code != 0 {
+		t.Fatalf("record: exit %d: %s", r.code, r.stderr)
+	}
+	return recordedKinds(t, out)
 }
 
 // recordedKinds reads the one scenario of a recorded file as a line of
