@@ -56,7 +56,7 @@ k8s-check:
 # scripts/slowest-tests.sh lists where the time goes from go test -json;
 # scripts/time-suite.sh times this target on fresh clones.
 TIMED    := bench cmd/mcpbench dashboard harness scripts/action workload
-UNTIMED_P ?= 4
+UNTIMED_P ?= 2
 TEST_PARALLEL ?= 6
 # SCHED_IDLE where util-linux's chrt is, else the lowest nice.
 IDLE := $(shell command -v chrt >/dev/null 2>&1 && echo chrt --idle 0 || echo nice -n 19)
