@@ -122,7 +122,11 @@ func TestGitHubActionsExample(t *testing.T) {
 		t.Fatalf("ran %q: want build, serve, sweep, gate and stop", ran)
 	}
 	sum, _ := os.ReadFile(summary)
-	for _, want := range []string{"# mcpbench sweep", "## mcpbench compare (sweep)", "No regression", "max_feasible_concurrency"} {
+	// The SLO reached the sweep and its verdict the summary. Whether a level
+	// met it is the machine's business (this test runs in the untimed
+	// lane, on the CPU the timed tests leave), so the figure itself is not
+	// judged here; sweep-slo.txtar judges it in the timed lane.
+	for _, want := range []string{"# mcpbench sweep", "**SLO:** p95", "Max feasible concurrency:", "## mcpbench compare (sweep)", "No regression"} {
 		if !strings.Contains(string(sum), want) {
 			t.Errorf("step summary lacks %q:\n%s", want, sum)
 		}

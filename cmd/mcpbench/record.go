@@ -34,7 +34,7 @@ lines come back unchanged, and FILE is written when the client closes.
 Flags:
 %s
 Example:
-  mcpbench record --listen 127.0.0.1:0 --upstream http://127.0.0.1:3002/mcp --scenario-out agent.yaml
+  mcpbench record --listen 127.0.0.1:4000 --upstream http://127.0.0.1:3002/mcp --scenario-out agent.yaml
 `
 
 type recordFlags struct {

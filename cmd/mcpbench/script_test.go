@@ -93,6 +93,13 @@ func exitIs() {
 // beside a sweep that measures.
 var measuringScripts = []string{"sweep.txtar", "sweep-slo.txtar"}
 
+// loneScripts run in the timed lane too, one at a time after the
+// measuring ones: compare.txtar's gate must see a 20 ms regression that a
+// starved base run would hide, and run-stdio.txtar starts four node
+// servers, whose start a starved machine stretches past the run's own
+// --timeout. Beside a sweep either would move its knee.
+var loneScripts = []string{"compare.txtar", "run-stdio.txtar"}
+
 func TestScripts(t *testing.T) {
 	t.Parallel() // the scripts judge output and exit codes, no figure a busy machine changes: with the other parallel tests
 	all, err := filepath.Glob("testdata/script/*.txtar")
@@ -101,7 +108,8 @@ func TestScripts(t *testing.T) {
 	}
 	var files []string
 	for _, f := range all {
-		if !slices.Contains(measuringScripts, filepath.Base(f)) {
+		name := filepath.Base(f)
+		if !slices.Contains(measuringScripts, name) && !slices.Contains(loneScripts, name) {
 			files = append(files, f)
 		}
 	}
@@ -114,6 +122,14 @@ func TestScriptsThatMeasure(t *testing.T) {
 		files = append(files, filepath.Join("testdata/script", name))
 	}
 	runScripts(t, files)
+}
+
+func TestScriptsAlone(t *testing.T) {
+	for _, name := range loneScripts {
+		t.Run(name, func(t *testing.T) {
+			runScripts(t, []string{filepath.Join("testdata/script", name)})
+		})
+	}
 }
 
 // runScripts runs the script files, side by side.
@@ -155,6 +171,7 @@ func runScripts(t *testing.T, files []string) {
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"waitserver":   waitServer,
 			"waitfile":     waitFile,
+			"waitport":     waitPort,
 			"waitrequests": waitRequests,
 			"sleep":        sleepCmd,
 			"setenvfile":   setenvFile,
@@ -218,6 +235,21 @@ func waitRequests(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	pollUntil(ts, fmt.Sprintf("%s to answer %d more requests", args[0], n), func() bool {
 		return answered() >= start+n
+	})
+}
+
+// waitPort ADDR: waits until something accepts connections on ADDR (a
+// proxy started in the background, which has no /health of its own).
+func waitPort(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: waitport HOST:PORT")
+	}
+	pollUntil(ts, args[0]+" to accept", func() bool {
+		c, err := net.DialTimeout("tcp", args[0], time.Second)
+		if err == nil {
+			c.Close()
+		}
+		return err == nil
 	})
 }
 
@@ -303,6 +335,7 @@ var exampleSubstitutions = strings.NewReplacer(
 	"https://mcp.example.internal", "$BASE",
 	"http://127.0.0.1:9090", "$BASE", // the soak example's metrics endpoint
 	"127.0.0.1:3002", "$ADDR",
+	"127.0.0.1:4000", "$ADDR2", // record's proxy, in front of the server
 	`"$GITHUB_STEP_SUMMARY"`, "$GITHUB_STEP_SUMMARY",
 )
 

@@ -31,10 +31,10 @@ Fault kinds: {faults}.
 Flags:
 %s
 Examples:
-  mcpbench serve --addr 127.0.0.1:0 --capacity 8 --service-time 20ms
-  mcpbench serve --addr 127.0.0.1:0 --stateless --burn 200us      # a known CPU cost per tools/call
+  mcpbench serve --addr 127.0.0.1:3002 --capacity 8 --service-time 20ms
+  mcpbench serve --addr 127.0.0.1:3002 --stateless --burn 200us    # a known CPU cost per tools/call
   mcpbench serve --addr 127.0.0.1:3002 --log-file .run/logs/mcp.log --stats-interval 5s --list-cache-ttl 2s
-  mcpbench serve --addr 127.0.0.1:0 --fault http-500 --fault-rate 0.01 --stall 500ms --stall-every 10s
+  mcpbench serve --addr 127.0.0.1:3002 --fault http-500 --fault-rate 0.01 --stall 500ms --stall-every 10s
   mcpbench serve --addr 127.0.0.1:3002 --leak-per-request 20000    # then: mcpbench run ... --server-metrics http://127.0.0.1:3002/metrics
 `
 
