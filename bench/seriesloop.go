@@ -2,6 +2,7 @@ package bench
 
 import (
 	"context"
+	"github.com/mcpbench/mcpbench/measure"
 	"math"
 	"sync/atomic"
 	"time"
@@ -13,7 +14,7 @@ import (
 type GaugeSource interface {
 	// Gauges describes the values Read fills, in order: Name, Unit, Kind
 	// and Source of each (Values is left empty).
-	Gauges() []ServerSeries
+	Gauges() []measure.ServerSeries
 	// Read takes one sample into v (one element per gauge), leaving NaN
 	// where a value could not be read. It returns when ctx ends.
 	Read(ctx context.Context, v []float64)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/mcpbench/mcpbench/measure"
 	"sync"
 	"time"
 )
@@ -38,7 +39,7 @@ type Sample struct {
 	ConnWait time.Duration
 	// FirstEvent is the time to the first part of a streamed answer, and
 	// Created the time until the server took the request on as a
-	// deferred task; 0 when the request had no such stage. Each is
+	// deferred task; 0 when the request reached no such milestone. Each is
 	// summarised on its own beside the full latency.
 	FirstEvent, Created time.Duration
 	// Stamp is the kernel's time of receiving the answer's end (Unix ns,
@@ -68,7 +69,7 @@ type Load interface {
 	// Operations names the operations a Sample's Op indexes; with more
 	// than one, the Point carries per-operation figures. None reads as
 	// one operation, "request" (a SessionLoad names its steps).
-	Operations() []Operation
+	Operations() []measure.Operation
 	// Kinds names the outcomes a Sample's Kind indexes, OK first; the
 	// names are the keys of a Point's errors_by_kind. At most MaxKinds.
 	Kinds() []string
@@ -88,15 +89,6 @@ type RequestLoad interface {
 // measured interval.
 type Counting interface {
 	Counters() map[string]int64
-}
-
-// Operation names one kind of request in a mix, or one step of a
-// scenario (then Scenario and Step name it).
-type Operation struct {
-	Method   string
-	Tool     string
-	Scenario string
-	Step     string
 }
 
 // ErrNoWorkers is returned when not one worker could be started.

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/mcpbench/mcpbench/bench"
+	"github.com/mcpbench/mcpbench/measure"
 	"github.com/mcpbench/mcpbench/results"
 	"github.com/mcpbench/mcpbench/sweep"
 	"github.com/mcpbench/mcpbench/workload"
@@ -153,7 +154,7 @@ type Event struct {
 	// Setting and Err: EventWarning.
 	Setting Setting
 	Err     error
-	Point   *results.Point // EventLevelEnd, in the report's form
+	Point   *measure.Point // EventLevelEnd, in the report's form
 	// LoadStages are the point's shape (--stages; Rate for
 	// --rate-stages), from the opening of its measured window:
 	// EventMeasureStart of a staged point.

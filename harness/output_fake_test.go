@@ -9,7 +9,7 @@ import (
 
 	"github.com/mcpbench/mcpbench/bench"
 	"github.com/mcpbench/mcpbench/internal/hist"
-	"github.com/mcpbench/mcpbench/results"
+	"github.com/mcpbench/mcpbench/measure"
 	"github.com/mcpbench/mcpbench/sweep"
 )
 
@@ -52,7 +52,7 @@ func (f *fakeOutput) kinds() []EventKind {
 // checkPoint holds a point's intervals to its report: one per series
 // bucket, in order, which with the late answers filed after them add up
 // to the point's answers, errors and latency histogram.
-func checkPoint(t *testing.T, p *results.Point, ivs, late []PointInterval) {
+func checkPoint(t *testing.T, p *measure.Point, ivs, late []PointInterval) {
 	t.Helper()
 	if len(ivs) != p.Series.Len() || len(ivs) == 0 {
 		t.Fatalf("%d intervals for %d series buckets", len(ivs), p.Series.Len())

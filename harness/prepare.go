@@ -13,6 +13,7 @@ import (
 	"github.com/mcpbench/mcpbench/bench"
 	"github.com/mcpbench/mcpbench/logscan"
 	"github.com/mcpbench/mcpbench/mcp"
+	"github.com/mcpbench/mcpbench/measure"
 	"github.com/mcpbench/mcpbench/probe"
 	"github.com/mcpbench/mcpbench/results"
 	"github.com/mcpbench/mcpbench/sweep"
@@ -212,7 +213,7 @@ func (ss *prepared) observe(ctx context.Context) (*logscan.WindowScan, *probe.He
 
 // measure measures one level of the load, point st of a sweep (zero in a
 // run), with the client's pool figures added. The outputs observe it.
-func (ss *prepared) measure(ctx context.Context, cfg bench.Config, st sweep.Step) (bench.Point, error) {
+func (ss *prepared) measure(ctx context.Context, cfg bench.Config, st sweep.Step) (measure.Point, error) {
 	cfg.Gauges = ss.gauges
 	ss.out.measuring = ss.client.ResetExemplars
 	cfg.Observer = ss.out.level(st, cfg.Stages, cfg.RateStages)
@@ -236,7 +237,7 @@ func (ss *prepared) measure(ctx context.Context, cfg bench.Config, st sweep.Step
 // scenario's steps) and the load's shape.
 func (ss *prepared) workload(mode string, cfg bench.Config) *results.Workload {
 	w := &results.Workload{Mode: mode, Warmup: cfg.Warmup, DurationS: cfg.Duration.Seconds()}
-	w.Operations = results.OperationsOf(ss.load.Operations())
+	w.Operations = ss.load.Operations()
 	ss.load.Describe(w, &results.Load{})
 	w.Tools = ss.load.Tools()
 	return w

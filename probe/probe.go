@@ -14,6 +14,7 @@ import (
 	"github.com/mcpbench/mcpbench/bench"
 	"github.com/mcpbench/mcpbench/logscan"
 	"github.com/mcpbench/mcpbench/mcp"
+	"github.com/mcpbench/mcpbench/measure"
 	"github.com/mcpbench/mcpbench/workload"
 )
 
@@ -73,28 +74,28 @@ type BenchSpec struct {
 	Total       int64 `json:"total"`
 }
 
-// Report is everything the probe measured (results.ProbeFindings is its
-// report form, in the same field order).
+// Report is everything the probe measured, with the probe report's JSON
+// names in its order (results.ProbeReport embeds it).
 type Report struct {
-	Health            Health
-	ServerInfo        ServerInfo
-	ToolsList         ToolsList
-	SequentialProfile Sequential
+	Health            Health     `json:"health"`
+	ServerInfo        ServerInfo `json:"server_info"`
+	ToolsList         ToolsList  `json:"tools_list"`
+	SequentialProfile Sequential `json:"sequential_profile"`
 	// Listings audit resources, resource templates and prompts.
-	Listings   []Listing
-	Benchmarks Benchmarks
-	LogScan    *logscan.WindowScan
+	Listings   []Listing           `json:"listings"`
+	Benchmarks Benchmarks          `json:"benchmarks"`
+	LogScan    *logscan.WindowScan `json:"log_scan"`
 	// LogScanError says why LogScan is nil although a log was given.
-	LogScanError string
-	Interrupted  bool
+	LogScanError string `json:"log_scan_error,omitempty"`
+	Interrupted  bool   `json:"interrupted,omitempty"`
 }
 
 // Benchmarks are the two concurrent runs; a nil one was skipped (or could
 // not start, and Errors says why).
 type Benchmarks struct {
-	Small  *bench.Point
-	Large  *bench.Point
-	Errors map[string]string
+	Small  *measure.Point    `json:"small"`
+	Large  *measure.Point    `json:"large"`
+	Errors map[string]string `json:"errors,omitempty"`
 }
 
 // StageError is a failure that stopped the probe.
@@ -148,7 +149,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	defer client.Close(context.Background())
 	res.ServerInfo = serverInfoOf(client)
 
-	measure(ctx, client, plain, cfg, res)
+	examine(ctx, client, plain, cfg, res)
 	closeWindow(ctx, plain, healthURL, watch, cfg, res)
 	return res, nil
 }
@@ -170,9 +171,9 @@ func watchLog(cfg Config) (*logscan.Watch, error) {
 	return logscan.StartWatch(cfg.LogFile, m, 0), nil
 }
 
-// measure runs the stages that talk to the server, in order, until ctx is
+// examine runs the stages that talk to the server, in order, until ctx is
 // done, and marks res interrupted when it was.
-func measure(ctx context.Context, client *mcp.Client, plain *plainHTTP, cfg Config, res *Report) {
+func examine(ctx context.Context, client *mcp.Client, plain *plainHTTP, cfg Config, res *Report) {
 	steps := []struct {
 		stage string
 		do    func()
@@ -191,7 +192,7 @@ func measure(ctx context.Context, client *mcp.Client, plain *plainHTTP, cfg Conf
 		s.do()
 	}
 	res.Interrupted = ctx.Err() != nil
-	for _, p := range []*bench.Point{res.Benchmarks.Small, res.Benchmarks.Large} {
+	for _, p := range []*measure.Point{res.Benchmarks.Small, res.Benchmarks.Large} {
 		res.Interrupted = res.Interrupted || (p != nil && p.Interrupted)
 	}
 }
@@ -219,7 +220,7 @@ func closeWindow(ctx context.Context, plain *plainHTTP, healthURL string, watch 
 }
 
 // runBench runs one concurrent tools/list benchmark.
-func runBench(ctx context.Context, c *mcp.Client, cfg Config, spec BenchSpec, name string, b *Benchmarks) *bench.Point {
+func runBench(ctx context.Context, c *mcp.Client, cfg Config, spec BenchSpec, name string, b *Benchmarks) *measure.Point {
 	if spec.Total <= 0 {
 		return nil
 	}

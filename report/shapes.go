@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/mcpbench/mcpbench/internal/textfmt"
+	"github.com/mcpbench/mcpbench/measure"
 	"github.com/mcpbench/mcpbench/results"
 )
 
@@ -16,7 +17,7 @@ import (
 // stageTableHead and stageTableRows are the stages as a table.
 var stageTableHead = []string{"stage", "from s", "to s", "target", "requests", "rps", "p50 ms", "p95 ms", "p99 ms", "errors", "error rate"}
 
-func stageTableRows(p *results.Point) [][]string {
+func stageTableRows(p *measure.Point) [][]string {
 	rows := make([][]string, 0, len(p.Stages))
 	for i, st := range p.Stages {
 		rows = append(rows, []string{fmt.Sprint(i + 1), textfmt.Float(st.FromS), textfmt.Float(st.ToS), textfmt.Float(st.Target),
@@ -28,7 +29,7 @@ func stageTableRows(p *results.Point) [][]string {
 
 var spikeTableHead = []string{"spike after stage", "back at stage", "ended at s", "baseline p99 ms", "recovery s"}
 
-func spikeTableRows(p *results.Point) [][]string {
+func spikeTableRows(p *measure.Point) [][]string {
 	rows := make([][]string, 0, len(p.Spikes))
 	for _, sp := range p.Spikes {
 		rec := textfmt.Float(textfmt.Round3(sp.RecoveryS))
@@ -46,7 +47,7 @@ func abortedLine(a *results.Aborted) string {
 }
 
 // writeShapesMarkdown writes the stages and spikes sections.
-func writeShapesMarkdown(w io.Writer, p *results.Point) error {
+func writeShapesMarkdown(w io.Writer, p *measure.Point) error {
 	if len(p.Stages) == 0 {
 		return nil
 	}
@@ -75,7 +76,7 @@ func shapesSummary(b *strings.Builder, r *results.RunReport) {
 }
 
 // shapesSection is the HTML report's stages section, nil without stages.
-func shapesSection(p *results.Point) *htmlSection {
+func shapesSection(p *measure.Point) *htmlSection {
 	if len(p.Stages) == 0 {
 		return nil
 	}
@@ -87,7 +88,7 @@ func shapesSection(p *results.Point) *htmlSection {
 }
 
 // stageMarks are the stage boundaries as vertical lines over time.
-func stageMarks(p *results.Point) []refMark {
+func stageMarks(p *measure.Point) []refMark {
 	var out []refMark
 	for i, st := range p.Stages {
 		if i > 0 && st.ToS > st.FromS {

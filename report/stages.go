@@ -5,7 +5,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/mcpbench/mcpbench/results"
+	"github.com/mcpbench/mcpbench/measure"
 )
 
 // What a point says beside its latency: the time to the first event of
@@ -14,11 +14,11 @@ import (
 // refreshes). Nothing is written for a point that has none.
 
 // stageRows are the point's stage summaries as table rows.
-func stageRows(p *results.Point) [][]string {
+func stageRows(p *measure.Point) [][]string {
 	var rows [][]string
 	for _, st := range []struct {
 		name string
-		s    *results.Stage
+		s    *measure.Timing
 	}{{"first SSE event", p.FirstEvent}, {"task created", p.TaskCreated}} {
 		if st.s != nil {
 			rows = append(rows, []string{st.name, fmt.Sprint(st.s.Count), fmtMS(st.s.P50MS), fmtMS(st.s.P90MS), fmtMS(st.s.P99MS), fmtMS(st.s.MaxMS)})
@@ -28,7 +28,7 @@ func stageRows(p *results.Point) [][]string {
 }
 
 // stageSummary is the human summary's lines for stages and counters.
-func stageSummary(b *strings.Builder, p *results.Point) {
+func stageSummary(b *strings.Builder, p *measure.Point) {
 	for _, r := range stageRows(p) {
 		fmt.Fprintf(b, "%-9s %s of them: p50 %s  p90 %s  p99 %s  max %s ms\n", r[0], r[1], r[2], r[3], r[4], r[5])
 	}
@@ -42,7 +42,7 @@ func stageSummary(b *strings.Builder, p *results.Point) {
 }
 
 // writeStagesMarkdown writes the Stages and Counters sections.
-func writeStagesMarkdown(w io.Writer, p *results.Point) error {
+func writeStagesMarkdown(w io.Writer, p *measure.Point) error {
 	if rows := stageRows(p); len(rows) > 0 {
 		io.WriteString(w, "\n## Stages\n\n")
 		if err := markdownTable(w, []string{"stage", "requests", "p50 ms", "p90 ms", "p99 ms", "max ms"}, rows); err != nil {

@@ -8,10 +8,10 @@ import (
 	"github.com/mcpbench/mcpbench/sweep"
 )
 
-// The sweep analysis is written by this package (sweep.Analysis has no
-// JSON names of its own): an empty one still has every section.
+// A sweep report embeds sweep.Analysis, which carries the report's JSON
+// names: an empty one still has every section.
 func TestAnalyzeEmptyJSON(t *testing.T) {
-	b, err := json.Marshal(analyze(nil, sweep.SLO{P95MS: 400, P99MS: 800}))
+	b, err := json.Marshal(sweep.Analyze(nil, sweep.SLO{P95MS: 400, P99MS: 800}))
 	if err != nil {
 		t.Fatal(err)
 	}

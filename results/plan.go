@@ -1,7 +1,7 @@
 package results
 
 import (
-	"github.com/mcpbench/mcpbench/bench"
+	"github.com/mcpbench/mcpbench/measure"
 	"github.com/mcpbench/mcpbench/workload"
 )
 
@@ -22,7 +22,7 @@ type PlanReport struct {
 // call with what the tool's annotations say and sample arguments, and the
 // load it would put on the server.
 type Plan struct {
-	Operations []Operation            `json:"operations"`
+	Operations []measure.Operation    `json:"operations"`
 	Calls      []workload.PlannedCall `json:"calls"`
 	Load       Load                   `json:"load"`
 	Warnings   []string               `json:"warnings,omitempty"`
@@ -48,7 +48,7 @@ type Load struct {
 // Plannable is a workload that can say what it would send: a plain one
 // or a scenario file's.
 type Plannable interface {
-	Operations() []bench.Operation
+	Operations() []measure.Operation
 	Plan(samples int) []workload.PlannedCall
 	Warnings() []string
 }
@@ -61,7 +61,7 @@ func NewPlanReport(h Header, command string, wl Plannable, load Load) *PlanRepor
 		calls = []workload.PlannedCall{} // a plan with no tools says so
 	}
 	return &PlanReport{Header: h, Command: command, Plan: Plan{
-		Operations: OperationsOf(wl.Operations()), Calls: calls, Load: load, Warnings: wl.Warnings(),
+		Operations: wl.Operations(), Calls: calls, Load: load, Warnings: wl.Warnings(),
 	}}
 }
 

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/mcpbench/mcpbench/measure"
 	"io"
 )
 
@@ -66,7 +67,7 @@ func ReadReport(rd io.Reader) (Report, error) {
 // checkCounts refuses counts no run produces: negative ones, or ok and
 // errors (and the errors by kind) that do not sum to the requests. A
 // report edited by hand that way would compare and merge into nonsense.
-func checkCounts(where string, l *Latency) error {
+func checkCounts(where string, l *measure.Latency) error {
 	var byKind int64
 	for k, n := range l.ErrorsByKind {
 		if n < 0 {

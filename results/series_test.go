@@ -2,16 +2,17 @@ package results
 
 import (
 	"encoding/json"
+	"github.com/mcpbench/mcpbench/measure"
 	"math"
 	"testing"
 )
 
 func TestColumnJSONNull(t *testing.T) {
-	b, err := json.Marshal(Column{1, math.NaN(), 2.5})
+	b, err := json.Marshal(measure.Column{1, math.NaN(), 2.5})
 	if err != nil || string(b) != "[1,null,2.5]" {
 		t.Fatalf("marshal: %s %v", b, err)
 	}
-	var c Column
+	var c measure.Column
 	if err := json.Unmarshal(b, &c); err != nil || len(c) != 3 || c[0] != 1 || !math.IsNaN(c[1]) || c[2] != 2.5 {
 		t.Fatalf("unmarshal: %v %v", c, err)
 	}

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/mcpbench/mcpbench/harness"
+	"github.com/mcpbench/mcpbench/measure"
 	"github.com/mcpbench/mcpbench/results"
 	"github.com/mcpbench/mcpbench/sweep"
 )
@@ -89,7 +90,7 @@ type outcomes struct {
 // operationCounts are one operation's answers in a bucket, and their
 // latencies when the bucket mixes operations.
 type operationCounts struct {
-	results.Operation
+	measure.Operation
 	outcomes
 	Histogram string `json:"histogram,omitempty"`
 }
@@ -110,7 +111,7 @@ type eventLine struct {
 	Event   string         `json:"event"`
 	Step    int            `json:"step,omitempty"`
 	Setting string         `json:"setting,omitempty"`
-	Point   *results.Point `json:"point,omitempty"`
+	Point   *measure.Point `json:"point,omitempty"`
 	// Stage names a set-up step (event "stage").
 	Stage string `json:"stage,omitempty"`
 	// LoadStage is one stage of a staged point (event "load_stage").
@@ -223,7 +224,7 @@ func intervalLineOf(iv harness.PointInterval) intervalLine {
 		if iv.ByOperation != nil {
 			counts = iv.ByOperation[i][:]
 		}
-		l.Operations = append(l.Operations, operationCounts{Operation: results.Operation(op), outcomes: outcomesOf(iv.Kinds, counts),
+		l.Operations = append(l.Operations, operationCounts{Operation: measure.Operation(op), outcomes: outcomesOf(iv.Kinds, counts),
 			Histogram: iv.OperationHistogram(i)})
 	}
 	for i, g := range iv.Gauges {

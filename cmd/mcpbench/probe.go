@@ -196,6 +196,6 @@ func (f *probeFlags) report(res *probe.Report, cfg probe.Config, started time.Ti
 			LogFile:           f.target.logFile,
 			MaxErrorRate:      f.maxErrorRate,
 		},
-		ProbeFindings: results.ProbeFindingsOf(*res),
+		Report: *res,
 	}
 }
