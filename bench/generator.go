@@ -1,11 +1,11 @@
 // Package bench is the load generator: closed-loop workers, the open-loop
 // schedule, per-worker histograms merged at the end, and one Point per
 // measured load level. It knows nothing of sweeps or reports, nor of the
-// protocol its workers speak: a Load (worker.go) stands for that.
+// protocol its workers speak: a Work (worker.go) stands for that.
 //
 // Files: generator.go runs a level (Config, Run); closed.go and open.go
 // are the two drivers; measure.go records what workers see; assemble.go
-// and saturation.go turn the records into a Point (point.go); observe.go
+// and saturation.go turn the records into a measure.Point; observe.go
 // is what a level reports as it runs (Observer). session.go,
 // session_run.go and session_point.go run a level whose unit of work is
 // a whole MCP session (a SessionLoad).
@@ -107,7 +107,7 @@ type Progress struct {
 // returns what was measured even when ctx is cancelled part-way (then the
 // Point is marked Interrupted). The kind of load is asked once, here: each
 // has its own workers and drivers, so the hot path never asks.
-func Run(ctx context.Context, cfg Config, l Load) (measure.Point, error) {
+func Run(ctx context.Context, cfg Config, l Work) (measure.Point, error) {
 	if err := cfg.normalize(); err != nil {
 		return measure.Point{}, err
 	}

@@ -10,12 +10,12 @@ import (
 )
 
 // This file is the whole of what the generator asks of what it sends: a
-// Load that names its operations and outcome kinds. A RequestLoad starts
+// Work that names its operations and outcome kinds. A RequestLoad starts
 // Workers, each of which sends one request per Do and says how it went in
 // a Sample (a SessionLoad, session.go, starts Users instead). Nothing here
 // knows a protocol, so another driver could run the same loads.
 
-// Kind is a request's outcome, an index into Load.Kinds. A small
+// Kind is a request's outcome, an index into Work.Kinds. A small
 // integer, so counting outcomes is an array increment.
 type Kind uint8
 
@@ -30,7 +30,7 @@ const MaxKinds = 16
 // Sample is one request's outcome as the generator needs it.
 type Sample struct {
 	Kind     Kind
-	Op       int // index into Load.Operations
+	Op       int // index into Work.Operations
 	Sent     int64
 	Received int64
 	Err      error
@@ -63,9 +63,10 @@ type Worker interface {
 	Close(ctx context.Context) error
 }
 
-// Load is what Run drives, the generator's view of a workload: a
-// RequestLoad or a SessionLoad.
-type Load interface {
+// Work is what Run drives, the generator's view of a workload: a
+// RequestLoad or a SessionLoad. (The load is how hard it is driven:
+// Config.)
+type Work interface {
 	// Operations names the operations a Sample's Op indexes; with more
 	// than one, the Point carries per-operation figures. None reads as
 	// one operation, "request" (a SessionLoad names its steps).
@@ -77,13 +78,13 @@ type Load interface {
 
 // RequestLoad is a load of plain requests, one per Worker.Do.
 type RequestLoad interface {
-	Load
+	Work
 	// NewWorker makes worker id; the generator calls it before the clock
 	// starts.
 	NewWorker(ctx context.Context, id int) (Worker, error)
 }
 
-// Counting is a Load that counts things beside its requests (messages
+// Counting is Work that counts things beside its requests (messages
 // the server sent, token refreshes...). Counters returns the counts so far
 // by name; they only grow, and a Point carries their growth over the
 // measured interval.

@@ -34,8 +34,8 @@ func (fakeLoad) Kinds() []string                 { return []string{"ok", "odd"} 
 func (fakeLoad) Plan(int) []workload.PlannedCall { return nil }
 func (fakeLoad) Warnings() []string              { return []string{"fake"} }
 func (fakeLoad) Tools() []workload.ToolInfo      { return nil }
-func (l fakeLoad) Generator() bench.Load         { return l }
-func (fakeLoad) Describe(w *results.Workload, pl *results.Load) {
+func (l fakeLoad) Generator() bench.Work         { return l }
+func (fakeLoad) Describe(w *results.Workload, pl *results.PlannedLoad) {
 	w.Scenario, pl.Unit = "fake", "fakes"
 }
 

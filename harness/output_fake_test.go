@@ -42,7 +42,7 @@ func (f *fakeOutput) Stop(fin Final)         { f.mu.Lock(); f.final = append(f.f
 func (f *fakeOutput) kinds() []EventKind {
 	var ks []EventKind
 	for _, e := range f.events {
-		if e.Kind != EventStage && e.Kind != EventWarning {
+		if e.Kind != EventPhase && e.Kind != EventWarning {
 			ks = append(ks, e.Kind)
 		}
 	}
@@ -138,7 +138,7 @@ func TestOutputSeesEveryIntervalOfARun(t *testing.T) {
 	if got := out.kinds(); !slices.Equal(got, want) {
 		t.Errorf("events %v, want %v", got, want)
 	}
-	if e := out.events[0]; e.Kind != EventStage || e.Stage != StageConnecting {
+	if e := out.events[0]; e.Kind != EventPhase || e.Phase != PhaseConnecting {
 		t.Errorf("first event %+v, want the connecting stage", e)
 	}
 	if out.progress == 0 {

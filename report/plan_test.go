@@ -26,7 +26,7 @@ func samplePlan() *results.PlanReport {
 				{ToolInfo: workload.ToolInfo{Name: "delete_all", Effect: workload.Destructive, Named: true, ArgSets: 1, CardinalityNote: "inputSchema admits only 1 distinct argument set(s); 16 asked for"},
 					SampleArgs: []json.RawMessage{json.RawMessage(`{}`)}},
 			},
-			Load:     results.Load{Mode: "closed", Concurrency: []int{4}, Total: 200},
+			Load:     results.PlannedLoad{Mode: "closed", Concurrency: []int{4}, Total: 200},
 			Warnings: []string{`tool "delete_all" has no annotations, so the MCP spec presumes it destructive; calling it because it was named`},
 		},
 	}
@@ -63,7 +63,7 @@ func TestPlanSummary(t *testing.T) {
 }
 
 func TestLoadLine(t *testing.T) {
-	for want, l := range map[string]results.Load{
+	for want, l := range map[string]results.PlannedLoad{
 		"closed loop, 4 workers, 200 requests":                              {Mode: "closed", Concurrency: []int{4}, Total: 200},
 		"closed loop at 1, 2, 4 workers, 2s per level, 10 warm-up requests": {Mode: "closed", Concurrency: []int{1, 2, 4}, DurationS: 2, Warmup: 10},
 		"open loop at 100, 250.5 requests/s, 500 requests per level":        {Mode: "open", Rates: []float64{100, 250.5}, Total: 500},

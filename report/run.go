@@ -45,7 +45,7 @@ func WriteRunSummary(w io.Writer, r *results.RunReport) error {
 		fmt.Fprintf(&b, "uncorrected (from actual send)  p50 %s  p95 %s  p99 %s  max %s ms; schedule lag p99 %s ms\n",
 			fmtMS(u.P50MS), fmtMS(u.P95MS), fmtMS(u.P99MS), fmtMS(u.MaxMS), fmtMS(lag.P99))
 	}
-	stageSummary(&b, p)
+	timingSummary(&b, p)
 	shapesSummary(&b, r)
 	if p.Sessions != nil {
 		writeSessionSummary(&b, p) // its step table is the per-operation list
@@ -164,14 +164,14 @@ func WriteRunMarkdown(w io.Writer, r *results.RunReport) error {
 	return writeRunTail(w, r)
 }
 
-// writeRunTail writes the sections every run report ends with: stages,
+// writeRunTail writes the sections every run report ends with: timings,
 // errors, gates, and the generator.
 func writeRunTail(w io.Writer, r *results.RunReport) error {
 	p := &r.Point
 	if err := writeToolsTable(w, r.Workload.Tools); err != nil {
 		return err
 	}
-	if err := writeStagesMarkdown(w, p); err != nil {
+	if err := writeTimingsMarkdown(w, p); err != nil {
 		return err
 	}
 	if err := writeShapesMarkdown(w, p); err != nil {

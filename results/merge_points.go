@@ -20,7 +20,7 @@ func mergePoints(ps []measure.Point, spanS float64) (measure.Point, []string, er
 	out := measure.Point{Latency: measure.Latency{ErrorsByKind: map[string]int64{}}}
 	var rate float64
 	var open openLoopMerge
-	var stages stageMerge
+	var timings timingMerge
 	for i, p := range ps {
 		if p.Requests > 0 && p.Hist == nil {
 			return out, nil, mismatch("report %d has %d requests but no histogram: it cannot be merged exactly", i+1, p.Requests)
@@ -33,7 +33,7 @@ func mergePoints(ps []measure.Point, spanS float64) (measure.Point, []string, er
 			}
 		}
 		addCounts(&out, &p)
-		stages.add(&p)
+		timings.add(&p)
 		if p.Rate != nil {
 			rate += *p.Rate
 		}
@@ -42,8 +42,8 @@ func mergePoints(ps []measure.Point, spanS float64) (measure.Point, []string, er
 	if !open.finish(&out) {
 		notes = appendNew(notes, noteUncorrected)
 	}
-	out.FirstEvent, out.TaskCreated = measure.NewTiming(stages.first), measure.NewTiming(stages.created)
-	out.Client.NoticeDelay = measure.NewTiming(stages.notice)
+	out.FirstEvent, out.TaskCreated = measure.NewTiming(timings.first), measure.NewTiming(timings.created)
+	out.Client.NoticeDelay = measure.NewTiming(timings.notice)
 	if ps[0].Rate != nil {
 		out.Rate = &rate
 	}
@@ -125,11 +125,11 @@ func addCounts(out, p *measure.Point) {
 	}
 }
 
-// stageMerge gathers the shards' stage histograms (first event, task
-// creation); a stage no shard reached stays nil.
-type stageMerge struct{ first, created, notice *hdrhistogram.Histogram }
+// timingMerge gathers the shards' timing histograms (first event, task
+// creation, notice delay); a timing no shard reached stays nil.
+type timingMerge struct{ first, created, notice *hdrhistogram.Histogram }
 
-func (m *stageMerge) add(p *measure.Point) {
+func (m *timingMerge) add(p *measure.Point) {
 	if p.FirstEvent != nil {
 		mergeEncoded(&m.first, p.FirstEvent.Histogram)
 	}

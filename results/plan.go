@@ -24,14 +24,14 @@ type PlanReport struct {
 type Plan struct {
 	Operations []measure.Operation    `json:"operations"`
 	Calls      []workload.PlannedCall `json:"calls"`
-	Load       Load                   `json:"load"`
+	Load       PlannedLoad            `json:"load"`
 	Warnings   []string               `json:"warnings,omitempty"`
 }
 
-// Load is the shape of the load: closed loop at each concurrency, or open
-// loop at each rate (one value for a run, the levels of a sweep), for a
-// number of requests or a duration per level.
-type Load struct {
+// PlannedLoad is the load a plan would put on the server: closed loop at
+// each concurrency, or open loop at each rate (one value for a run, the
+// levels of a sweep), for a number of requests or a duration per level.
+type PlannedLoad struct {
 	Mode string `json:"mode"` // closed or open
 	// Unit is "sessions" for a scenario file: concurrency counts users
 	// and rates are sessions per second.
@@ -54,7 +54,7 @@ type Plannable interface {
 }
 
 // NewPlanReport is the plan of wl under load, for command.
-func NewPlanReport(h Header, command string, wl Plannable, load Load) *PlanReport {
+func NewPlanReport(h Header, command string, wl Plannable, load PlannedLoad) *PlanReport {
 	h.Schema = SchemaPlan
 	calls := wl.Plan(PlanSamples)
 	if calls == nil {

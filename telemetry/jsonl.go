@@ -268,8 +268,8 @@ func (j *JSONL) Event(e harness.Event) {
 		j.write(workloadLine{Type: lineWorkload, Header: e.Header, Tools: e.Tools})
 		return
 	}
-	if e.Kind == harness.EventStage {
-		if name, ok := stageNames[e.Stage]; ok {
+	if e.Kind == harness.EventPhase {
+		if name, ok := phaseNames[e.Phase]; ok {
 			j.write(eventLine{Type: lineEvent, Event: "stage", Step: e.Step.N, Stage: name})
 		}
 		return
@@ -287,11 +287,11 @@ func (j *JSONL) Event(e harness.Event) {
 	}
 }
 
-// stageNames are the set-up steps, by their names in the file.
-var stageNames = map[harness.Stage]string{
-	harness.StageConnecting: "connecting", harness.StageLogSettle: "log_settle",
-	harness.StageStartWait: "start_wait", harness.StageWorkload: "workload",
-	harness.StageDone: "setup_done", harness.StageWarmUp: "warm_up",
+// phaseNames are the set-up phases, by their names in the file.
+var phaseNames = map[harness.Phase]string{
+	harness.PhaseConnecting: "connecting", harness.PhaseLogSettle: "log_settle",
+	harness.PhaseStartWait: "start_wait", harness.PhaseWorkload: "workload",
+	harness.PhaseDone: "setup_done", harness.PhaseWarmUp: "warm_up",
 }
 
 // Gates appends the command's pass/fail checks, as its exit code saw

@@ -64,15 +64,15 @@ func newStageWatch(e env, cmd string, o harness.Options, line bool) *stageWatch 
 }
 
 // enter maps the harness's stages to show.
-func (w *stageWatch) enter(st harness.Stage) {
+func (w *stageWatch) enter(st harness.Phase) {
 	switch st {
-	case harness.StageConnecting:
+	case harness.PhaseConnecting:
 		w.show("connecting to "+w.target, true)
-	case harness.StageWorkload:
+	case harness.PhaseWorkload:
 		w.show("listing what "+w.target+" offers", true)
-	case harness.StageStartWait:
+	case harness.PhaseStartWait:
 		w.show("waiting for --start-at", false) // a wait the user asked for
-	case harness.StageLogSettle:
+	case harness.PhaseLogSettle:
 		w.show("waiting for the server's log to settle", false)
 	default:
 		w.show("", false)

@@ -117,7 +117,7 @@ func probeMain(ctx context.Context, args []string, e env) int {
 	cfg.BenchProgress = progress
 	st := newStageWatch(e, "probe", cfg.Options, progress != nil)
 	cfg.Progress = func(stage string) {
-		if stage == probe.StageDial {
+		if stage == probe.PhaseDial {
 			st.show("connecting to "+st.target, true)
 			return
 		}
@@ -131,8 +131,8 @@ func probeMain(ctx context.Context, args []string, e env) int {
 			fmt.Fprintln(e.stderr, "mcpbench probe: interrupted before the server answered")
 			return exitInterrupted
 		}
-		var se *probe.StageError
-		if errors.As(err, &se) && se.Stage == probe.StageLogMark {
+		var se *probe.PhaseError
+		if errors.As(err, &se) && se.Phase == probe.PhaseLogMark {
 			return exitFor(e, "probe", usagef("--log-file: %v", se.Err))
 		}
 		if ce := harness.OptionError(err); ce != nil {

@@ -63,8 +63,8 @@ type terminal struct {
 
 func (t *terminal) Event(ev harness.Event) {
 	switch ev.Kind {
-	case harness.EventStage:
-		t.stages.enter(ev.Stage)
+	case harness.EventPhase:
+		t.stages.enter(ev.Phase)
 	case harness.EventWorkload:
 		t.announce(ev.Tools, ev.Warnings)
 	case harness.EventWarning:
