@@ -17,6 +17,7 @@ import (
 	"github.com/mcpbench/mcpbench/measure"
 	"github.com/mcpbench/mcpbench/results"
 	"github.com/mcpbench/mcpbench/sweep"
+	"github.com/mcpbench/mcpbench/workload"
 )
 
 // SchemaJSONL names the JSON Lines file's format in its header line.
@@ -53,9 +54,9 @@ type headerLine struct {
 // workloadLine is the report's header and the tools called, once the
 // target has answered.
 type workloadLine struct {
-	Type   string             `json:"type"`
-	Header results.Header     `json:"header"`
-	Tools  []harness.ToolInfo `json:"tools,omitempty"`
+	Type   string              `json:"type"`
+	Header results.Header      `json:"header"`
+	Tools  []workload.ToolInfo `json:"tools,omitempty"`
 }
 
 // intervalLine is one settled bucket: answers by operation and outcome,

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/mcpbench/mcpbench/harness"
+	"github.com/mcpbench/mcpbench/mcp"
 	"github.com/mcpbench/mcpbench/probe"
 	"github.com/mcpbench/mcpbench/report"
 	"github.com/mcpbench/mcpbench/results"
@@ -184,7 +185,7 @@ func (f *probeFlags) report(res *probe.Report, cfg probe.Config, started time.Ti
 	return &results.ProbeReport{
 		Header: results.Header{
 			Schema: results.SchemaProbe, MCPBenchVersion: buildVersion(), StartedAt: started.UTC(),
-			Target: results.Target{URL: harness.Redact(si.Endpoint), Transport: si.Transport, ProtocolVersion: si.ProtocolVersion,
+			Target: results.Target{URL: mcp.Redact(si.Endpoint), Transport: si.Transport, ProtocolVersion: si.ProtocolVersion,
 				ServerName: si.Name, ServerVersion: si.Version},
 		},
 		Settings: results.ProbeSettings{

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/mcpbench/mcpbench/harness"
+	"github.com/mcpbench/mcpbench/workload"
 )
 
 // isTerminal reports whether w is a character device (a terminal).
@@ -58,7 +59,7 @@ type terminal struct {
 	draw     func(harness.Progress) // the progress line; nil when off
 	stages   *stageWatch
 	warn     func(harness.Setting, error)
-	announce func([]harness.ToolInfo, []string)
+	announce func([]workload.ToolInfo, []string)
 }
 
 func (t *terminal) Event(ev harness.Event) {
