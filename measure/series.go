@@ -49,15 +49,6 @@ type Series struct {
 	Server []ServerSeries `json:"server,omitempty"`
 }
 
-// Gauge kinds of a server series.
-const (
-	// GaugeLevel is a value read as it stands (memory, open files).
-	GaugeLevel = "gauge"
-	// GaugeCounter is a counter that only grows (CPU seconds); its column
-	// holds the increase over each bucket rather than the running total.
-	GaugeCounter = "counter"
-)
-
 // ServerSeries is one quantity sampled from the server once a bucket.
 type ServerSeries struct {
 	// Name is the metric's name: a Prometheus metric name, or for a
@@ -73,6 +64,15 @@ type ServerSeries struct {
 	// came too late.
 	Values Column `json:"values"`
 }
+
+// Gauge kinds of a server series.
+const (
+	// GaugeLevel is a value read as it stands (memory, open files).
+	GaugeLevel = "gauge"
+	// GaugeCounter is a counter that only grows (CPU seconds); its column
+	// holds the increase over each bucket rather than the running total.
+	GaugeCounter = "counter"
+)
 
 // Len is the number of buckets.
 func (s *Series) Len() int { return len(s.OK) }
