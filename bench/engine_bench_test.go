@@ -2,8 +2,9 @@ package bench
 
 import (
 	"context"
-	"github.com/mcpbench/mcpbench/measure"
 	"testing"
+
+	"github.com/mcpbench/mcpbench/measure"
 )
 
 // nopWorker answers at once: the benchmarks below measure the engine's own

@@ -1,9 +1,10 @@
 package bench
 
 import (
-	"github.com/mcpbench/mcpbench/measure"
 	"math"
 	"time"
+
+	"github.com/mcpbench/mcpbench/measure"
 )
 
 // buildSeries assembles the point's Series from its buckets; end is the

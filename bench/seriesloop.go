@@ -2,10 +2,11 @@ package bench
 
 import (
 	"context"
-	"github.com/mcpbench/mcpbench/measure"
 	"math"
 	"sync/atomic"
 	"time"
+
+	"github.com/mcpbench/mcpbench/measure"
 )
 
 // GaugeSource is what the generator samples from the server once a bucket.

@@ -3,13 +3,14 @@ package bench
 import (
 	"context"
 	"fmt"
-	"github.com/mcpbench/mcpbench/measure"
 	"math"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/mcpbench/mcpbench/measure"
 )
 
 // runSessions measures one load level of sessions. cfg reads as for Run

@@ -3,11 +3,12 @@ package bench
 import (
 	"context"
 	"errors"
-	"github.com/mcpbench/mcpbench/measure"
 	"math"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/mcpbench/mcpbench/measure"
 )
 
 // fakeSessions is a session workload with two scenarios: "short" (two

@@ -4,9 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/mcpbench/mcpbench/measure"
 	"sync"
 	"time"
+
+	"github.com/mcpbench/mcpbench/measure"
 )
 
 // This file is the whole of what the generator asks of what it sends: a

@@ -2,9 +2,10 @@ package results
 
 import (
 	"fmt"
-	"github.com/mcpbench/mcpbench/measure"
 	"math"
 	"slices"
+
+	"github.com/mcpbench/mcpbench/measure"
 )
 
 // AbandonedSeries is the series of the running count of sessions ended

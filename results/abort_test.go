@@ -1,10 +1,11 @@
 package results
 
 import (
-	"github.com/mcpbench/mcpbench/measure"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcpbench/mcpbench/measure"
 )
 
 func TestAbortRulesParse(t *testing.T) {

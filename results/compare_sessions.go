@@ -2,8 +2,9 @@ package results
 
 import (
 	"fmt"
-	"github.com/mcpbench/mcpbench/measure"
 	"strings"
+
+	"github.com/mcpbench/mcpbench/measure"
 )
 
 // sessionChecks compares two session levels: the rate of completed

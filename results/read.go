@@ -5,8 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/mcpbench/mcpbench/measure"
 	"io"
+
+	"github.com/mcpbench/mcpbench/measure"
 )
 
 // Report is a run or a sweep report, whichever a file held.

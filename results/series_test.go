@@ -2,9 +2,10 @@ package results
 
 import (
 	"encoding/json"
-	"github.com/mcpbench/mcpbench/measure"
 	"math"
 	"testing"
+
+	"github.com/mcpbench/mcpbench/measure"
 )
 
 func TestColumnJSONNull(t *testing.T) {

@@ -2,9 +2,10 @@ package results
 
 import (
 	"fmt"
-	"github.com/mcpbench/mcpbench/measure"
 	"math"
 	"time"
+
+	"github.com/mcpbench/mcpbench/measure"
 )
 
 // Soak is what a run's series says over time: a robust trend of p99
