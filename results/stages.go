@@ -7,10 +7,10 @@ import (
 	"github.com/mcpbench/mcpbench/measure"
 )
 
-// Restage recomputes p's stage summaries and spikes from its series, as
+// restage recomputes p's stage summaries and spikes from its series, as
 // the generator computed them: after a merge, the series is the shards'
 // sum and the summaries follow it.
-func Restage(p *measure.Point) {
+func restage(p *measure.Point) {
 	if len(p.Stages) == 0 || p.Series == nil {
 		return
 	}
@@ -35,7 +35,7 @@ func mergeStages(out *measure.Point, ps []measure.Point) error {
 			out.Stages[k].Target += st.Target
 		}
 	}
-	Restage(out)
+	restage(out)
 	return nil
 }
 
