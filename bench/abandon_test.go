@@ -54,7 +54,7 @@ func TestAbandonedSessions(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var wl bench.Load = &workload.Workload{Client: cl, Ops: []workload.Op{{Request: echo}}}
+		var wl bench.Work = &workload.Workload{Client: cl, Ops: []workload.Op{{Request: echo}}}
 		if c.mode == "" {
 			f, err := workload.ParseScenarios([]byte(`scenarios: [{name: s, steps: [list, {call: {tool: echo, args: {message: hi}}}]}]`), t.TempDir())
 			if err != nil {

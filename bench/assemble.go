@@ -7,6 +7,7 @@ import (
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/mcpbench/mcpbench/internal/hist"
+	"github.com/mcpbench/mcpbench/measure"
 )
 
 // counts are the workers' counters summed.
@@ -18,7 +19,7 @@ type counts struct {
 }
 
 // point merges the workers' records into one Point.
-func (r *runner) point(end time.Time, cpu, runWait time.Duration) Point {
+func (r *runner) point(end time.Time, cpu, runWait time.Duration) measure.Point {
 	for _, s := range r.states {
 		s.flush()
 	}
@@ -31,7 +32,7 @@ func (r *runner) point(end time.Time, cpu, runWait time.Duration) Point {
 	if elapsed <= 0 {
 		elapsed = time.Nanosecond
 	}
-	p := Point{
+	p := measure.Point{
 		Concurrency:   r.cfg.Concurrency,
 		Total:         r.cfg.Total,
 		Latency:       summarize(merged, &c.kinds, r.kinds),
@@ -46,7 +47,7 @@ func (r *runner) point(end time.Time, cpu, runWait time.Duration) Point {
 	p.Client.CPUS = cpu.Seconds()
 	p.Client.PoolWaits = c.poolWait
 	notice := r.notices()
-	p.Client.LatencyClock, p.Client.NoticeDelay = latencyClock(c.stamped, c.unstamped), NewStage(notice)
+	p.Client.LatencyClock, p.Client.NoticeDelay = latencyClock(c.stamped, c.unstamped), measure.NewTiming(notice)
 	r.judgeNotice(notice, merged)
 	if r.cfg.Rate > 0 && r.sessions == nil {
 		r.openFigures(&p, end)
@@ -63,19 +64,19 @@ func (r *runner) point(end time.Time, cpu, runWait time.Duration) Point {
 	if len(r.ops) > 1 || r.sessions != nil {
 		p.ByOperation = r.byOperation(elapsed)
 	}
-	p.FirstEvent, p.TaskCreated = r.stages()
+	p.FirstEvent, p.TaskCreated = r.timings()
 	p.Series = r.buildSeries(end)
 	p.Stages, p.Spikes = SummarizeStages(r.cfg.Shape(), p.Series)
 	return p
 }
 
-// stages summarises the requests' stage times across shards.
-func (r *runner) stages() (first, created *Stage) {
+// timings summarises the requests' milestone times across shards.
+func (r *runner) timings() (first, created *measure.Timing) {
 	var fh, ch *hdrhistogram.Histogram
 	for _, sh := range r.shards {
 		fh, ch = mergeInto(fh, sh.first), mergeInto(ch, sh.created)
 	}
-	return NewStage(fh), NewStage(ch)
+	return measure.NewTiming(fh), measure.NewTiming(ch)
 }
 
 // mergeInto merges h into acc, making acc when h is the first to merge.
@@ -128,7 +129,7 @@ func (r *runner) counts() counts {
 
 // openFigures adds an open loop's own figures to p: the offered and
 // achieved rates, latency from the actual send, and the schedule's lag.
-func (r *runner) openFigures(p *Point, end time.Time) {
+func (r *runner) openFigures(p *measure.Point, end time.Time) {
 	// Achieved rate: answers per second between the first and the last
 	// answer. Counting from the first send instead would charge one
 	// latency to the rate and read a server that keeps up as behind.
@@ -145,7 +146,7 @@ func (r *runner) openFigures(p *Point, end time.Time) {
 		lag.Merge(sh.lag)
 		wake.Merge(sh.wake)
 	}
-	p.Uncorrected, p.ScheduleLagMS = &Uncorrected{}, &ScheduleLag{}
+	p.Uncorrected, p.ScheduleLagMS = &measure.Uncorrected{}, &measure.ScheduleLag{}
 	p.Uncorrected.Fill(unc)
 	p.ScheduleLagMS.Fill(lag)
 	r.judgeWake(wake)
@@ -161,8 +162,8 @@ func (r *runner) judgeWake(wake *hdrhistogram.Histogram) {
 }
 
 // byOperation is the figures of each operation of a mix.
-func (r *runner) byOperation(elapsed time.Duration) []OperationStats {
-	out := make([]OperationStats, len(r.ops))
+func (r *runner) byOperation(elapsed time.Duration) []measure.OperationStats {
+	out := make([]measure.OperationStats, len(r.ops))
 	for i, op := range r.ops {
 		h := NewHistogram()
 		var k [MaxKinds]int64
@@ -174,7 +175,7 @@ func (r *runner) byOperation(elapsed time.Duration) []OperationStats {
 				k[j] += s.opKinds[i][j]
 			}
 		}
-		out[i] = OperationStats{Operation: op, Latency: summarize(h, &k, r.kinds)}
+		out[i] = measure.OperationStats{Operation: op, Latency: summarize(h, &k, r.kinds)}
 		out[i].RPS = float64(out[i].Requests) / elapsed.Seconds()
 		if r.sessions != nil {
 			// Steps keep their histograms, so merged reports are exact
@@ -185,8 +186,8 @@ func (r *runner) byOperation(elapsed time.Duration) []OperationStats {
 	return out
 }
 
-func summarize(h *hdrhistogram.Histogram, kinds *[MaxKinds]int64, names []string) Latency {
-	l := Latency{ErrorsByKind: map[string]int64{}}
+func summarize(h *hdrhistogram.Histogram, kinds *[MaxKinds]int64, names []string) measure.Latency {
+	l := measure.Latency{ErrorsByKind: map[string]int64{}}
 	for k, n := range kinds {
 		l.Requests += n
 		if Kind(k) == OK {
@@ -201,23 +202,6 @@ func summarize(h *hdrhistogram.Histogram, kinds *[MaxKinds]int64, names []string
 	}
 	l.FillPercentiles(h)
 	return l
-}
-
-// FillPercentiles sets the latency fields from h (microseconds), leaving
-// them zero for an empty histogram. Merged reports use it too, so their
-// figures are computed exactly as a single run's are.
-func (l *Latency) FillPercentiles(h *hdrhistogram.Histogram) {
-	if h.TotalCount() == 0 {
-		return
-	}
-	l.MinMS = ms(h.Min())
-	l.MeanMS = h.Mean() / 1000
-	l.P50MS = ms(h.ValueAtQuantile(50))
-	l.P90MS = ms(h.ValueAtQuantile(90))
-	l.P95MS = ms(h.ValueAtQuantile(95))
-	l.P99MS = ms(h.ValueAtQuantile(99))
-	l.P999MS = ms(h.ValueAtQuantile(99.9))
-	l.MaxMS = ms(h.Max())
 }
 
 func errorExamples(ex *[MaxKinds]string, names []string) map[string]string {

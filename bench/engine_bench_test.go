@@ -3,6 +3,8 @@ package bench
 import (
 	"context"
 	"testing"
+
+	"github.com/mcpbench/mcpbench/measure"
 )
 
 // nopWorker answers at once: the benchmarks below measure the engine's own
@@ -17,10 +19,10 @@ func (w *nopWorker) Do(context.Context) Sample {
 func (w *nopWorker) Close(context.Context) error { return nil }
 
 // nopWorkload starts nopWorkers over its operations.
-type nopWorkload struct{ ops []Operation }
+type nopWorkload struct{ ops []measure.Operation }
 
-func (wl nopWorkload) Operations() []Operation { return wl.ops }
-func (nopWorkload) Kinds() []string            { return []string{"ok"} }
+func (wl nopWorkload) Operations() []measure.Operation { return wl.ops }
+func (nopWorkload) Kinds() []string                    { return []string{"ok"} }
 func (wl nopWorkload) NewWorker(context.Context, int) (Worker, error) {
 	return &nopWorker{ops: max(len(wl.ops), 1)}, nil
 }
@@ -42,7 +44,7 @@ func BenchmarkClosedLoop(b *testing.B) { benchmarkRun(b, Config{Concurrency: 1},
 
 // BenchmarkClosedLoopMix adds per-operation figures (three operations).
 func BenchmarkClosedLoopMix(b *testing.B) {
-	benchmarkRun(b, Config{Concurrency: 1}, nopWorkload{ops: []Operation{{Method: "a"}, {Method: "b"}, {Method: "c"}}})
+	benchmarkRun(b, Config{Concurrency: 1}, nopWorkload{ops: []measure.Operation{{Method: "a"}, {Method: "b"}, {Method: "c"}}})
 }
 
 // BenchmarkOpenLoop is the open loop at a rate no worker can keep up
@@ -60,14 +62,14 @@ func BenchmarkOpenLoopPaced(b *testing.B) {
 // BenchmarkClosedLoopMixObserved is the mix with an Observer, as harness
 // always sets one: each bucket then counts answers per operation too.
 func BenchmarkClosedLoopMixObserved(b *testing.B) {
-	benchmarkRun(b, Config{Concurrency: 1, Observer: NopObserver{}}, nopWorkload{ops: []Operation{{Method: "a"}, {Method: "b"}, {Method: "c"}}})
+	benchmarkRun(b, Config{Concurrency: 1, Observer: NopObserver{}}, nopWorkload{ops: []measure.Operation{{Method: "a"}, {Method: "b"}, {Method: "c"}}})
 }
 
 // BenchmarkClosedLoopMixByOperation is the mix with an observer that
 // wants each bucket's latencies by operation (an --out exporter): a
 // histogram per operation per bucket besides the bucket's.
 func BenchmarkClosedLoopMixByOperation(b *testing.B) {
-	benchmarkRun(b, Config{Concurrency: 1, Observer: opsObserver{}}, nopWorkload{ops: []Operation{{Method: "a"}, {Method: "b"}, {Method: "c"}}})
+	benchmarkRun(b, Config{Concurrency: 1, Observer: opsObserver{}}, nopWorkload{ops: []measure.Operation{{Method: "a"}, {Method: "b"}, {Method: "c"}}})
 }
 
 type opsObserver struct{ NopObserver }

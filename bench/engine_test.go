@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/mcpbench/mcpbench/internal/hist"
+	"github.com/mcpbench/mcpbench/measure"
 )
 
 // The outcome kinds the engine tests' workers report: the engine knows
@@ -21,8 +22,8 @@ const (
 // the kinds above and no named operations.
 type funcWorkload func(context.Context, int) (Worker, error)
 
-func (funcWorkload) Operations() []Operation { return nil }
-func (funcWorkload) Kinds() []string         { return []string{"ok", "timeout", "transport"} }
+func (funcWorkload) Operations() []measure.Operation { return nil }
+func (funcWorkload) Kinds() []string                 { return []string{"ok", "timeout", "transport"} }
 func (f funcWorkload) NewWorker(ctx context.Context, id int) (Worker, error) {
 	return f(ctx, id)
 }

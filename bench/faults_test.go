@@ -14,6 +14,7 @@ import (
 
 	"github.com/mcpbench/mcpbench/bench"
 	"github.com/mcpbench/mcpbench/mcp"
+	"github.com/mcpbench/mcpbench/measure"
 	"github.com/mcpbench/mcpbench/target"
 	"github.com/mcpbench/mcpbench/toolschema"
 	"github.com/mcpbench/mcpbench/workload"
@@ -68,7 +69,7 @@ type faultRow struct {
 	cell      faultCell
 	injected  int64
 	counted   int64
-	point     bench.Point
+	point     measure.Point
 	leakCheck string
 }
 
@@ -245,7 +246,7 @@ func runFaultCell(t *testing.T, c faultCell, proto workload.Workload, seed uint6
 }
 
 // countAtLeast is the number of answers that took d or longer.
-func countAtLeast(p bench.Point, d time.Duration) int64 {
+func countAtLeast(p measure.Point, d time.Duration) int64 {
 	var n int64
 	for _, b := range p.Hist.Distribution() {
 		if b.From >= d.Microseconds() {

@@ -1,11 +1,11 @@
 // Package bench is the load generator: closed-loop workers, the open-loop
 // schedule, per-worker histograms merged at the end, and one Point per
 // measured load level. It knows nothing of sweeps or reports, nor of the
-// protocol its workers speak: a Load (worker.go) stands for that.
+// protocol its workers speak: a Work (worker.go) stands for that.
 //
 // Files: generator.go runs a level (Config, Run); closed.go and open.go
 // are the two drivers; measure.go records what workers see; assemble.go
-// and saturation.go turn the records into a Point (point.go); observe.go
+// and saturation.go turn the records into a measure.Point; observe.go
 // is what a level reports as it runs (Observer). session.go,
 // session_run.go and session_point.go run a level whose unit of work is
 // a whole MCP session (a SessionLoad).
@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/mcpbench/mcpbench/internal/evloop"
+	"github.com/mcpbench/mcpbench/measure"
 	"golang.org/x/time/rate"
 )
 
@@ -106,9 +107,9 @@ type Progress struct {
 // returns what was measured even when ctx is cancelled part-way (then the
 // Point is marked Interrupted). The kind of load is asked once, here: each
 // has its own workers and drivers, so the hot path never asks.
-func Run(ctx context.Context, cfg Config, l Load) (Point, error) {
+func Run(ctx context.Context, cfg Config, l Work) (measure.Point, error) {
 	if err := cfg.normalize(); err != nil {
-		return Point{}, err
+		return measure.Point{}, err
 	}
 	switch l := l.(type) {
 	case SessionLoad:
@@ -116,21 +117,21 @@ func Run(ctx context.Context, cfg Config, l Load) (Point, error) {
 	case RequestLoad:
 		return runRequests(ctx, cfg, l)
 	}
-	return Point{}, fmt.Errorf("a load starts workers (RequestLoad) or users (SessionLoad); %T does neither", l)
+	return measure.Point{}, fmt.Errorf("a load starts workers (RequestLoad) or users (SessionLoad); %T does neither", l)
 }
 
 // runRequests measures a level of plain requests.
-func runRequests(ctx context.Context, cfg Config, wl RequestLoad) (Point, error) {
+func runRequests(ctx context.Context, cfg Config, wl RequestLoad) (measure.Point, error) {
 	ops, kinds := wl.Operations(), wl.Kinds()
 	if len(kinds) == 0 || len(kinds) > MaxKinds {
-		return Point{}, fmt.Errorf("a workload names 1 to %d outcome kinds, not %d", MaxKinds, len(kinds))
+		return measure.Point{}, fmt.Errorf("a workload names 1 to %d outcome kinds, not %d", MaxKinds, len(kinds))
 	}
 	if len(ops) == 0 {
-		ops = []Operation{{Method: "request"}}
+		ops = []measure.Operation{{Method: "request"}}
 	}
 	workers, err := startWorkers(ctx, cfg.Workers(), wl)
 	if err != nil {
-		return Point{}, err
+		return measure.Point{}, err
 	}
 	defer closeWorkers(workers)
 	reqCtx, stopReqs := graceContext(ctx, cfg.Grace)
@@ -149,7 +150,7 @@ func runRequests(ctx context.Context, cfg Config, wl RequestLoad) (Point, error)
 
 // measure runs the level: the warm-up, then the measured phase with
 // drive (a closed or an open loop), and returns its Point.
-func (r *runner) measure(warmup, drive func()) Point {
+func (r *runner) measure(warmup, drive func()) measure.Point {
 	if r.cfg.Warmup > 0 {
 		warmup()
 	}
@@ -258,7 +259,7 @@ func graceContext(ctx context.Context, grace time.Duration) (context.Context, fu
 // clocks both drivers share.
 type runner struct {
 	cfg     Config
-	ops     []Operation
+	ops     []measure.Operation
 	kinds   []string
 	ctx     context.Context // cancelled on interrupt: stop sending
 	reqCtx  context.Context // cancelled a grace period later
@@ -287,7 +288,7 @@ type runner struct {
 	onLoops []LoopWorker
 }
 
-func newRunner(cfg Config, ctx, reqCtx context.Context, workers []Worker, ops []Operation, kinds []string) *runner {
+func newRunner(cfg Config, ctx, reqCtx context.Context, workers []Worker, ops []measure.Operation, kinds []string) *runner {
 	r := &runner{cfg: cfg, ops: ops, kinds: kinds, ctx: ctx, reqCtx: reqCtx, workers: workers}
 	r.makeStates(len(workers), shardCount(len(workers)), cfg.Rate > 0, len(ops) > 1)
 	if cfg.MaxRate > 0 {

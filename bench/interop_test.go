@@ -20,6 +20,7 @@ import (
 
 	"github.com/mcpbench/mcpbench/bench"
 	"github.com/mcpbench/mcpbench/mcp"
+	"github.com/mcpbench/mcpbench/measure"
 	"github.com/mcpbench/mcpbench/target"
 	"github.com/mcpbench/mcpbench/workload"
 )
@@ -37,8 +38,8 @@ type interopCell struct {
 type interopRow struct {
 	cell     interopCell
 	protocol string
-	list     bench.Point
-	call     bench.Point
+	list     measure.Point
+	call     measure.Point
 }
 
 func repoRoot(t *testing.T) string {

@@ -54,7 +54,7 @@ const flushEvery = 64
 // are 0 in a closed loop.
 type latencies struct {
 	lat, uncorrected, lag, wake int64
-	first, created              int64 // stages of the request (Sample); 0 when it had none
+	first, created              int64 // timings of the request (Sample); 0 when it had none
 	notice                      int64 // the generator's delay in noticing the answer, when stamped
 	stamped                     bool  // the latency ended at the kernel's receive stamp
 	op                          int32
@@ -68,7 +68,7 @@ type histShard struct {
 	lat                    *hdrhistogram.Histogram // corrected (open loop) or plain latency
 	uncorrected, lag, wake *hdrhistogram.Histogram // open loop only
 	ops                    []*hdrhistogram.Histogram
-	// stages: the first event and task creation, made when a request
+	// timings: the first event and task creation, made when a request
 	// first reaches one (most workloads never do).
 	first, created *hdrhistogram.Histogram
 	// notice: the generator's delay in noticing answers the kernel
@@ -188,7 +188,7 @@ func (s *workerState) flushLocked() {
 			_ = h.ops[l.op].RecordValue(l.lat)
 		}
 		if l.first > 0 || l.created > 0 {
-			h.recordStages(l)
+			h.recordTimings(l)
 		}
 		if l.stamped {
 			if h.notice == nil {
@@ -201,9 +201,9 @@ func (s *workerState) flushLocked() {
 	s.n = 0
 }
 
-// recordStages files a request's stage times, making their histograms on
+// recordTimings files a request's milestone times, making their histograms on
 // first use.
-func (h *histShard) recordStages(l latencies) {
+func (h *histShard) recordTimings(l latencies) {
 	for _, st := range []struct {
 		v int64
 		h **hdrhistogram.Histogram

@@ -6,6 +6,7 @@ import (
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/mcpbench/mcpbench/internal/hist"
+	"github.com/mcpbench/mcpbench/measure"
 )
 
 // The generator reports what a level does as it runs through one
@@ -87,7 +88,7 @@ type Interval struct {
 	// Operations names what ByOperation indexes; ByOperation holds each
 	// operation's answers by outcome, nil when the level has one
 	// operation (Counts then says it all).
-	Operations  []Operation
+	Operations  []measure.Operation
 	ByOperation [][MaxKinds]int64
 	// CPU is the generator's own CPU time spent in the bucket.
 	CPU time.Duration
@@ -95,7 +96,7 @@ type Interval struct {
 	// Gauges (Config.Gauges' descriptions); NaN where missing, counters as
 	// their running total.
 	Server []float64
-	Gauges []ServerSeries
+	Gauges []measure.ServerSeries
 	// packed is the bucket's histogram as the series keeps it; shared,
 	// never written. opPacked: by operation (OperationsObserver only).
 	packed   []byte

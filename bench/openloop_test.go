@@ -7,6 +7,7 @@ import (
 
 	"github.com/mcpbench/mcpbench/bench"
 	"github.com/mcpbench/mcpbench/mcp"
+	"github.com/mcpbench/mcpbench/measure"
 	"github.com/mcpbench/mcpbench/target"
 	"github.com/mcpbench/mcpbench/workload"
 )
@@ -78,7 +79,7 @@ func TestCoordinatedOmission(t *testing.T) {
 }
 
 // countAbove counts recorded latencies above d in p's histogram.
-func countAbove(p bench.Point, d time.Duration) int64 {
+func countAbove(p measure.Point, d time.Duration) int64 {
 	var n int64
 	for _, b := range p.Hist.Distribution() {
 		if b.From > d.Microseconds() {

@@ -11,13 +11,14 @@ import (
 
 	"github.com/mcpbench/mcpbench/bench"
 	"github.com/mcpbench/mcpbench/mcp"
+	"github.com/mcpbench/mcpbench/measure"
 	"github.com/mcpbench/mcpbench/target"
 	"github.com/mcpbench/mcpbench/workload"
 )
 
 // runExact runs n requests of op against url at concurrency c and checks
 // that every one was answered and counted.
-func runExact(t *testing.T, url, rev string, op mcp.Request, c int, n int64) bench.Point {
+func runExact(t *testing.T, url, rev string, op mcp.Request, c int, n int64) measure.Point {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()

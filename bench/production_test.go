@@ -7,6 +7,7 @@ import (
 
 	"github.com/mcpbench/mcpbench/bench"
 	"github.com/mcpbench/mcpbench/mcp"
+	"github.com/mcpbench/mcpbench/measure"
 	"github.com/mcpbench/mcpbench/target"
 	"github.com/mcpbench/mcpbench/workload"
 )
@@ -30,7 +31,7 @@ func clientToolsServer(t *testing.T, service time.Duration, stateless bool) *tar
 
 // runTool runs n calls of tool at concurrency 4 with a generous timeout
 // and returns the point and the client's counters over the run.
-func runTool(t *testing.T, o mcp.Options, tool string, args string, n int64) (bench.Point, map[string]int64) {
+func runTool(t *testing.T, o mcp.Options, tool string, args string, n int64) (measure.Point, map[string]int64) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
@@ -121,7 +122,7 @@ func oauthServer(t *testing.T, ttl time.Duration) *target.Running {
 // runOAuth measures echo calls for d against an OAuth-protected server and
 // returns the point, the time the client held its first token, and the
 // tokens it was told of.
-func runOAuth(t *testing.T, srv *target.Running, o mcp.OAuth, engine mcp.Engine, d time.Duration) (bench.Point, time.Duration, []string) {
+func runOAuth(t *testing.T, srv *target.Running, o mcp.OAuth, engine mcp.Engine, d time.Duration) (measure.Point, time.Duration, []string) {
 	t.Helper()
 	ctx := context.Background()
 	var tokens []string

@@ -13,12 +13,13 @@ import (
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/mcpbench/mcpbench/internal/hist"
+	"github.com/mcpbench/mcpbench/measure"
 )
 
 // checkSeriesSums holds a point's series to its totals: every column adds
 // up to the point's figure exactly, and the buckets' histograms add up to
 // the point's histogram bin for bin.
-func checkSeriesSums(t *testing.T, p Point) {
+func checkSeriesSums(t *testing.T, p measure.Point) {
 	t.Helper()
 	s := p.Series
 	if s == nil || s.Len() == 0 {
@@ -169,8 +170,8 @@ func (o *intervalLog) Interval(iv Interval) { o.mu.Lock(); o.got = append(o.got,
 // counter that grows by 10 a read.
 type fakeGauges struct{ reads atomic.Int64 }
 
-func (*fakeGauges) Gauges() []ServerSeries {
-	return []ServerSeries{{Name: "level", Kind: GaugeLevel}, {Name: "total", Kind: GaugeCounter}}
+func (*fakeGauges) Gauges() []measure.ServerSeries {
+	return []measure.ServerSeries{{Name: "level", Kind: measure.GaugeLevel}, {Name: "total", Kind: measure.GaugeCounter}}
 }
 
 func (g *fakeGauges) Read(_ context.Context, v []float64) {
@@ -257,12 +258,6 @@ func TestStragglerReopensACompactedBucket(t *testing.T) {
 	}
 }
 
-// The test reads the columns as a report does (results.Series has the same
-// methods for the report's side).
-func (s *Series) Len() int              { return len(s.OK) }
-func (s *Series) Requests(i int) int64  { return BucketRequests(s.OK, s.Errors, i) }
-func (s *Series) BucketS(i int) float64 { return BucketS(i, s.Len(), s.IntervalS, s.LastS) }
-
 // lateLog keeps the intervals and the late answers a level hands over,
 // in the order they come.
 type lateLog struct {
@@ -290,7 +285,7 @@ func (o *lateLog) Late(iv Interval) {
 func TestLateAnswersReachALateObserver(t *testing.T) {
 	obs := &lateLog{}
 	r := newRunner(Config{Interval: time.Second, Observer: obs}, context.Background(), context.Background(), nil,
-		[]Operation{{Method: "a"}, {Method: "b"}}, []string{"ok", "timeout"})
+		[]measure.Operation{{Method: "a"}, {Method: "b"}}, []string{"ok", "timeout"})
 	r.series.start = time.Now()
 	r.series.add(0, []latencies{{lat: 100, op: 0}, {lat: 200, op: 1}})
 	r.settle(0)
@@ -341,7 +336,7 @@ func TestLateAnswersReachALateObserver(t *testing.T) {
 func TestNoOperationHistogramsUnasked(t *testing.T) {
 	obs := &intervalLog{}
 	r := newRunner(Config{Interval: time.Second, Observer: obs}, context.Background(), context.Background(), nil,
-		[]Operation{{Method: "a"}, {Method: "b"}}, []string{"ok"})
+		[]measure.Operation{{Method: "a"}, {Method: "b"}}, []string{"ok"})
 	r.series.start = time.Now()
 	r.series.add(0, []latencies{{lat: 100, op: 0}, {lat: 200, op: 1}})
 	if r.series.buckets[0].opHist != nil {

@@ -5,6 +5,8 @@ import (
 	"math"
 	"sync/atomic"
 	"time"
+
+	"github.com/mcpbench/mcpbench/measure"
 )
 
 // GaugeSource is what the generator samples from the server once a bucket.
@@ -13,7 +15,7 @@ import (
 type GaugeSource interface {
 	// Gauges describes the values Read fills, in order: Name, Unit, Kind
 	// and Source of each (Values is left empty).
-	Gauges() []ServerSeries
+	Gauges() []measure.ServerSeries
 	// Read takes one sample into v (one element per gauge), leaving NaN
 	// where a value could not be read. It returns when ctx ends.
 	Read(ctx context.Context, v []float64)

@@ -17,8 +17,8 @@ import (
 // SessionLoad is a load whose unit of work is a session.
 type SessionLoad interface {
 	// Operations names the steps a Sample's Op indexes (one histogram
-	// each); Kinds names the outcomes, as for any Load.
-	Load
+	// each); Kinds names the outcomes, as for any Work.
+	Work
 	// Scenarios names what a session's scenario index refers to.
 	Scenarios() []string
 	// NewUser makes virtual user id; the generator calls it before the

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/mcpbench/mcpbench/internal/evloop"
+	"github.com/mcpbench/mcpbench/measure"
 )
 
 // idleSessions are sessions that step once and then think: the
@@ -27,7 +28,7 @@ func (*idleUser) OnLoop(*evloop.Loop) bool { return true }
 // of its own costs several times that).
 func TestIdleSessionMemory(t *testing.T) {
 	const users = 1000
-	run := func(loops int) *SessionStats {
+	run := func(loops int) *measure.SessionStats {
 		f := &idleSessions{fakeSessions{think: time.Second}}
 		p, err := Run(context.Background(), Config{Concurrency: users, Duration: 300 * time.Millisecond, Loops: loops}, f)
 		if err != nil {
@@ -37,7 +38,7 @@ func TestIdleSessionMemory(t *testing.T) {
 	}
 	onLoops, onGoroutines := run(1), run(0)
 	t.Logf("per idle session: %.0f B on loops (%d open), %.0f B on goroutines (%d open)", onLoops.MemoryPerSession, onLoops.PeakOpen, onGoroutines.MemoryPerSession, onGoroutines.PeakOpen)
-	for _, s := range []*SessionStats{onLoops, onGoroutines} {
+	for _, s := range []*measure.SessionStats{onLoops, onGoroutines} {
 		if s.PeakOpen != users || s.MemoryPerSession <= 0 {
 			t.Fatalf("peak %d open (want %d), %.0f B per session", s.PeakOpen, users, s.MemoryPerSession)
 		}

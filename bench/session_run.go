@@ -9,6 +9,8 @@ import (
 	"time"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/mcpbench/mcpbench/measure"
 )
 
 // runSessions measures one load level of sessions. cfg reads as for Run
@@ -19,21 +21,21 @@ import (
 // measured sessions; Warmup sessions run first, unmeasured. Sessions under
 // way when Duration ends run to their end, so every measured step belongs
 // to a whole session. MaxRate does not apply.
-func runSessions(ctx context.Context, cfg Config, wl SessionLoad) (Point, error) {
+func runSessions(ctx context.Context, cfg Config, wl SessionLoad) (measure.Point, error) {
 	ops, kinds, scenarios := wl.Operations(), wl.Kinds(), wl.Scenarios()
 	switch {
 	case len(kinds) == 0 || len(kinds) > MaxKinds:
-		return Point{}, fmt.Errorf("a workload names 1 to %d outcome kinds, not %d", MaxKinds, len(kinds))
+		return measure.Point{}, fmt.Errorf("a workload names 1 to %d outcome kinds, not %d", MaxKinds, len(kinds))
 	case len(ops) == 0:
-		return Point{}, fmt.Errorf("a session load names its steps")
+		return measure.Point{}, fmt.Errorf("a session load names its steps")
 	case len(scenarios) == 0:
-		return Point{}, fmt.Errorf("a session load names its scenarios")
+		return measure.Point{}, fmt.Errorf("a session load names its scenarios")
 	}
 	cfg.MaxRate = 0
 	mem := newMemoryWatch()
 	users, err := startEach(ctx, cfg.Users(), wl.NewUser)
 	if err != nil {
-		return Point{}, err
+		return measure.Point{}, err
 	}
 	defer closeWorkers(users)
 	reqCtx, stopReqs := graceContext(ctx, cfg.Grace)
@@ -109,7 +111,7 @@ type sessionClock struct {
 	sent, done time.Time
 }
 
-func newSessionRunner(cfg Config, ctx, reqCtx context.Context, users []User, ops []Operation, kinds, scenarios []string) *sessionRunner {
+func newSessionRunner(cfg Config, ctx, reqCtx context.Context, users []User, ops []measure.Operation, kinds, scenarios []string) *sessionRunner {
 	r := &runner{cfg: cfg, ops: ops, kinds: kinds, ctx: ctx, reqCtx: reqCtx}
 	sr := &sessionRunner{runner: r, users: users, scenarios: scenarios}
 	r.sessions = sr

@@ -7,6 +7,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/mcpbench/mcpbench/measure"
 )
 
 // fakeSessions is a session workload with two scenarios: "short" (two
@@ -19,8 +21,8 @@ type fakeSessions struct {
 	sessions         atomic.Int64
 }
 
-func (*fakeSessions) Operations() []Operation {
-	return []Operation{{Method: "a", Scenario: "short", Step: "first"}, {Method: "b", Scenario: "short", Step: "second"}, {Method: "c", Scenario: "failing", Step: "only"}}
+func (*fakeSessions) Operations() []measure.Operation {
+	return []measure.Operation{{Method: "a", Scenario: "short", Step: "first"}, {Method: "b", Scenario: "short", Step: "second"}, {Method: "c", Scenario: "failing", Step: "only"}}
 }
 func (*fakeSessions) Kinds() []string     { return []string{"ok", "timeout", "transport"} }
 func (*fakeSessions) Scenarios() []string { return []string{"short", "failing"} }

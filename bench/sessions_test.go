@@ -9,6 +9,7 @@ import (
 
 	"github.com/mcpbench/mcpbench/bench"
 	"github.com/mcpbench/mcpbench/mcp"
+	"github.com/mcpbench/mcpbench/measure"
 	"github.com/mcpbench/mcpbench/target"
 	"github.com/mcpbench/mcpbench/workload"
 )
@@ -23,7 +24,7 @@ func TestPerRequestSessions(t *testing.T) {
 	}
 	defer srv.Close()
 	ctx := context.Background()
-	measure := func(mode mcp.SessionMode) bench.Point {
+	measure := func(mode mcp.SessionMode) measure.Point {
 		c, err := mcp.Dial(ctx, mcp.Options{URL: srv.MCPURL(), SessionMode: mode, PoolSize: 4, Timeout: 5 * time.Second})
 		if err != nil {
 			t.Fatal(err)

@@ -13,7 +13,7 @@ import (
 const (
 	ClockKernel = "kernel-receive"
 	ClockUser   = "user-space"
-	ClockMixed  = "mixed" // some of each: the Stage's Count says how many had stamps
+	ClockMixed  = "mixed" // some of each: the NoticeDelay timing's Count says how many had stamps
 )
 
 // kernelEnd is the wire's interval of a request the worker began at

@@ -16,6 +16,7 @@ import (
 
 	"github.com/mcpbench/mcpbench/bench"
 	"github.com/mcpbench/mcpbench/mcp"
+	"github.com/mcpbench/mcpbench/measure"
 	"github.com/mcpbench/mcpbench/workload"
 )
 
@@ -172,7 +173,7 @@ scenarios:
 			t.Errorf("the server received %d %s for %d sessions: %v", got[m], m, sessions, got)
 		}
 	}
-	byStep := map[string]bench.OperationStats{}
+	byStep := map[string]measure.OperationStats{}
 	for _, o := range p.ByOperation {
 		byStep[o.Step] = o
 	}

@@ -6,15 +6,17 @@ import (
 	"fmt"
 	"sync"
 	"time"
+
+	"github.com/mcpbench/mcpbench/measure"
 )
 
 // This file is the whole of what the generator asks of what it sends: a
-// Load that names its operations and outcome kinds. A RequestLoad starts
+// Work that names its operations and outcome kinds. A RequestLoad starts
 // Workers, each of which sends one request per Do and says how it went in
 // a Sample (a SessionLoad, session.go, starts Users instead). Nothing here
 // knows a protocol, so another driver could run the same loads.
 
-// Kind is a request's outcome, an index into Load.Kinds. A small
+// Kind is a request's outcome, an index into Work.Kinds. A small
 // integer, so counting outcomes is an array increment.
 type Kind uint8
 
@@ -29,7 +31,7 @@ const MaxKinds = 16
 // Sample is one request's outcome as the generator needs it.
 type Sample struct {
 	Kind     Kind
-	Op       int // index into Load.Operations
+	Op       int // index into Work.Operations
 	Sent     int64
 	Received int64
 	Err      error
@@ -38,7 +40,7 @@ type Sample struct {
 	ConnWait time.Duration
 	// FirstEvent is the time to the first part of a streamed answer, and
 	// Created the time until the server took the request on as a
-	// deferred task; 0 when the request had no such stage. Each is
+	// deferred task; 0 when the request reached no such milestone. Each is
 	// summarised on its own beside the full latency.
 	FirstEvent, Created time.Duration
 	// Stamp is the kernel's time of receiving the answer's end (Unix ns,
@@ -62,13 +64,14 @@ type Worker interface {
 	Close(ctx context.Context) error
 }
 
-// Load is what Run drives, the generator's view of a workload: a
-// RequestLoad or a SessionLoad.
-type Load interface {
+// Work is what Run drives, the generator's view of a workload: a
+// RequestLoad or a SessionLoad. (The load is how hard it is driven:
+// Config.)
+type Work interface {
 	// Operations names the operations a Sample's Op indexes; with more
 	// than one, the Point carries per-operation figures. None reads as
 	// one operation, "request" (a SessionLoad names its steps).
-	Operations() []Operation
+	Operations() []measure.Operation
 	// Kinds names the outcomes a Sample's Kind indexes, OK first; the
 	// names are the keys of a Point's errors_by_kind. At most MaxKinds.
 	Kinds() []string
@@ -76,27 +79,18 @@ type Load interface {
 
 // RequestLoad is a load of plain requests, one per Worker.Do.
 type RequestLoad interface {
-	Load
+	Work
 	// NewWorker makes worker id; the generator calls it before the clock
 	// starts.
 	NewWorker(ctx context.Context, id int) (Worker, error)
 }
 
-// Counting is a Load that counts things beside its requests (messages
+// Counting is Work that counts things beside its requests (messages
 // the server sent, token refreshes...). Counters returns the counts so far
 // by name; they only grow, and a Point carries their growth over the
 // measured interval.
 type Counting interface {
 	Counters() map[string]int64
-}
-
-// Operation names one kind of request in a mix, or one step of a
-// scenario (then Scenario and Step name it).
-type Operation struct {
-	Method   string
-	Tool     string
-	Scenario string
-	Step     string
 }
 
 // ErrNoWorkers is returned when not one worker could be started.

@@ -15,6 +15,7 @@ import (
 
 	"github.com/mcpbench/mcpbench/harness"
 	"github.com/mcpbench/mcpbench/internal/browsertest"
+	"github.com/mcpbench/mcpbench/mcp"
 	"github.com/mcpbench/mcpbench/sweep"
 	"github.com/mcpbench/mcpbench/target"
 )
@@ -55,7 +56,7 @@ func TestDashboardInChromium(t *testing.T) {
 	seen := &requests{n: map[string]int{}}
 	d.seen = seen.add
 	defer d.Close()
-	setup := harness.Setup{Options: harness.Options{URL: srv.MCPURL(), PoolSize: 4, Timeout: 10 * time.Second}, Version: "test", Outputs: []harness.Output{d}}
+	setup := harness.Setup{Options: mcp.Options{URL: srv.MCPURL(), PoolSize: 4, Timeout: 10 * time.Second}, Version: "test", Outputs: []harness.Output{d}}
 	setup.Workload.Method = "tools/list"
 	type result struct {
 		r   any

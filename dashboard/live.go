@@ -7,13 +7,14 @@ import (
 
 	"github.com/mcpbench/mcpbench/harness"
 	"github.com/mcpbench/mcpbench/internal/hist"
+	"github.com/mcpbench/mcpbench/measure"
 	"github.com/mcpbench/mcpbench/results"
 )
 
 // level is the report of the level under way, grown one settled interval
 // at a time: the same figures the final report gives, so far.
 type level struct {
-	point      results.Point
+	point      measure.Point
 	h          *hdrhistogram.Histogram
 	sent, done int64
 }
@@ -33,7 +34,7 @@ func (l *level) add(iv harness.PointInterval) {
 	p := &l.point
 	s := p.Series
 	if s == nil {
-		s = &results.Series{StartedAt: iv.Start, IntervalS: iv.Length.Seconds()}
+		s = &measure.Series{StartedAt: iv.Start, IntervalS: iv.Length.Seconds()}
 		p.Series = s
 	}
 	n := s.Len()

@@ -5,6 +5,7 @@ import (
 
 	"github.com/mcpbench/mcpbench/bench"
 	"github.com/mcpbench/mcpbench/mcp"
+	"github.com/mcpbench/mcpbench/measure"
 	"github.com/mcpbench/mcpbench/results"
 )
 
@@ -15,7 +16,7 @@ import (
 type abandonedGauge struct {
 	server bench.GaugeSource
 	client *mcp.Client
-	descr  []bench.ServerSeries
+	descr  []measure.ServerSeries
 }
 
 // withAbandoned adds the count to g when sessions are abandoned and the
@@ -24,12 +25,12 @@ func withAbandoned(g bench.GaugeSource, c *mcp.Client, o mcp.Options) bench.Gaug
 	if g == nil || o.AbandonFraction <= 0 {
 		return g
 	}
-	descr := append(g.Gauges()[:len(g.Gauges()):len(g.Gauges())], bench.ServerSeries{
-		Name: results.AbandonedSeries, Kind: bench.GaugeCounter, Source: "mcpbench"})
+	descr := append(g.Gauges()[:len(g.Gauges()):len(g.Gauges())], measure.ServerSeries{
+		Name: results.AbandonedSeries, Kind: measure.GaugeCounter, Source: "mcpbench"})
 	return &abandonedGauge{server: g, client: c, descr: descr}
 }
 
-func (a *abandonedGauge) Gauges() []bench.ServerSeries { return a.descr }
+func (a *abandonedGauge) Gauges() []measure.ServerSeries { return a.descr }
 
 func (a *abandonedGauge) Read(ctx context.Context, v []float64) {
 	n := len(a.descr) - 1
@@ -39,7 +40,7 @@ func (a *abandonedGauge) Read(ctx context.Context, v []float64) {
 
 // abandonedCount puts the measured window's abandoned sessions in the
 // sessions' figures of a scenario run.
-func abandonedCount(p *bench.Point) {
+func abandonedCount(p *measure.Point) {
 	if p.Sessions != nil {
 		p.Sessions.Abandoned = p.Counters["sessions_abandoned"]
 	}

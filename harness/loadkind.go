@@ -31,10 +31,10 @@ type BuiltLoad interface {
 	Tools() []workload.ToolInfo
 	// Generator is what bench.Run drives: a bench.RequestLoad or a
 	// bench.SessionLoad.
-	Generator() bench.Load
+	Generator() bench.Work
 	// Describe fills what the report says of it beyond its operations
 	// and tools, and what the plan says of a level (its unit, the seed).
-	Describe(w *results.Workload, l *results.Load)
+	Describe(w *results.Workload, l *results.PlannedLoad)
 }
 
 // Requests is plain requests, as spec describes them.
@@ -60,9 +60,9 @@ type requestLoad struct {
 	seed uint64
 }
 
-func (l requestLoad) Generator() bench.Load { return l.Workload }
+func (l requestLoad) Generator() bench.Work { return l.Workload }
 
-func (l requestLoad) Describe(_ *results.Workload, pl *results.Load) { pl.Seed = l.seed }
+func (l requestLoad) Describe(_ *results.Workload, pl *results.PlannedLoad) { pl.Seed = l.seed }
 
 type scenarios struct {
 	spec workload.ScenarioSpec
@@ -82,9 +82,9 @@ type scenarioLoad struct {
 	spec *workload.ScenarioSpec
 }
 
-func (l scenarioLoad) Generator() bench.Load { return l.ScenarioWorkload }
+func (l scenarioLoad) Generator() bench.Work { return l.ScenarioWorkload }
 
-func (l scenarioLoad) Describe(w *results.Workload, pl *results.Load) {
+func (l scenarioLoad) Describe(w *results.Workload, pl *results.PlannedLoad) {
 	w.Scenario = l.spec.File.Name
 	w.NewConnectionPerSession = l.spec.NewConnectionPerSession
 	pl.Unit = "sessions"

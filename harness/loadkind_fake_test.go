@@ -8,6 +8,7 @@ import (
 
 	"github.com/mcpbench/mcpbench/bench"
 	"github.com/mcpbench/mcpbench/mcp"
+	"github.com/mcpbench/mcpbench/measure"
 	"github.com/mcpbench/mcpbench/results"
 	"github.com/mcpbench/mcpbench/workload"
 )
@@ -26,15 +27,15 @@ func (k *fakeKind) Build(context.Context, *mcp.Client) (BuiltLoad, error) {
 
 type fakeLoad struct{ k *fakeKind }
 
-var fakeOps = []bench.Operation{{Method: "fake/one"}, {Method: "fake/two"}}
+var fakeOps = []measure.Operation{{Method: "fake/one"}, {Method: "fake/two"}}
 
-func (fakeLoad) Operations() []bench.Operation   { return fakeOps }
+func (fakeLoad) Operations() []measure.Operation { return fakeOps }
 func (fakeLoad) Kinds() []string                 { return []string{"ok", "odd"} }
 func (fakeLoad) Plan(int) []workload.PlannedCall { return nil }
 func (fakeLoad) Warnings() []string              { return []string{"fake"} }
 func (fakeLoad) Tools() []workload.ToolInfo      { return nil }
-func (l fakeLoad) Generator() bench.Load         { return l }
-func (fakeLoad) Describe(w *results.Workload, pl *results.Load) {
+func (l fakeLoad) Generator() bench.Work         { return l }
+func (fakeLoad) Describe(w *results.Workload, pl *results.PlannedLoad) {
 	w.Scenario, pl.Unit = "fake", "fakes"
 }
 
@@ -69,14 +70,14 @@ func TestAFakeLoadKindRunsThroughHarness(t *testing.T) {
 	if p.Requests != 300 || p.ErrorsByKind["odd"] == 0 || p.OK+p.ErrorsByKind["odd"] != 300 {
 		t.Errorf("point: %d requests, %d ok, errors %v", p.Requests, p.OK, p.ErrorsByKind)
 	}
-	if len(p.ByOperation) != 2 || !slices.Equal(r.Workload.Operations, results.OperationsOf(fakeOps)) || r.Workload.Scenario != "fake" {
+	if len(p.ByOperation) != 2 || !slices.Equal(r.Workload.Operations, fakeOps) || r.Workload.Scenario != "fake" {
 		t.Errorf("report: %d operations' figures, workload %+v", len(p.ByOperation), r.Workload)
 	}
 	plan, err := PlanRun(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if plan.Plan.Load.Unit != "fakes" || !slices.Equal(plan.Plan.Operations, results.OperationsOf(fakeOps)) || !slices.Equal(plan.Plan.Warnings, []string{"fake"}) {
+	if plan.Plan.Load.Unit != "fakes" || !slices.Equal(plan.Plan.Operations, fakeOps) || !slices.Equal(plan.Plan.Warnings, []string{"fake"}) {
 		t.Errorf("plan: %+v", plan.Plan)
 	}
 }

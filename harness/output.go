@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/mcpbench/mcpbench/bench"
+	"github.com/mcpbench/mcpbench/measure"
 	"github.com/mcpbench/mcpbench/results"
 	"github.com/mcpbench/mcpbench/sweep"
 	"github.com/mcpbench/mcpbench/workload"
@@ -111,9 +112,9 @@ type EventKind int
 // EventLevelStart to EventLevelEnd for each point; a run has no level
 // events.
 const (
-	// EventStage: a step before the load begins (Stage); StageDone when
+	// EventPhase: a step before the load begins (Phase); PhaseDone when
 	// the setup is over, whatever its outcome.
-	EventStage EventKind = iota
+	EventPhase EventKind = iota
 	// EventWorkload: what is sent is built; Tools and Warnings say what
 	// it will call, before any is called.
 	EventWorkload
@@ -141,7 +142,7 @@ const (
 // Event is one moment of a run or sweep.
 type Event struct {
 	Kind  EventKind
-	Stage Stage      // EventStage
+	Phase Phase      // EventPhase
 	Step  sweep.Step // in a sweep, the point the event belongs to
 	// Tools and Warnings: EventWorkload.
 	Tools    []workload.ToolInfo
@@ -153,7 +154,7 @@ type Event struct {
 	// Setting and Err: EventWarning.
 	Setting Setting
 	Err     error
-	Point   *results.Point // EventLevelEnd, in the report's form
+	Point   *measure.Point // EventLevelEnd, in the report's form
 	// LoadStages are the point's shape (--stages; Rate for
 	// --rate-stages), from the opening of its measured window:
 	// EventMeasureStart of a staged point.
@@ -236,7 +237,7 @@ func (s *stream) event(e Event) {
 	}
 }
 
-func (s *stream) stage(st Stage) { s.event(Event{Kind: EventStage, Stage: st}) }
+func (s *stream) phase(ph Phase) { s.event(Event{Kind: EventPhase, Phase: ph}) }
 
 func (s *stream) warn(setting Setting, err error) {
 	s.event(Event{Kind: EventWarning, Setting: setting, Err: err})

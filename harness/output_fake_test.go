@@ -9,7 +9,7 @@ import (
 
 	"github.com/mcpbench/mcpbench/bench"
 	"github.com/mcpbench/mcpbench/internal/hist"
-	"github.com/mcpbench/mcpbench/results"
+	"github.com/mcpbench/mcpbench/measure"
 	"github.com/mcpbench/mcpbench/sweep"
 )
 
@@ -42,7 +42,7 @@ func (f *fakeOutput) Stop(fin Final)         { f.mu.Lock(); f.final = append(f.f
 func (f *fakeOutput) kinds() []EventKind {
 	var ks []EventKind
 	for _, e := range f.events {
-		if e.Kind != EventStage && e.Kind != EventWarning {
+		if e.Kind != EventPhase && e.Kind != EventWarning {
 			ks = append(ks, e.Kind)
 		}
 	}
@@ -52,7 +52,7 @@ func (f *fakeOutput) kinds() []EventKind {
 // checkPoint holds a point's intervals to its report: one per series
 // bucket, in order, which with the late answers filed after them add up
 // to the point's answers, errors and latency histogram.
-func checkPoint(t *testing.T, p *results.Point, ivs, late []PointInterval) {
+func checkPoint(t *testing.T, p *measure.Point, ivs, late []PointInterval) {
 	t.Helper()
 	if len(ivs) != p.Series.Len() || len(ivs) == 0 {
 		t.Fatalf("%d intervals for %d series buckets", len(ivs), p.Series.Len())
@@ -138,7 +138,7 @@ func TestOutputSeesEveryIntervalOfARun(t *testing.T) {
 	if got := out.kinds(); !slices.Equal(got, want) {
 		t.Errorf("events %v, want %v", got, want)
 	}
-	if e := out.events[0]; e.Kind != EventStage || e.Stage != StageConnecting {
+	if e := out.events[0]; e.Kind != EventPhase || e.Phase != PhaseConnecting {
 		t.Errorf("first event %+v, want the connecting stage", e)
 	}
 	if out.progress == 0 {

@@ -34,11 +34,11 @@ func PlanSweep(ctx context.Context, cfg SweepConfig) (*results.PlanReport, error
 }
 
 // loadOf is the part of the load shape every point shares.
-func loadOf(c bench.Config) results.Load {
-	return results.Load{Mode: "closed", Total: c.Total, DurationS: c.Duration.Seconds(), Warmup: c.Warmup, RampUpS: c.RampUp.Seconds()}
+func loadOf(c bench.Config) results.PlannedLoad {
+	return results.PlannedLoad{Mode: "closed", Total: c.Total, DurationS: c.Duration.Seconds(), Warmup: c.Warmup, RampUpS: c.RampUp.Seconds()}
 }
 
-func plan(ctx context.Context, s *Setup, command string, load results.Load) (*results.PlanReport, error) {
+func plan(ctx context.Context, s *Setup, command string, load results.PlannedLoad) (*results.PlanReport, error) {
 	ss, err := connect(ctx, s, newStream(nil))
 	if err != nil {
 		return nil, err

@@ -13,6 +13,7 @@ import (
 	"github.com/mcpbench/mcpbench/bench"
 	"github.com/mcpbench/mcpbench/logscan"
 	"github.com/mcpbench/mcpbench/mcp"
+	"github.com/mcpbench/mcpbench/measure"
 	"github.com/mcpbench/mcpbench/probe"
 	"github.com/mcpbench/mcpbench/results"
 	"github.com/mcpbench/mcpbench/sweep"
@@ -57,19 +58,19 @@ type Setup struct {
 	Outputs []Output
 }
 
-// Stage is a step before the load.
-type Stage int
+// Phase is a step of the setup before the load (not a load stage).
+type Phase int
 
-// The stages, in the order they come.
+// The phases, in the order they come.
 const (
-	StageConnecting Stage = iota // dialling and negotiating
-	StageLogSettle               // marking the server's log once it is quiet (--log-file)
-	StageStartWait               // holding until StartAt
-	StageWorkload                // building the workload (listing tools)
-	StageDone                    // the setup is over: the load begins, or it failed
-	// StageWarmUp comes after StageDone, before each point's measured
+	PhaseConnecting Phase = iota // dialling and negotiating
+	PhaseLogSettle               // marking the server's log once it is quiet (--log-file)
+	PhaseStartWait               // holding until StartAt
+	PhaseWorkload                // building the workload (listing tools)
+	PhaseDone                    // the setup is over: the load begins, or it failed
+	// PhaseWarmUp comes after PhaseDone, before each point's measured
 	// window when it has a warm-up (Step names the point).
-	StageWarmUp
+	PhaseWarmUp
 )
 
 // prepared is a target made ready for the load: connected, log marked,
@@ -104,7 +105,7 @@ func Dial(ctx context.Context, o mcp.Options) (*mcp.Client, error) {
 // contract fixes: a server that is down is reported before a workload
 // that cannot be. The caller closes what it returns.
 func prepare(ctx context.Context, s *Setup, out *stream) (*prepared, error) {
-	defer out.stage(StageDone)
+	defer out.phase(PhaseDone)
 	ss, err := connect(ctx, s, out)
 	if err != nil {
 		return nil, err
@@ -119,7 +120,7 @@ func prepare(ctx context.Context, s *Setup, out *stream) (*prepared, error) {
 // connect dials the target and does nothing else.
 func connect(ctx context.Context, s *Setup, out *stream) (*prepared, error) {
 	ss := &prepared{setup: s, out: out, started: time.Now()}
-	out.stage(StageConnecting)
+	out.phase(PhaseConnecting)
 	var err error
 	if ss.client, err = Dial(ctx, s.Options); err != nil {
 		if ctx.Err() != nil {
@@ -134,7 +135,7 @@ func connect(ctx context.Context, s *Setup, out *stream) (*prepared, error) {
 func (ss *prepared) ready(ctx context.Context) error {
 	s := ss.setup
 	if s.LogFile != "" {
-		ss.out.stage(StageLogSettle)
+		ss.out.phase(PhaseLogSettle)
 		m, err := logscan.MarkBaseline(ctx, s.LogFile, s.LogSettle)
 		if err != nil {
 			return &ConfigError{Setting: SettingLogFile, Err: err}
@@ -147,13 +148,13 @@ func (ss *prepared) ready(ctx context.Context) error {
 	}
 	ss.gauges = withAbandoned(ss.gauges, ss.client, s.Options)
 	if !s.StartAt.IsZero() {
-		ss.out.stage(StageStartWait)
+		ss.out.phase(PhaseStartWait)
 		if err := waitUntil(ctx, s.StartAt); err != nil {
 			return &InterruptedError{} // nothing measured yet
 		}
 		ss.started = time.Now()
 	}
-	ss.out.stage(StageWorkload)
+	ss.out.phase(PhaseWorkload)
 	if ss.load, err = s.kind().Build(ctx, ss.client); err != nil {
 		return &WorkloadError{err}
 	}
@@ -212,12 +213,12 @@ func (ss *prepared) observe(ctx context.Context) (*logscan.WindowScan, *probe.He
 
 // measure measures one level of the load, point st of a sweep (zero in a
 // run), with the client's pool figures added. The outputs observe it.
-func (ss *prepared) measure(ctx context.Context, cfg bench.Config, st sweep.Step) (bench.Point, error) {
+func (ss *prepared) measure(ctx context.Context, cfg bench.Config, st sweep.Step) (measure.Point, error) {
 	cfg.Gauges = ss.gauges
 	ss.out.measuring = ss.client.ResetExemplars
 	cfg.Observer = ss.out.level(st, cfg.Stages, cfg.RateStages)
 	if cfg.Warmup > 0 {
-		ss.out.event(Event{Kind: EventStage, Stage: StageWarmUp, Step: st})
+		ss.out.event(Event{Kind: EventPhase, Phase: PhaseWarmUp, Step: st})
 	}
 	p, err := bench.Run(ctx, cfg, ss.load.Generator())
 	ss.out.event(Event{Kind: EventMeasureEnd, Step: st})
@@ -236,8 +237,8 @@ func (ss *prepared) measure(ctx context.Context, cfg bench.Config, st sweep.Step
 // scenario's steps) and the load's shape.
 func (ss *prepared) workload(mode string, cfg bench.Config) *results.Workload {
 	w := &results.Workload{Mode: mode, Warmup: cfg.Warmup, DurationS: cfg.Duration.Seconds()}
-	w.Operations = results.OperationsOf(ss.load.Operations())
-	ss.load.Describe(w, &results.Load{})
+	w.Operations = ss.load.Operations()
+	ss.load.Describe(w, &results.PlannedLoad{})
 	w.Tools = ss.load.Tools()
 	return w
 }

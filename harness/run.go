@@ -49,7 +49,7 @@ func run(ctx context.Context, cfg *RunConfig, out *stream) (*results.RunReport, 
 	if cfg.Load.Rate > 0 {
 		mode = "open"
 	}
-	r := &results.RunReport{Header: ss.header(results.SchemaRun), Workload: *ss.workload(mode, cfg.Load), Point: results.PointOf(point), Shard: cfg.Shard}
+	r := &results.RunReport{Header: ss.header(results.SchemaRun), Workload: *ss.workload(mode, cfg.Load), Point: point, Shard: cfg.Shard}
 	r.Workload.Session = sessionLabel(ss.client, cfg.Options)
 	r.Exemplars = exemplarsOf(ss.client.Exemplars())
 	r.Soak = results.AnalyzeSoak(r.Series, cfg.Soak)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/mcpbench/mcpbench/bench"
+	"github.com/mcpbench/mcpbench/measure"
 	"github.com/mcpbench/mcpbench/sampler"
 )
 
@@ -64,7 +65,7 @@ func openSampling(ctx context.Context, s Sampling, warn func(Setting, error)) (b
 // read leaves a gap in the series and is reported once.
 type gauges struct {
 	srcs   sampler.Multi
-	descr  []bench.ServerSeries
+	descr  []measure.ServerSeries
 	warn   func(Setting, error)
 	warned sync.Once
 }
@@ -74,17 +75,17 @@ func newGauges(srcs sampler.Multi, warn func(Setting, error)) *gauges {
 	for _, src := range srcs {
 		where := src.Where()
 		for _, m := range src.Gauges() {
-			kind := bench.GaugeLevel
+			kind := measure.GaugeLevel
 			if m.Counter {
-				kind = bench.GaugeCounter
+				kind = measure.GaugeCounter
 			}
-			g.descr = append(g.descr, bench.ServerSeries{Name: m.Name, Unit: m.Unit, Kind: kind, Source: where})
+			g.descr = append(g.descr, measure.ServerSeries{Name: m.Name, Unit: m.Unit, Kind: kind, Source: where})
 		}
 	}
 	return g
 }
 
-func (g *gauges) Gauges() []bench.ServerSeries { return g.descr }
+func (g *gauges) Gauges() []measure.ServerSeries { return g.descr }
 
 func (g *gauges) Read(ctx context.Context, v []float64) {
 	err := g.srcs.Read(ctx, v)

@@ -10,7 +10,7 @@ import (
 
 	"github.com/mcpbench/mcpbench/bench"
 	"github.com/mcpbench/mcpbench/mcp"
-	"github.com/mcpbench/mcpbench/results"
+	"github.com/mcpbench/mcpbench/measure"
 	"github.com/mcpbench/mcpbench/target"
 )
 
@@ -31,7 +31,7 @@ func startModelled(t *testing.T, cfg target.Config, pool int) (*target.Running, 
 
 // checkSums holds a staged point's stage summaries and series to its
 // totals: one summary per stage, and both add up to the point's answers.
-func checkSums(t *testing.T, p *results.Point, stages int) {
+func checkSums(t *testing.T, p *measure.Point, stages int) {
 	t.Helper()
 	if len(p.Stages) != stages {
 		t.Fatalf("%d stage summaries for %d stages", len(p.Stages), stages)
@@ -58,7 +58,7 @@ func mustStages(t *testing.T, s string) bench.Stages {
 }
 
 // runStaged runs a staged level, checks its sums and logs its stages.
-func runStaged(t *testing.T, setup Setup, load bench.Config) *results.Point {
+func runStaged(t *testing.T, setup Setup, load bench.Config) *measure.Point {
 	t.Helper()
 	r, err := Run(context.Background(), RunConfig{Setup: setup, Load: load})
 	if err != nil {
@@ -73,7 +73,7 @@ func runStaged(t *testing.T, setup Setup, load bench.Config) *results.Point {
 }
 
 // held says whether stage k holds its target (the one before ends there).
-func held(p *results.Point, k int) bool {
+func held(p *measure.Point, k int) bool {
 	return k > 0 && p.Stages[k-1].Target == p.Stages[k].Target && p.Stages[k].ToS > p.Stages[k].FromS
 }
 

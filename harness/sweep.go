@@ -6,6 +6,7 @@ import (
 
 	"github.com/mcpbench/mcpbench/bench"
 	"github.com/mcpbench/mcpbench/mcp"
+	"github.com/mcpbench/mcpbench/measure"
 	"github.com/mcpbench/mcpbench/results"
 	"github.com/mcpbench/mcpbench/sweep"
 )
@@ -48,28 +49,28 @@ func sweepPoints(ctx context.Context, cfg *SweepConfig, out *stream) (*results.S
 	}
 	defer ss.close()
 	var exemplars []results.Exemplar
-	measure := func(ctx context.Context, st sweep.Step) (bench.Point, error) {
+	level := func(ctx context.Context, st sweep.Step) (measure.Point, error) {
 		point := cfg.Point
 		point.Concurrency, point.Rate = st.Level.Concurrency, st.Level.Rate
 		out.event(Event{Kind: EventLevelStart, Step: st})
 		p, err := ss.measure(ctx, point, st)
 		end := Event{Kind: EventLevelEnd, Step: st}
 		if err == nil {
-			rp := results.PointOf(p)
+			rp := p
 			end.Point = &rp
 			exemplars = append(exemplars, levelExemplars(st.Level, ss.client.Exemplars())...)
 		}
 		out.event(end)
 		return p, err
 	}
-	points, runErr := sweep.Run(ctx, cfg.Plan, measure)
+	points, runErr := sweep.Run(ctx, cfg.Plan, level)
 	if runErr != nil && len(points) == 0 {
 		if ctx.Err() != nil {
 			return nil, &InterruptedError{Measuring: true}
 		}
 		return nil, unreachable(cfg.Options, runErr)
 	}
-	r := results.NewSweepReport(ss.header(results.SchemaSweep), results.PointsOf(points), cfg.Plan.SLO)
+	r := results.NewSweepReport(ss.header(results.SchemaSweep), points, cfg.Plan.SLO)
 	r.Interrupted = ctx.Err() != nil
 	mode := "closed"
 	if len(cfg.Plan.Rates) > 0 {

@@ -97,7 +97,7 @@ func (s *snapshotAt) Start(harness.Meta) error       { return nil }
 func (s *snapshotAt) Interval(harness.PointInterval) {}
 func (s *snapshotAt) Stop(harness.Final)             {}
 func (s *snapshotAt) Event(e harness.Event) {
-	if e.Kind == harness.EventStage && e.Stage == harness.StageDone {
+	if e.Kind == harness.EventPhase && e.Phase == harness.PhaseDone {
 		s.at = s.count()
 	}
 }

@@ -63,7 +63,7 @@ func scenario(t *testing.T, srv server, setup *harness.Setup, l *harness.Load) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	setup.Scenario = &harness.ScenarioSpec{File: f, Seed: 7, Cardinality: 1}
+	setup.Scenario = &workload.ScenarioSpec{File: f, Seed: 7, Cardinality: 1}
 	l.Concurrency, l.Total = users, sessions
 	if srv.scenarioSessions > 0 {
 		l.Total = srv.scenarioSessions
@@ -95,22 +95,22 @@ func noParallel(s server) string {
 
 var loads = []load{
 	{"tools/list, every page", "--method tools/list -n %d", always, func(t *testing.T, srv server, s *harness.Setup, l *harness.Load) {
-		s.Workload = harness.Spec{Method: "tools/list"}
+		s.Workload = workload.Spec{Method: "tools/list"}
 		if srv.listTotal > 0 {
 			l.Total = srv.listTotal
 		}
 	}},
 	{"tools/call", "--tool echo -n %d", always, func(t *testing.T, srv server, s *harness.Setup, l *harness.Load) {
-		s.Workload = harness.Spec{Method: "tools/call", Tool: "echo", Args: echoArgs}
+		s.Workload = workload.Spec{Method: "tools/call", Tool: "echo", Args: echoArgs}
 	}},
 	{"mix", "--mix (list 1, call 3) -n %d", always, func(t *testing.T, srv server, s *harness.Setup, l *harness.Load) {
-		s.Workload = harness.Spec{Seed: 3, Mix: []harness.MixEntry{{Method: "tools/list", Weight: 1},
+		s.Workload = workload.Spec{Seed: 3, Mix: []workload.MixEntry{{Method: "tools/list", Weight: 1},
 			{Method: "tools/call", Tool: "echo", Args: echoArgs, Weight: 3}}}
 	}},
 	{"scenario", "--scenario --users 8 --max-sessions %d", noParallel, scenario},
 	{"per-request sessions", "--session per-request --tool echo -n %d", needsSessions, func(t *testing.T, srv server, s *harness.Setup, l *harness.Load) {
 		s.Options.SessionMode = mcp.SessionPerRequest
-		s.Workload = harness.Spec{Method: "tools/call", Tool: "echo", Args: echoArgs}
+		s.Workload = workload.Spec{Method: "tools/call", Tool: "echo", Args: echoArgs}
 	}},
 	{"GET stream", "--get-stream --tool echo -n %d", func(s server) string {
 		if !s.sessions || !s.streamable {
@@ -119,7 +119,7 @@ var loads = []load{
 		return ""
 	}, func(t *testing.T, srv server, s *harness.Setup, l *harness.Load) {
 		s.Options.Listen = true
-		s.Workload = harness.Spec{Method: "tools/call", Tool: "echo", Args: echoArgs}
+		s.Workload = workload.Spec{Method: "tools/call", Tool: "echo", Args: echoArgs}
 	}},
 	{"abandoned sessions", "--scenario --users 8 --max-sessions %d --abandon-sessions 0.5", func(s server) string {
 		if why := noParallel(s); why != "" {
@@ -132,10 +132,10 @@ var loads = []load{
 	}},
 	{"abandoned per-request sessions", "--session per-request --abandon-sessions 0.5 --tool echo -n %d", needsSessions, func(t *testing.T, srv server, s *harness.Setup, l *harness.Load) {
 		s.Options.SessionMode, s.Options.AbandonFraction = mcp.SessionPerRequest, 0.5
-		s.Workload = harness.Spec{Method: "tools/call", Tool: "echo", Args: echoArgs}
+		s.Workload = workload.Spec{Method: "tools/call", Tool: "echo", Args: echoArgs}
 	}},
 	{"open loop", "--rate 200 --tool echo -n %d", always, func(t *testing.T, srv server, s *harness.Setup, l *harness.Load) {
-		s.Workload = harness.Spec{Method: "tools/call", Tool: "echo", Args: echoArgs}
+		s.Workload = workload.Spec{Method: "tools/call", Tool: "echo", Args: echoArgs}
 		l.Rate, l.MaxInFlight = 200, workers
 	}},
 }

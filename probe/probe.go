@@ -14,22 +14,23 @@ import (
 	"github.com/mcpbench/mcpbench/bench"
 	"github.com/mcpbench/mcpbench/logscan"
 	"github.com/mcpbench/mcpbench/mcp"
+	"github.com/mcpbench/mcpbench/measure"
 	"github.com/mcpbench/mcpbench/workload"
 )
 
-// Stages, in the order Run goes through them; Progress receives them.
+// Phases, in the order Run goes through them; Progress receives them.
 const (
-	StageLogMark    = "log-mark"
-	StageHealth     = "health"
-	StageDial       = "dial"
-	StageGetInfo    = "get-info"
-	StageToolsList  = "tools-list"
-	StageSequential = "sequential"
-	StageListings   = "listings"
-	StageBenchSmall = "bench-small"
-	StageBenchLarge = "bench-large"
-	StageHealthEnd  = "health-after"
-	StageLogScan    = "log-scan"
+	PhaseLogMark    = "log-mark"
+	PhaseHealth     = "health"
+	PhaseDial       = "dial"
+	PhaseGetInfo    = "get-info"
+	PhaseToolsList  = "tools-list"
+	PhaseSequential = "sequential"
+	PhaseListings   = "listings"
+	PhaseBenchSmall = "bench-small"
+	PhaseBenchLarge = "bench-large"
+	PhaseHealthEnd  = "health-after"
+	PhaseLogScan    = "log-scan"
 )
 
 // Config is one probe.
@@ -40,7 +41,7 @@ type Config struct {
 	Options mcp.Options
 	// Dial connects to the server. nil means mcp.Dial. The caller may wrap
 	// errors so that it can classify them; Run returns them wrapped in a
-	// *StageError. Run closes the client it gets.
+	// *PhaseError. Run closes the client it gets.
 	Dial func(ctx context.Context, o mcp.Options) (*mcp.Client, error)
 	// HealthURL is the health endpoint; "" means /health on the endpoint's
 	// origin.
@@ -60,8 +61,8 @@ type Config struct {
 	// long as the lines' interval suggests (logscan.Watch.Close).
 	LogFile   string
 	LogSettle time.Duration
-	// Progress, if set, is called at the start of each stage.
-	Progress func(stage string)
+	// Progress, if set, is called at the start of each phase.
+	Progress func(phase string)
 	// BenchProgress, if set, receives the benchmarks' progress.
 	BenchProgress func(bench.Progress)
 }
@@ -73,38 +74,38 @@ type BenchSpec struct {
 	Total       int64 `json:"total"`
 }
 
-// Report is everything the probe measured (results.ProbeFindings is its
-// report form, in the same field order).
+// Report is everything the probe measured, with the probe report's JSON
+// names in its order (results.ProbeReport embeds it).
 type Report struct {
-	Health            Health
-	ServerInfo        ServerInfo
-	ToolsList         ToolsList
-	SequentialProfile Sequential
+	Health            Health     `json:"health"`
+	ServerInfo        ServerInfo `json:"server_info"`
+	ToolsList         ToolsList  `json:"tools_list"`
+	SequentialProfile Sequential `json:"sequential_profile"`
 	// Listings audit resources, resource templates and prompts.
-	Listings   []Listing
-	Benchmarks Benchmarks
-	LogScan    *logscan.WindowScan
+	Listings   []Listing           `json:"listings"`
+	Benchmarks Benchmarks          `json:"benchmarks"`
+	LogScan    *logscan.WindowScan `json:"log_scan"`
 	// LogScanError says why LogScan is nil although a log was given.
-	LogScanError string
-	Interrupted  bool
+	LogScanError string `json:"log_scan_error,omitempty"`
+	Interrupted  bool   `json:"interrupted,omitempty"`
 }
 
 // Benchmarks are the two concurrent runs; a nil one was skipped (or could
 // not start, and Errors says why).
 type Benchmarks struct {
-	Small  *bench.Point
-	Large  *bench.Point
-	Errors map[string]string
+	Small  *measure.Point    `json:"small"`
+	Large  *measure.Point    `json:"large"`
+	Errors map[string]string `json:"errors,omitempty"`
 }
 
-// StageError is a failure that stopped the probe.
-type StageError struct {
-	Stage string
+// PhaseError is a failure that stopped the probe.
+type PhaseError struct {
+	Phase string
 	Err   error
 }
 
-func (e *StageError) Error() string { return e.Stage + ": " + e.Err.Error() }
-func (e *StageError) Unwrap() error { return e.Err }
+func (e *PhaseError) Error() string { return e.Phase + ": " + e.Err.Error() }
+func (e *PhaseError) Unwrap() error { return e.Err }
 
 // Run probes the server. It returns what was measured even when ctx is
 // cancelled part-way (Report.Interrupted is then set); the error is non-nil
@@ -128,27 +129,27 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 
 	hc, _, err := mcp.NewHTTPClient(withPool(cfg.Options, 1))
 	if err != nil {
-		return res, &StageError{StageDial, err}
+		return res, &PhaseError{PhaseDial, err}
 	}
 	defer hc.CloseIdleConnections()
 	healthURL, err := resolveHealthURL(cfg.Options.URL, cfg.HealthURL)
 	if err != nil {
-		return res, &StageError{StageHealth, err}
+		return res, &PhaseError{PhaseHealth, err}
 	}
 	plain := &plainHTTP{hc: hc, opts: cfg.Options}
 
-	cfg.Progress(StageHealth)
+	cfg.Progress(PhaseHealth)
 	res.Health.HealthSnapshot = plain.health(ctx, healthURL)
 
-	cfg.Progress(StageDial)
+	cfg.Progress(PhaseDial)
 	client, err := cfg.Dial(ctx, cfg.Options)
 	if err != nil {
-		return res, &StageError{StageDial, err}
+		return res, &PhaseError{PhaseDial, err}
 	}
 	defer client.Close(context.Background())
 	res.ServerInfo = serverInfoOf(client)
 
-	measure(ctx, client, plain, cfg, res)
+	examine(ctx, client, plain, cfg, res)
 	closeWindow(ctx, plain, healthURL, watch, cfg, res)
 	return res, nil
 }
@@ -160,38 +161,38 @@ func watchLog(cfg Config) (*logscan.Watch, error) {
 	if cfg.LogFile == "" {
 		return nil, nil
 	}
-	cfg.Progress(StageLogMark)
+	cfg.Progress(PhaseLogMark)
 	// A log that is not there is a wrong path far more often than a server
 	// yet to write its first line: refused, as run and sweep refuse it.
 	m, err := logscan.Mark(cfg.LogFile)
 	if err != nil {
-		return nil, &StageError{StageLogMark, err}
+		return nil, &PhaseError{PhaseLogMark, err}
 	}
 	return logscan.StartWatch(cfg.LogFile, m, 0), nil
 }
 
-// measure runs the stages that talk to the server, in order, until ctx is
+// examine runs the phases that talk to the server, in order, until ctx is
 // done, and marks res interrupted when it was.
-func measure(ctx context.Context, client *mcp.Client, plain *plainHTTP, cfg Config, res *Report) {
+func examine(ctx context.Context, client *mcp.Client, plain *plainHTTP, cfg Config, res *Report) {
 	steps := []struct {
-		stage string
+		phase string
 		do    func()
 	}{
-		{StageGetInfo, func() { res.ServerInfo.GetInfo, res.ServerInfo.GetInfoError = plain.serverInfo(ctx, client) }},
-		{StageToolsList, func() { res.ToolsList, res.SequentialProfile = listing(ctx, client, cfg) }},
-		{StageListings, func() { res.Listings = auditListings(ctx, client) }},
-		{StageBenchSmall, func() { res.Benchmarks.Small = runBench(ctx, client, cfg, cfg.Small, "small", &res.Benchmarks) }},
-		{StageBenchLarge, func() { res.Benchmarks.Large = runBench(ctx, client, cfg, cfg.Large, "large", &res.Benchmarks) }},
+		{PhaseGetInfo, func() { res.ServerInfo.GetInfo, res.ServerInfo.GetInfoError = plain.serverInfo(ctx, client) }},
+		{PhaseToolsList, func() { res.ToolsList, res.SequentialProfile = listing(ctx, client, cfg) }},
+		{PhaseListings, func() { res.Listings = auditListings(ctx, client) }},
+		{PhaseBenchSmall, func() { res.Benchmarks.Small = runBench(ctx, client, cfg, cfg.Small, "small", &res.Benchmarks) }},
+		{PhaseBenchLarge, func() { res.Benchmarks.Large = runBench(ctx, client, cfg, cfg.Large, "large", &res.Benchmarks) }},
 	}
 	for _, s := range steps {
 		if ctx.Err() != nil {
 			break
 		}
-		cfg.Progress(s.stage)
+		cfg.Progress(s.phase)
 		s.do()
 	}
 	res.Interrupted = ctx.Err() != nil
-	for _, p := range []*bench.Point{res.Benchmarks.Small, res.Benchmarks.Large} {
+	for _, p := range []*measure.Point{res.Benchmarks.Small, res.Benchmarks.Large} {
 		res.Interrupted = res.Interrupted || (p != nil && p.Interrupted)
 	}
 }
@@ -202,7 +203,7 @@ func measure(ctx context.Context, client *mcp.Client, plain *plainHTTP, cfg Conf
 func closeWindow(ctx context.Context, plain *plainHTTP, healthURL string, watch *logscan.Watch, cfg Config, res *Report) {
 	endCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), healthTimeout(cfg.Options)+time.Second)
 	defer cancel()
-	cfg.Progress(StageHealthEnd)
+	cfg.Progress(PhaseHealthEnd)
 	after := plain.health(endCtx, healthURL)
 	res.Health.After = &after
 	res.Health.Delta = healthDelta(res.Health.HealthSnapshot, after)
@@ -210,7 +211,7 @@ func closeWindow(ctx context.Context, plain *plainHTTP, healthURL string, watch 
 	if cfg.LogFile == "" {
 		return
 	}
-	cfg.Progress(StageLogScan)
+	cfg.Progress(PhaseLogScan)
 	if r, err := watch.Close(ctx, time.Now(), cfg.LogSettle); err == nil {
 		res.LogScan = &r
 	} else {
@@ -219,7 +220,7 @@ func closeWindow(ctx context.Context, plain *plainHTTP, healthURL string, watch 
 }
 
 // runBench runs one concurrent tools/list benchmark.
-func runBench(ctx context.Context, c *mcp.Client, cfg Config, spec BenchSpec, name string, b *Benchmarks) *bench.Point {
+func runBench(ctx context.Context, c *mcp.Client, cfg Config, spec BenchSpec, name string, b *Benchmarks) *measure.Point {
 	if spec.Total <= 0 {
 		return nil
 	}

@@ -96,7 +96,7 @@ func TestProbeBundledServer(t *testing.T) {
 	if res.Interrupted {
 		t.Fatal("interrupted")
 	}
-	want := []string{StageLogMark, StageHealth, StageDial, StageGetInfo, StageToolsList, StageListings, StageBenchSmall, StageBenchLarge, StageHealthEnd, StageLogScan}
+	want := []string{PhaseLogMark, PhaseHealth, PhaseDial, PhaseGetInfo, PhaseToolsList, PhaseListings, PhaseBenchSmall, PhaseBenchLarge, PhaseHealthEnd, PhaseLogScan}
 	if strings.Join(stages, ",") != strings.Join(want, ",") {
 		t.Errorf("stages %v, want %v", stages, want)
 	}
@@ -363,14 +363,14 @@ func TestHealthUnreachableAndBadURL(t *testing.T) {
 		t.Errorf("default health URL %q", got)
 	}
 	_, err = Run(context.Background(), Config{Options: options(closed.URL + "/mcp")})
-	var se *StageError
-	if !asStage(err, &se) || se.Stage != StageDial {
+	var se *PhaseError
+	if !asPhase(err, &se) || se.Phase != PhaseDial {
 		t.Errorf("unreachable server: %v", err)
 	}
 }
 
-func asStage(err error, se **StageError) bool {
-	e, ok := err.(*StageError)
+func asPhase(err error, se **PhaseError) bool {
+	e, ok := err.(*PhaseError)
 	*se = e
 	return ok
 }

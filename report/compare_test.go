@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpbench/mcpbench/measure"
 	"github.com/mcpbench/mcpbench/results"
 )
 
@@ -13,8 +14,8 @@ import (
 func runAt(p95MS float64) *results.RunReport {
 	return &results.RunReport{
 		Header:   results.Header{Schema: results.SchemaRun, Target: results.Target{URL: "http://127.0.0.1:3002/mcp"}},
-		Workload: results.Workload{Mode: "closed", Operations: []results.Operation{{Method: "tools/list"}}},
-		Point:    results.Point{Concurrency: 8, RPS: 400, Latency: results.Latency{P50MS: p95MS / 2, P95MS: p95MS, P99MS: 20, MaxMS: 40}},
+		Workload: results.Workload{Mode: "closed", Operations: []measure.Operation{{Method: "tools/list"}}},
+		Point:    measure.Point{Concurrency: 8, RPS: 400, Latency: measure.Latency{P50MS: p95MS / 2, P95MS: p95MS, P99MS: 20, MaxMS: 40}},
 	}
 }
 

@@ -9,7 +9,7 @@ import (
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/mcpbench/mcpbench/internal/hist"
-	"github.com/mcpbench/mcpbench/results"
+	"github.com/mcpbench/mcpbench/measure"
 )
 
 // The HTML page's charts are described here, in Go, and drawn by a small
@@ -191,7 +191,7 @@ func spectrumValues(h *hdrhistogram.Histogram, xs []float64) []jsNum {
 // loop, the one measured from the actual send. Either may be nil (a report
 // written without them, or one that does not decode): the chart then
 // leaves a gap rather than failing the whole page.
-func pointHistograms(p *results.Point) (corrected, uncorrected *hdrhistogram.Histogram) {
+func pointHistograms(p *measure.Point) (corrected, uncorrected *hdrhistogram.Histogram) {
 	corrected = p.Hist
 	if corrected == nil && p.Histogram != "" {
 		corrected, _ = hist.Decode(p.Histogram)

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/mcpbench/mcpbench/internal/textfmt"
+	"github.com/mcpbench/mcpbench/measure"
 	"github.com/mcpbench/mcpbench/results"
 )
 
@@ -135,7 +136,7 @@ func reportHeader(r results.Report) *results.Header {
 }
 
 // spectrumOverlay draws both runs' percentile spectra on one axis.
-func spectrumOverlay(base, cur *results.Point) *htmlChart {
+func spectrumOverlay(base, cur *measure.Point) *htmlChart {
 	bc, bu := pointHistograms(base)
 	nc, nu := pointHistograms(cur)
 	xs := spectrumX(max(histCount(bc), histCount(bu), histCount(nc), histCount(nu)))
@@ -170,12 +171,12 @@ func sweepOverlay(base, cur *results.SweepReport) (throughput, latency *htmlChar
 	if open {
 		axis, xLabel = axisLinear, "offered rate (rps)"
 	}
-	at := func(loads []float64, pts []results.Point, y func(*results.Point) float64) []jsNum {
+	at := func(loads []float64, pts []measure.Point, y func(*measure.Point) float64) []jsNum {
 		return valuesAt(xs, loads, pts, y)
 	}
-	rps := func(p *results.Point) float64 { return p.RPS }
-	p50 := func(p *results.Point) float64 { return p.P50MS }
-	p99 := func(p *results.Point) float64 { return p.P99MS }
+	rps := func(p *measure.Point) float64 { return p.RPS }
+	p50 := func(p *measure.Point) float64 { return p.P50MS }
+	p99 := func(p *measure.Point) float64 { return p.P99MS }
 	ticks := jsNums(loadTicks(xs, axis))
 	throughput = &htmlChart{ID: "throughput", Title: "Throughput", X: jsNums(xs), XAxis: axis, Ticks: ticks, XLabel: xLabel, YLabel: "throughput (rps)",
 		Series: []htmlSeries{
@@ -190,12 +191,12 @@ func sweepOverlay(base, cur *results.SweepReport) (throughput, latency *htmlChar
 			{Label: "new p99", Color: hexP99, Points: true, Y: at(nl, np, p99)},
 		},
 		HLines: sloMarks(cur.SLO),
-		YLog:   wideRange(append(append([]results.Point{}, bp...), np...), cur.SLO),
+		YLog:   wideRange(append(append([]measure.Point{}, bp...), np...), cur.SLO),
 	}
 	return throughput, latency
 }
 
-func loadsOf(pts []results.Point) []float64 {
+func loadsOf(pts []measure.Point) []float64 {
 	out := make([]float64, len(pts))
 	for i := range pts {
 		out[i] = load(&pts[i])
@@ -206,7 +207,7 @@ func loadsOf(pts []results.Point) []float64 {
 // sweepSpectrumOverlay is one spectrum chart with a picker over the
 // levels both sweeps measured; nil when they share none.
 func sweepSpectrumOverlay(base, cur *results.SweepReport) *htmlChart {
-	type pair struct{ base, cur *results.Point }
+	type pair struct{ base, cur *measure.Point }
 	var pairs []pair
 	var n int64
 	for i := range base.Points {

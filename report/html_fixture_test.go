@@ -10,6 +10,7 @@ import (
 
 	"github.com/mcpbench/mcpbench/internal/hist"
 	"github.com/mcpbench/mcpbench/logscan"
+	"github.com/mcpbench/mcpbench/measure"
 	"github.com/mcpbench/mcpbench/probe"
 	"github.com/mcpbench/mcpbench/results"
 )
@@ -31,7 +32,7 @@ func lognormalHist(seed uint64, n int, p50, p95 float64) *hdrhistogram.Histogram
 }
 
 // withHist sets a point's histogram and the figures it gives.
-func withHist(p *results.Point, h *hdrhistogram.Histogram) {
+func withHist(p *measure.Point, h *hdrhistogram.Histogram) {
 	p.Hist = h
 	p.Histogram, _ = hist.Encode(h)
 	p.FillPercentiles(h)
@@ -52,7 +53,7 @@ func fixtureRun(t *testing.T, seed uint64, p50 float64) *results.RunReport {
 	t.Helper()
 	r := &results.RunReport{Header: fixtureHeader()}
 	r.Workload = results.Workload{Mode: "closed", Warmup: 100, DurationS: 60,
-		Operations: []results.Operation{{Method: "tools/call", Tool: "search"}, {Method: "tools/call", Tool: "fetch"}}}
+		Operations: []measure.Operation{{Method: "tools/call", Tool: "search"}, {Method: "tools/call", Tool: "fetch"}}}
 	p := &r.Point
 	p.Concurrency, p.ElapsedS = 16, 60
 	withHist(p, lognormalHist(seed, 30000, p50, p50*2.2))
@@ -62,9 +63,9 @@ func fixtureRun(t *testing.T, seed uint64, p50 float64) *results.RunReport {
 	p.ErrorsByKind = map[string]int64{"timeout": 40, "jsonrpc": 5}
 	p.ErrorExamples = map[string]string{"timeout": "no answer within 5s", "jsonrpc": "-32603: internal error"}
 	p.BytesSent, p.BytesReceived = 9_000_000, 41_000_000
-	p.Client = results.ClientStats{PoolMaxConns: 16, CPUS: 11.2, Engine: "fasthttp"}
+	p.Client = measure.ClientStats{PoolMaxConns: 16, CPUS: 11.2, Engine: "fasthttp"}
 	for i, op := range r.Workload.Operations {
-		o := results.OperationStats{Operation: op, RPS: p.RPS / 2}
+		o := measure.OperationStats{Operation: op, RPS: p.RPS / 2}
 		o.Requests, o.Errors = 15000, int64(35*i+5)
 		o.FillPercentiles(lognormalHist(seed+uint64(i)+1, 15000, p50*(1+float64(i)), p50*2.5*(1+float64(i))))
 		p.ByOperation = append(p.ByOperation, o)
@@ -106,7 +107,7 @@ func fixtureOpenRun(t *testing.T) *results.RunReport {
 	stall := 40 // a bucket in which nothing was answered
 	p.Series.OK[stall], p.Series.RPS[stall] = 0, 0
 	p.Series.Errors["timeout"][stall] = 0
-	p.Uncorrected, p.ScheduleLagMS = &results.Uncorrected{}, &results.ScheduleLag{}
+	p.Uncorrected, p.ScheduleLagMS = &measure.Uncorrected{}, &measure.ScheduleLag{}
 	p.Uncorrected.Fill(actual)
 	p.ScheduleLagMS.Fill(lag)
 	hits, misses, hitRate := int64(900), int64(100), 90.0
@@ -144,7 +145,7 @@ func fixtureHistRateSweep() *results.SweepReport {
 	for i := range r.Points {
 		p := &r.Points[i]
 		p.Histogram, _ = hist.Encode(lognormalHist(uint64(i), 4000, p.P50MS, p.P95MS))
-		p.Uncorrected = &results.Uncorrected{}
+		p.Uncorrected = &measure.Uncorrected{}
 		p.Uncorrected.Fill(lognormalHist(uint64(i)+100, 4000, p.P50MS, math.Min(p.P95MS, 40)))
 	}
 	return r
@@ -187,11 +188,11 @@ func fixtureMergedRun(t *testing.T) *results.RunReport {
 // an error burst and a latency bump a third of the way in, and (server)
 // the server's memory growing as a leak would (600 MB/h), its open files
 // flat.
-func fixtureSeries(seed uint64, n int, interval, rps, p50 float64, server bool) *results.Series {
+func fixtureSeries(seed uint64, n int, interval, rps, p50 float64, server bool) *measure.Series {
 	rng := rand.New(rand.NewPCG(seed, 21))
-	s := &results.Series{StartedAt: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC), IntervalS: interval, LastS: interval,
+	s := &measure.Series{StartedAt: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC), IntervalS: interval, LastS: interval,
 		Errors: map[string][]int64{"timeout": make([]int64, n)}}
-	rss, fds := make(results.Column, n), make(results.Column, n)
+	rss, fds := make(measure.Column, n), make(measure.Column, n)
 	// Two bucket histograms, steady and slow, shared by the buckets of
 	// each kind: enough for the figures drawn from them to be real.
 	steady, _ := hist.Encode(lognormalHist(seed, 200, p50, 2.2*p50))
@@ -217,9 +218,9 @@ func fixtureSeries(seed uint64, n int, interval, rps, p50 float64, server bool) 
 	}
 	if server {
 		rss[n/2] = math.NaN() // a sample that failed
-		s.Server = []results.ServerSeries{
-			{Name: "rss_bytes", Unit: "bytes", Kind: results.GaugeLevel, Source: "pid 4242", Values: rss},
-			{Name: "open_fds", Kind: results.GaugeLevel, Source: "pid 4242", Values: fds},
+		s.Server = []measure.ServerSeries{
+			{Name: "rss_bytes", Unit: "bytes", Kind: measure.GaugeLevel, Source: "pid 4242", Values: rss},
+			{Name: "open_fds", Kind: measure.GaugeLevel, Source: "pid 4242", Values: fds},
 		}
 	}
 	return s

@@ -8,6 +8,7 @@ import (
 
 	"github.com/mcpbench/mcpbench/internal/textfmt"
 	"github.com/mcpbench/mcpbench/logscan"
+	"github.com/mcpbench/mcpbench/measure"
 	"github.com/mcpbench/mcpbench/probe"
 	"github.com/mcpbench/mcpbench/results"
 )
@@ -43,7 +44,7 @@ func headerEnv(h *results.Header) []htmlTable {
 
 // workloadEnv describes what was sent and how; p may be nil (a sweep's
 // levels vary, so it has no single load).
-func workloadEnv(w *results.Workload, p *results.Point) htmlTable {
+func workloadEnv(w *results.Workload, p *measure.Point) htmlTable {
 	var kv [][2]string
 	if p != nil {
 		kv = append(kv, [2]string{"load", loadText(p)})
@@ -66,7 +67,7 @@ func workloadEnv(w *results.Workload, p *results.Point) htmlTable {
 }
 
 // loadText is a point's load in words.
-func loadText(p *results.Point) string {
+func loadText(p *measure.Point) string {
 	if p.Sessions != nil { // a scenario's load is users, not workers
 		return sessionLoadLine(p)
 	}
@@ -77,7 +78,7 @@ func loadText(p *results.Point) string {
 }
 
 // clientEnv is the generator's own figures.
-func clientEnv(c results.ClientStats) htmlTable {
+func clientEnv(c measure.ClientStats) htmlTable {
 	sat := "no"
 	if c.Saturated {
 		sat = "yes: " + c.SaturationReason
@@ -170,7 +171,7 @@ func serverSection(h *probe.Health, ls *logscan.WindowScan) *htmlSection {
 
 // latencyTable is a point's latency figures, with a second row measured
 // from the actual send for an open loop.
-func latencyTable(p *results.Point) htmlTable {
+func latencyTable(p *measure.Point) htmlTable {
 	head := []string{"latency", "min ms", "mean ms", "p50 ms", "p90 ms", "p95 ms", "p99 ms", "p99.9 ms", "max ms"}
 	first := "all requests"
 	if p.Uncorrected != nil {
@@ -184,7 +185,7 @@ func latencyTable(p *results.Point) htmlTable {
 }
 
 // countsTable is a point's request counts and rates.
-func countsTable(p *results.Point) htmlTable {
+func countsTable(p *measure.Point) htmlTable {
 	head := []string{"requests", "ok", "errors", "error rate", "elapsed", "rps"}
 	row := []string{strconv.FormatInt(p.Requests, 10), strconv.FormatInt(p.OK, 10), strconv.FormatInt(p.Errors, 10),
 		textfmt.Percent(p.ErrorRate), fmt.Sprintf("%.2f s", p.ElapsedS), fmt.Sprintf("%.1f", p.RPS)}
@@ -198,7 +199,7 @@ func countsTable(p *results.Point) htmlTable {
 }
 
 // operationsTable is a mix's figures per operation (method and tool).
-func operationsTable(level string, ops []results.OperationStats) ([]string, [][]string) {
+func operationsTable(level string, ops []measure.OperationStats) ([]string, [][]string) {
 	head := []string{"operation", "requests", "errors", "rps", "p50 ms", "p95 ms", "p99 ms", "max ms"}
 	if level != "" {
 		head = append([]string{"level"}, head...)
@@ -216,7 +217,7 @@ func operationsTable(level string, ops []results.OperationStats) ([]string, [][]
 }
 
 // errorsTable is a point's errors by kind with the first message of each.
-func errorsTable(p *results.Point) htmlTable {
+func errorsTable(p *measure.Point) htmlTable {
 	var rows [][]string
 	for _, k := range sortedKeys(p.ErrorsByKind) {
 		n := p.ErrorsByKind[k]
@@ -231,7 +232,7 @@ func errorsTable(p *results.Point) htmlTable {
 
 // errorsLine is the errors of a point in a few words: "12 errors (0.3%):
 // timeout 10, jsonrpc 2".
-func errorsLine(p *results.Point) string {
+func errorsLine(p *measure.Point) string {
 	if p.Errors == 0 {
 		return "No request failed."
 	}

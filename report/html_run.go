@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/mcpbench/mcpbench/internal/textfmt"
+	"github.com/mcpbench/mcpbench/measure"
 	"github.com/mcpbench/mcpbench/results"
 )
 
@@ -102,7 +103,7 @@ func runVerdict(r *results.RunReport) htmlVerdict {
 }
 
 // openLoopLine compares what an open loop offered with what it achieved.
-func openLoopLine(p *results.Point) string {
+func openLoopLine(p *measure.Point) string {
 	s := fmt.Sprintf("Open loop: %s rps offered, %.1f rps achieved", textfmt.Float(*p.Rate), p.RPS)
 	if u := p.Uncorrected; u != nil {
 		s += fmt.Sprintf("; p99 %s ms from the intended send against %s ms from the actual send", fmtMS(p.P99MS), fmtMS(u.P99MS))
@@ -142,7 +143,7 @@ func gatesTable(gates []results.Gate) []htmlTable {
 
 // pointSpectrum is the percentile spectrum of one point: the latency as
 // recorded and, for an open loop, measured from the actual send.
-func pointSpectrum(id, title string, p *results.Point) *htmlChart {
+func pointSpectrum(id, title string, p *measure.Point) *htmlChart {
 	corrected, uncorrected := pointHistograms(p)
 	xs := spectrumX(max(histCount(corrected), histCount(uncorrected)))
 	c := newSpectrumChart(xs, p.Uncorrected != nil)

@@ -5,10 +5,11 @@ import (
 	"math"
 	"strings"
 
+	"github.com/mcpbench/mcpbench/measure"
 	"github.com/mcpbench/mcpbench/results"
 )
 
-// The over-time charts, from a point's time series (results.Series): one
+// The over-time charts, from a point's time series (measure.Series): one
 // value per interval bucket, drawn at the bucket's end.
 
 // maxServerCharts bounds the server-side charts of a page: a Prometheus
@@ -66,7 +67,7 @@ func runSeriesVerdicts(r *results.RunReport) []string {
 	return out
 }
 
-func seriesIntro(s *results.Series) string {
+func seriesIntro(s *measure.Series) string {
 	text := fmt.Sprintf("%d intervals of %s s each; every value is drawn at the end of its interval, and each column adds up to the run's totals.", s.Len(), seconds(s.IntervalS))
 	if k := firstAnswered(s); k > 0 && k < s.Len() {
 		text += fmt.Sprintf(" Nothing was answered in the first %s s: the run's own start (a ramp-up, or sessions that had not ended yet, since a session's requests count when it is measured), not a stall.", seconds(float64(k)*s.IntervalS))
@@ -78,7 +79,7 @@ func seriesIntro(s *results.Series) string {
 }
 
 // firstAnswered is the first bucket with an answer (Len when none has).
-func firstAnswered(s *results.Series) int {
+func firstAnswered(s *measure.Series) int {
 	for i := range s.Len() {
 		if s.Requests(i) > 0 {
 			return i
@@ -90,7 +91,7 @@ func firstAnswered(s *results.Series) int {
 // tooFewNote says why a series is not drawn over time, when it has fewer
 // than two intervals to draw: a line needs two points, and empty axes
 // would read as a chart that failed. "" when it can be drawn.
-func tooFewNote(s *results.Series) string {
+func tooFewNote(s *measure.Series) string {
 	n := shown(s)
 	if n >= 2 {
 		return ""
@@ -105,7 +106,7 @@ func tooFewNote(s *results.Series) string {
 
 // shown is how many buckets the charts draw: all but a last one cut to
 // under half an interval (the soak's trends leave it out too).
-func shown(s *results.Series) int {
+func shown(s *measure.Series) int {
 	n := s.Len()
 	if n > 1 && s.LastS < s.IntervalS/2 {
 		return n - 1
@@ -113,7 +114,7 @@ func shown(s *results.Series) int {
 	return n
 }
 
-func serverIntro(s *results.Series) string {
+func serverIntro(s *measure.Series) string {
 	sources := map[string]bool{}
 	for _, ss := range s.Server {
 		sources[ss.Source] = true
@@ -126,7 +127,7 @@ func seconds(v float64) string {
 }
 
 // seriesTimes are the buckets' ends, seconds from the start.
-func seriesTimes(s *results.Series) []float64 {
+func seriesTimes(s *measure.Series) []float64 {
 	xs := make([]float64, shown(s))
 	for i := range xs {
 		xs[i] = s.EndS(i)
@@ -136,7 +137,7 @@ func seriesTimes(s *results.Series) []float64 {
 
 // perBucket maps each bucket to a value; buckets without answers give a
 // gap when answered is set (a percentile of nothing is not zero).
-func perBucket(s *results.Series, answered bool, f func(i int) float64) []jsNum {
+func perBucket(s *measure.Series, answered bool, f func(i int) float64) []jsNum {
 	out := make([]jsNum, shown(s))
 	for i := range out {
 		if answered && s.Requests(i) == 0 {
@@ -149,8 +150,8 @@ func perBucket(s *results.Series, answered bool, f func(i int) float64) []jsNum 
 }
 
 // rateAt is bucket i's answers per second of its own length (none for a
-// last bucket cut short: bench.BucketRate).
-func rateAt(s *results.Series, i int) float64 {
+// last bucket cut short: measure.BucketRate).
+func rateAt(s *measure.Series, i int) float64 {
 	if s.Partial(i) {
 		return math.NaN()
 	}
@@ -158,7 +159,7 @@ func rateAt(s *results.Series, i int) float64 {
 }
 
 // errorsAt is bucket i's errors of every kind.
-func errorsAt(s *results.Series, i int) int64 {
+func errorsAt(s *measure.Series, i int) int64 {
 	var n int64
 	for _, col := range s.Errors {
 		n += col[i]
@@ -166,11 +167,11 @@ func errorsAt(s *results.Series, i int) int64 {
 	return n
 }
 
-func timeChart(id, title, yLabel string, s *results.Series) *htmlChart {
+func timeChart(id, title, yLabel string, s *measure.Series) *htmlChart {
 	return &htmlChart{ID: id, Title: title, X: jsNums(seriesTimes(s)), XAxis: axisSeconds, XLabel: "time since start", YLabel: yLabel}
 }
 
-func throughputOverTime(s *results.Series) *htmlChart {
+func throughputOverTime(s *measure.Series) *htmlChart {
 	c := timeChart("over-time-throughput", "Throughput and errors", "answers per second", s)
 	c.Y2Label = "errors per second"
 	c.Series = []htmlSeries{
@@ -185,7 +186,7 @@ func throughputOverTime(s *results.Series) *htmlChart {
 	return c
 }
 
-func latencyOverTime(s *results.Series) *htmlChart {
+func latencyOverTime(s *measure.Series) *htmlChart {
 	c := timeChart("over-time-latency", "Latency", "latency (ms)", s)
 	c.Series = []htmlSeries{
 		{Label: "p50", Color: hexP50, Y: perBucket(s, true, func(i int) float64 { return s.P50MS[i] })},
@@ -196,7 +197,7 @@ func latencyOverTime(s *results.Series) *htmlChart {
 	return c
 }
 
-func loadOverTime(s *results.Series) *htmlChart {
+func loadOverTime(s *measure.Series) *htmlChart {
 	c := timeChart("over-time-load", "In flight and generator CPU", "requests in flight", s)
 	c.Y2Label = "generator CPU (% of one core)"
 	c.Series = []htmlSeries{
@@ -209,7 +210,7 @@ func loadOverTime(s *results.Series) *htmlChart {
 // serverOverTime is one chart per sampled server quantity, in readable
 // units: bytes as MB, counters as their increase per second, with the
 // soak's trend drawn over a gauge that has one.
-func serverOverTime(s *results.Series, soak *results.Soak) []*htmlChart {
+func serverOverTime(s *measure.Series, soak *results.Soak) []*htmlChart {
 	var out []*htmlChart
 	for k, ss := range s.Server {
 		if k == maxServerCharts {
@@ -219,7 +220,7 @@ func serverOverTime(s *results.Series, soak *results.Soak) []*htmlChart {
 		if ss.Unit == "bytes" {
 			scale, unit = 1e-6, "MB" // as the trends table prints bytes
 		}
-		counter := ss.Kind == results.GaugeCounter
+		counter := ss.Kind == measure.GaugeCounter
 		if counter {
 			unit = strings.TrimSpace(unit + " per second")
 		}
@@ -320,7 +321,7 @@ func runSeriesOverlays(base, cur *results.RunReport) []htmlSection {
 		set[t] = true
 	}
 	xs := sortedSet(set)
-	on := func(s *results.Series, times []float64, answered bool, f func(i int) float64) []jsNum {
+	on := func(s *measure.Series, times []float64, answered bool, f func(i int) float64) []jsNum {
 		return onGrid(xs, times, perBucket(s, answered, f))
 	}
 	tp := &htmlChart{ID: "over-time-throughput", Title: "Throughput", X: jsNums(xs), XAxis: axisSeconds, XLabel: "time since start", YLabel: "answers per second",

@@ -6,17 +6,16 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcpbench/mcpbench/bench"
-	"github.com/mcpbench/mcpbench/results"
+	"github.com/mcpbench/mcpbench/measure"
 )
 
 // shortLevel is the demo's short level: 400 requests at ~395 rps, one
 // whole 1 s interval and a last one cut to 13 ms holding the stragglers.
-func shortLevel() *results.Series {
+func shortLevel() *measure.Series {
 	s := fixtureSeries(3, 2, 1, 395, 2, false)
 	s.LastS = 0.013
 	s.OK[1], s.Sent[1], s.Errors["timeout"][1] = 16, 0, 0
-	s.RPS[1] = bench.BucketRate(16, 1, 2, s.IntervalS, s.LastS)
+	s.RPS[1] = measure.BucketRate(16, 1, 2, s.IntervalS, s.LastS)
 	return s
 }
 
@@ -40,7 +39,7 @@ func TestPartialBucketHasNoRate(t *testing.T) {
 	if back.RPS[0] == nil || *back.RPS[0] < 300 || back.RPS[1] != nil || back.OK[1] != 16 || back.LastS != 0.013 {
 		t.Fatalf("series %s: want a rate for the whole bucket, null for the 13 ms one, its count and length kept", b)
 	}
-	if r := bench.BucketRate(400, 1, 2, 1, 0.6); r < 666 || r > 667 {
+	if r := measure.BucketRate(400, 1, 2, 1, 0.6); r < 666 || r > 667 {
 		t.Fatalf("a last bucket of 0.6 s: rate %v, want 400/0.6 over its own length", r)
 	}
 }

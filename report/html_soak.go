@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/mcpbench/mcpbench/internal/textfmt"
+	"github.com/mcpbench/mcpbench/measure"
 	"github.com/mcpbench/mcpbench/results"
 )
 
@@ -43,7 +44,7 @@ func trendFor(s *results.Soak, name string) *results.Trend {
 
 // trendLine is a trend drawn over the buckets of its window, in the
 // chart's unit (scale times the series' unit); gaps elsewhere.
-func trendLine(se *results.Series, soak *results.Soak, t *results.Trend, scale float64) htmlSeries {
+func trendLine(se *measure.Series, soak *results.Soak, t *results.Trend, scale float64) htmlSeries {
 	ys := make([]jsNum, shown(se))
 	x0 := -1.0
 	for i := range ys {

@@ -10,6 +10,7 @@ import (
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/mcpbench/mcpbench/internal/textfmt"
+	"github.com/mcpbench/mcpbench/measure"
 	"github.com/mcpbench/mcpbench/results"
 	"github.com/mcpbench/mcpbench/sweep"
 )
@@ -107,7 +108,7 @@ func upperFirst(s string) string {
 }
 
 // levelText names a point's load: "concurrency 8" or "200 rps".
-func levelText(p *results.Point) string {
+func levelText(p *measure.Point) string {
 	if p.Rate != nil {
 		return textfmt.Float(*p.Rate) + " rps"
 	}
@@ -117,8 +118,8 @@ func levelText(p *results.Point) string {
 // chartedPoints are the points the load charts draw: the closed-loop ones,
 // or the open-loop ones of a rate sweep (a report with both draws the
 // closed loop, as the SVG does). open says which.
-func chartedPoints(all []results.Point) (pts []results.Point, open bool) {
-	var closed, rate []results.Point
+func chartedPoints(all []measure.Point) (pts []measure.Point, open bool) {
+	var closed, rate []measure.Point
 	for _, p := range all {
 		if p.Rate != nil {
 			rate = append(rate, p)
@@ -133,7 +134,7 @@ func chartedPoints(all []results.Point) (pts []results.Point, open bool) {
 }
 
 // load is a point's place on the load axis.
-func load(p *results.Point) float64 {
+func load(p *measure.Point) float64 {
 	if p.Rate != nil {
 		return *p.Rate
 	}
@@ -217,7 +218,7 @@ func sweepOperations(r *results.SweepReport) (htmlTable, bool) {
 
 // loadCharts are throughput and latency against load, with the SLO, knee,
 // recommendation and (closed loop) the USL model drawn in.
-func loadCharts(r *results.SweepReport, pts []results.Point) (throughput, latency *htmlChart) {
+func loadCharts(r *results.SweepReport, pts []measure.Point) (throughput, latency *htmlChart) {
 	loads := loadsOf(pts)
 	open := len(pts) > 0 && pts[0].Rate != nil
 	axis := loadAxis(loads)
@@ -236,7 +237,7 @@ func loadCharts(r *results.SweepReport, pts []results.Point) (throughput, latenc
 		xs = withSamples(loads, axis)
 	}
 	throughput.X = jsNums(xs)
-	rps := valuesAt(xs, loads, pts, func(p *results.Point) float64 { return p.RPS })
+	rps := valuesAt(xs, loads, pts, func(p *measure.Point) float64 { return p.RPS })
 	if open {
 		throughput.Series = append(throughput.Series, htmlSeries{Label: "offered", Color: hexGrey, Dash: true, Y: jsNums(loads)})
 		throughput.Series = append(throughput.Series, htmlSeries{Label: "achieved", Color: hexRPS, Points: true, Y: rps})
@@ -255,9 +256,9 @@ func loadCharts(r *results.SweepReport, pts []results.Point) (throughput, latenc
 		latency.Title = "Latency (from the intended send)"
 	}
 	latency.Series = []htmlSeries{
-		{Label: "p50", Color: hexP50, Points: true, Y: valuesAt(loads, loads, pts, func(p *results.Point) float64 { return p.P50MS })},
-		{Label: "p95", Color: hexP95, Points: true, Y: valuesAt(loads, loads, pts, func(p *results.Point) float64 { return p.P95MS })},
-		{Label: "p99", Color: hexP99, Points: true, Y: valuesAt(loads, loads, pts, func(p *results.Point) float64 { return p.P99MS })},
+		{Label: "p50", Color: hexP50, Points: true, Y: valuesAt(loads, loads, pts, func(p *measure.Point) float64 { return p.P50MS })},
+		{Label: "p95", Color: hexP95, Points: true, Y: valuesAt(loads, loads, pts, func(p *measure.Point) float64 { return p.P95MS })},
+		{Label: "p99", Color: hexP99, Points: true, Y: valuesAt(loads, loads, pts, func(p *measure.Point) float64 { return p.P99MS })},
 	}
 	if miss := missesSLO(loads, pts, r.SLO); miss != nil {
 		latency.Series = append(latency.Series, htmlSeries{Label: "misses SLO", Color: "#000000", Marks: true, Y: miss})
@@ -304,7 +305,7 @@ func sloMarks(slo sweep.SLO) []refMark {
 // wideRange reports whether latency spans enough to need a log axis:
 // past saturation it is often 100 times the unloaded figure, which a
 // linear axis would flatten into the bottom row.
-func wideRange(pts []results.Point, slo sweep.SLO) bool {
+func wideRange(pts []measure.Point, slo sweep.SLO) bool {
 	lo, hi := math.Inf(1), 0.0
 	for _, p := range pts {
 		for _, v := range []float64{p.P50MS, p.P99MS, slo.P95MS, slo.P99MS} {
@@ -340,7 +341,7 @@ func withSamples(loads []float64, axis string) []float64 {
 }
 
 // valuesAt puts the points' values on the x grid xs, gaps elsewhere.
-func valuesAt(xs, loads []float64, pts []results.Point, y func(*results.Point) float64) []jsNum {
+func valuesAt(xs, loads []float64, pts []measure.Point, y func(*measure.Point) float64) []jsNum {
 	vals := make([]jsNum, len(pts))
 	for i := range pts {
 		vals[i] = jsNum(y(&pts[i]))
@@ -351,7 +352,7 @@ func valuesAt(xs, loads []float64, pts []results.Point, y func(*results.Point) f
 // missesSLO marks the points that miss the SLO on the percentile that
 // missed (p99 when only errors or the delivered rate failed); nil when all
 // met it.
-func missesSLO(loads []float64, pts []results.Point, slo sweep.SLO) []jsNum {
+func missesSLO(loads []float64, pts []measure.Point, slo sweep.SLO) []jsNum {
 	out := make([]jsNum, len(pts))
 	anyMiss := false
 	for i := range pts {

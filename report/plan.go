@@ -89,7 +89,7 @@ func planFacts(r *results.PlanReport) [][2]string {
 }
 
 // loadLine is the load in words: "closed loop, 4 workers, 200 requests".
-func loadLine(l results.Load) string {
+func loadLine(l results.PlannedLoad) string {
 	var parts []string
 	workers, per := "workers", "requests/s"
 	if l.Unit == "sessions" {

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpbench/mcpbench/measure"
 	"github.com/mcpbench/mcpbench/results"
 	"github.com/mcpbench/mcpbench/workload"
 )
@@ -18,14 +19,14 @@ func samplePlan() *results.PlanReport {
 		Header:  results.Header{Schema: results.SchemaPlan, Target: results.Target{URL: "stdio: node server.js", Transport: "stdio"}},
 		Command: "run",
 		Plan: results.Plan{
-			Operations: []results.Operation{{Method: "tools/call", Tool: "read_file"}, {Method: "tools/call", Tool: "delete_all"}},
+			Operations: []measure.Operation{{Method: "tools/call", Tool: "read_file"}, {Method: "tools/call", Tool: "delete_all"}},
 			Calls: []workload.PlannedCall{
 				{ToolInfo: workload.ToolInfo{Name: "read_file", Effect: workload.ReadOnly, Annotations: workload.Annotations{ReadOnlyHint: yes()}, ArgSets: 16},
 					SampleArgs: []json.RawMessage{json.RawMessage(`{"path":"a"}`), json.RawMessage(long)}},
 				{ToolInfo: workload.ToolInfo{Name: "delete_all", Effect: workload.Destructive, Named: true, ArgSets: 1, CardinalityNote: "inputSchema admits only 1 distinct argument set(s); 16 asked for"},
 					SampleArgs: []json.RawMessage{json.RawMessage(`{}`)}},
 			},
-			Load:     results.Load{Mode: "closed", Concurrency: []int{4}, Total: 200},
+			Load:     results.PlannedLoad{Mode: "closed", Concurrency: []int{4}, Total: 200},
 			Warnings: []string{`tool "delete_all" has no annotations, so the MCP spec presumes it destructive; calling it because it was named`},
 		},
 	}
@@ -62,7 +63,7 @@ func TestPlanSummary(t *testing.T) {
 }
 
 func TestLoadLine(t *testing.T) {
-	for want, l := range map[string]results.Load{
+	for want, l := range map[string]results.PlannedLoad{
 		"closed loop, 4 workers, 200 requests":                              {Mode: "closed", Concurrency: []int{4}, Total: 200},
 		"closed loop at 1, 2, 4 workers, 2s per level, 10 warm-up requests": {Mode: "closed", Concurrency: []int{1, 2, 4}, DurationS: 2, Warmup: 10},
 		"open loop at 100, 250.5 requests/s, 500 requests per level":        {Mode: "open", Rates: []float64{100, 250.5}, Total: 500},
@@ -79,12 +80,12 @@ func TestLoadLine(t *testing.T) {
 func TestRunSummaryErrorsByTool(t *testing.T) {
 	r := &results.RunReport{
 		Workload: results.Workload{Tools: []workload.ToolInfo{{Name: "read_graph", Effect: workload.ReadOnly, ArgSets: 1, CardinalityNote: "inputSchema admits only 1 distinct argument set(s); 16 asked for"}}},
-		Point: results.Point{Latency: results.Latency{Requests: 300, OK: 97, Errors: 203, ErrorsByKind: map[string]int64{"tool_error": 200, "jsonrpc": 3}},
+		Point: measure.Point{Latency: measure.Latency{Requests: 300, OK: 97, Errors: 203, ErrorsByKind: map[string]int64{"tool_error": 200, "jsonrpc": 3}},
 			ErrorExamples: map[string]string{"tool_error": "tool_error: list_directory: ENOENT: no such file or directory"},
-			ByOperation: []results.OperationStats{
-				{Operation: results.Operation{Method: "tools/call", Tool: "read_graph"}, Latency: results.Latency{Requests: 100, OK: 97, Errors: 3, ErrorsByKind: map[string]int64{"jsonrpc": 3}}},
-				{Operation: results.Operation{Method: "tools/call", Tool: "list_directory"}, Latency: results.Latency{Requests: 200, Errors: 200, ErrorsByKind: map[string]int64{"tool_error": 200}}},
-				{Operation: results.Operation{Method: "tools/call", Tool: "search"}, Latency: results.Latency{Requests: 0}},
+			ByOperation: []measure.OperationStats{
+				{Operation: measure.Operation{Method: "tools/call", Tool: "read_graph"}, Latency: measure.Latency{Requests: 100, OK: 97, Errors: 3, ErrorsByKind: map[string]int64{"jsonrpc": 3}}},
+				{Operation: measure.Operation{Method: "tools/call", Tool: "list_directory"}, Latency: measure.Latency{Requests: 200, Errors: 200, ErrorsByKind: map[string]int64{"tool_error": 200}}},
+				{Operation: measure.Operation{Method: "tools/call", Tool: "search"}, Latency: measure.Latency{Requests: 0}},
 			}},
 	}
 	var b bytes.Buffer
@@ -110,15 +111,15 @@ func TestRunSummaryErrorsByTool(t *testing.T) {
 // TestSweepSummaryErrorsByTool: a sweep's summary adds each operation's
 // errors over all points.
 func TestSweepSummaryErrorsByTool(t *testing.T) {
-	read := results.Operation{Method: "tools/call", Tool: "read_file"}
-	point := func(c int, errs int64) results.Point {
-		return results.Point{Concurrency: c, Latency: results.Latency{Requests: 100, Errors: errs}, ByOperation: []results.OperationStats{
-			{Operation: read, Latency: results.Latency{Requests: 50, Errors: errs, ErrorsByKind: map[string]int64{"tool_error": errs}}},
-			{Operation: results.Operation{Method: "tools/list"}, Latency: results.Latency{Requests: 50}},
+	read := measure.Operation{Method: "tools/call", Tool: "read_file"}
+	point := func(c int, errs int64) measure.Point {
+		return measure.Point{Concurrency: c, Latency: measure.Latency{Requests: 100, Errors: errs}, ByOperation: []measure.OperationStats{
+			{Operation: read, Latency: measure.Latency{Requests: 50, Errors: errs, ErrorsByKind: map[string]int64{"tool_error": errs}}},
+			{Operation: measure.Operation{Method: "tools/list"}, Latency: measure.Latency{Requests: 50}},
 		}}
 	}
 	r := &results.SweepReport{}
-	r.Points = []results.Point{point(1, 2), point(2, 5)}
+	r.Points = []measure.Point{point(1, 2), point(2, 5)}
 	var b bytes.Buffer
 	if err := WriteSweepTable(&b, r); err != nil {
 		t.Fatal(err)

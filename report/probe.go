@@ -7,6 +7,7 @@ import (
 
 	"github.com/mcpbench/mcpbench/internal/textfmt"
 	"github.com/mcpbench/mcpbench/logscan"
+	"github.com/mcpbench/mcpbench/measure"
 	"github.com/mcpbench/mcpbench/probe"
 	"github.com/mcpbench/mcpbench/results"
 )
@@ -58,7 +59,7 @@ func WriteProbeSummary(w io.Writer, r *results.ProbeReport) error {
 	}
 	for _, bp := range []struct {
 		name string
-		p    *results.Point
+		p    *measure.Point
 	}{{"small", r.Benchmarks.Small}, {"large", r.Benchmarks.Large}} {
 		if bp.p != nil {
 			fmt.Fprintf(&b, "bench %-5s %s\n", bp.name, probePointLine(bp.p))
@@ -209,7 +210,7 @@ func probeMarkdownBenchmarks(w io.Writer, r *results.ProbeReport) error {
 	var rows [][]string
 	for _, bp := range []struct {
 		name string
-		p    *results.Point
+		p    *measure.Point
 	}{{"small", r.Benchmarks.Small}, {"large", r.Benchmarks.Large}} {
 		p := bp.p
 		switch {
@@ -292,7 +293,7 @@ func probeHealthLine(s probe.HealthSnapshot) string {
 	return line
 }
 
-func probePointLine(p *results.Point) string {
+func probePointLine(p *measure.Point) string {
 	return fmt.Sprintf("c=%d  %d requests, %d errors (%s), %.1f rps, p50 %s p95 %s p99 %s max %s ms",
 		p.Concurrency, p.Requests, p.Errors, textfmt.Percent(p.ErrorRate), p.RPS, fmtMS(p.P50MS), fmtMS(p.P95MS), fmtMS(p.P99MS), fmtMS(p.MaxMS))
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpbench/mcpbench/measure"
 	"github.com/mcpbench/mcpbench/probe"
 	"github.com/mcpbench/mcpbench/results"
 	"github.com/mcpbench/mcpbench/toolschema"
@@ -20,18 +21,18 @@ func sampleProbe() *results.ProbeReport {
 	after := before
 	after.Body = json.RawMessage(`{"cache_hits":110,"cache_misses":3}`)
 	after.Cache = &probe.HealthCache{Hits: i(110), Misses: i(3), HitRatePct: f(97.3)}
-	small := results.Point{Concurrency: 4, Total: 100, Latency: results.Latency{Requests: 100, OK: 100, P50MS: 1.2, P95MS: 2.5, P99MS: 3.1, MaxMS: 4}, RPS: 800}
-	large := results.Point{Concurrency: 32, Total: 1000, Latency: results.Latency{Requests: 1000, OK: 990, Errors: 10, ErrorRate: 0.01, ErrorsByKind: map[string]int64{"timeout": 10}}, RPS: 2000}
+	small := measure.Point{Concurrency: 4, Total: 100, Latency: measure.Latency{Requests: 100, OK: 100, P50MS: 1.2, P95MS: 2.5, P99MS: 3.1, MaxMS: 4}, RPS: 800}
+	large := measure.Point{Concurrency: 32, Total: 1000, Latency: measure.Latency{Requests: 1000, OK: 990, Errors: 10, ErrorRate: 0.01, ErrorsByKind: map[string]int64{"timeout": 10}}, RPS: 2000}
 	r := &results.ProbeReport{
 		Header:   results.Header{Schema: results.SchemaProbe, MCPBenchVersion: "test", StartedAt: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC), Target: results.Target{URL: "http://127.0.0.1:3002/mcp", Transport: "http", ProtocolVersion: "2025-11-25", ServerName: "srv", ServerVersion: "1"}},
 		Settings: results.ProbeSettings{SequentialSamples: 3, SequentialSleepMS: 50, Small: probe.BenchSpec{Concurrency: 4, Total: 100}, Large: probe.BenchSpec{Concurrency: 32, Total: 1000}},
-		ProbeFindings: results.ProbeFindings{
+		Report: probe.Report{
 			Health: probe.Health{HealthSnapshot: before, After: &after, Delta: &probe.HealthDelta{CacheHits: i(100), CacheMisses: i(1), WindowHitRatePct: f(99), Fields: map[string]float64{"cache_hits": 100}}},
 			ToolsList: probe.ToolsList{ToolCount: 2, Pages: 1, PayloadBytes: 2048, FirstCallMS: 151.5,
 				LargestTools: []probe.ToolSize{{Name: "big", Bytes: 1500}, {Name: "small", Bytes: 500}},
 				Lint:         []probe.Finding{{Finding: toolschema.Finding{Tool: "big", Rule: "description_length", Message: "description is 150 characters | long"}, Severity: "warning"}}},
 			SequentialProfile: probe.Profile([]*float64{f(151.5), f(1.1), f(0.9)}),
-			Benchmarks:        results.ProbeBenchmarks{Small: &small, Large: &large},
+			Benchmarks:        probe.Benchmarks{Small: &small, Large: &large},
 		},
 	}
 	return r

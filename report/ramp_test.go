@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpbench/mcpbench/measure"
 	"github.com/mcpbench/mcpbench/results"
 )
 
@@ -22,7 +23,7 @@ func TestRampIsNotAStall(t *testing.T) {
 	r.Point.Series = s
 	r.Point.Rate = nil
 	r.Point.Concurrency = 8
-	r.Point.Sessions = &results.SessionStats{Started: 40}
+	r.Point.Sessions = &measure.SessionStats{Started: 40}
 	r.Soak = results.AnalyzeSoak(s, results.SoakOptions{})
 	if d := r.Soak.Drift; d == nil || d.FirstRequests != 0 || d.Enough() {
 		t.Fatalf("drift %+v: want a first tenth with no answers", d)

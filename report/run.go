@@ -11,6 +11,7 @@ import (
 	"github.com/olekukonko/tablewriter/tw"
 
 	"github.com/mcpbench/mcpbench/internal/textfmt"
+	"github.com/mcpbench/mcpbench/measure"
 	"github.com/mcpbench/mcpbench/results"
 	"github.com/mcpbench/mcpbench/workload"
 )
@@ -37,14 +38,14 @@ func WriteRunSummary(w io.Writer, r *results.RunReport) error {
 		fmtMS(p.MinMS), fmtMS(p.MeanMS), fmtMS(p.P50MS), fmtMS(p.P90MS), fmtMS(p.P95MS), fmtMS(p.P99MS), fmtMS(p.P999MS), fmtMS(p.MaxMS))
 	if u := p.Uncorrected; u != nil {
 		// A report read from a file may carry one without the other.
-		var lag results.ScheduleLag
+		var lag measure.ScheduleLag
 		if p.ScheduleLagMS != nil {
 			lag = *p.ScheduleLagMS
 		}
 		fmt.Fprintf(&b, "uncorrected (from actual send)  p50 %s  p95 %s  p99 %s  max %s ms; schedule lag p99 %s ms\n",
 			fmtMS(u.P50MS), fmtMS(u.P95MS), fmtMS(u.P99MS), fmtMS(u.MaxMS), fmtMS(lag.P99))
 	}
-	stageSummary(&b, p)
+	timingSummary(&b, p)
 	shapesSummary(&b, r)
 	if p.Sessions != nil {
 		writeSessionSummary(&b, p) // its step table is the per-operation list
@@ -81,7 +82,7 @@ func WriteRunSummary(w io.Writer, r *results.RunReport) error {
 // writeOperationLines gives each operation of a mix (or each tool of
 // --gen-args) its own line: which one is slow shows in the summary, not
 // only in the files.
-func writeOperationLines(b *strings.Builder, ops []results.OperationStats) {
+func writeOperationLines(b *strings.Builder, ops []measure.OperationStats) {
 	width := 0
 	for _, o := range ops {
 		width = max(width, len(results.OperationName(o.Operation)))
@@ -94,7 +95,7 @@ func writeOperationLines(b *strings.Builder, ops []results.OperationStats) {
 
 // writeOperationErrors adds a line for each operation of a mix that had
 // errors, with its count of each kind: which tool fails, and how.
-func writeOperationErrors(b *strings.Builder, ops []results.OperationStats) {
+func writeOperationErrors(b *strings.Builder, ops []measure.OperationStats) {
 	for _, o := range ops {
 		if o.Errors == 0 {
 			continue
@@ -163,14 +164,14 @@ func WriteRunMarkdown(w io.Writer, r *results.RunReport) error {
 	return writeRunTail(w, r)
 }
 
-// writeRunTail writes the sections every run report ends with: stages,
+// writeRunTail writes the sections every run report ends with: timings,
 // errors, gates, and the generator.
 func writeRunTail(w io.Writer, r *results.RunReport) error {
 	p := &r.Point
 	if err := writeToolsTable(w, r.Workload.Tools); err != nil {
 		return err
 	}
-	if err := writeStagesMarkdown(w, p); err != nil {
+	if err := writeTimingsMarkdown(w, p); err != nil {
 		return err
 	}
 	if err := writeShapesMarkdown(w, p); err != nil {

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/mcpbench/mcpbench/internal/textfmt"
+	"github.com/mcpbench/mcpbench/measure"
 	"github.com/mcpbench/mcpbench/results"
 )
 
@@ -14,7 +15,7 @@ import (
 // one.
 
 // sessionLoadLine is the load of a session run, for the report's head.
-func sessionLoadLine(p *results.Point) string {
+func sessionLoadLine(p *measure.Point) string {
 	if p.Rate != nil {
 		return fmt.Sprintf("open loop, %s new sessions/s offered, at most %d users at once", textfmt.Float(*p.Rate), p.Concurrency)
 	}
@@ -22,7 +23,7 @@ func sessionLoadLine(p *results.Point) string {
 }
 
 // sessionsLine says how many sessions ran, and at what rate.
-func sessionsLine(s *results.SessionStats, elapsedS float64) string {
+func sessionsLine(s *measure.SessionStats, elapsedS float64) string {
 	line := fmt.Sprintf("%d completed of %d started in %.2f s, %d failed; %.2f sessions/s; %.1f steps and %s ms of think time a session",
 		s.Completed, s.Started, elapsedS, s.Failed, s.PerSecond, s.MeanSteps, fmtMS(s.MeanThinkMS))
 	if s.Unstarted > 0 {
@@ -33,7 +34,7 @@ func sessionsLine(s *results.SessionStats, elapsedS float64) string {
 
 // sessionStartLine is how an open loop kept its schedule of session
 // starts, or "" for a closed loop.
-func sessionStartLine(s *results.SessionStats) string {
+func sessionStartLine(s *measure.SessionStats) string {
 	if s.StartLagMS == nil {
 		return ""
 	}
@@ -79,14 +80,14 @@ func writeSessionMarkdown(w io.Writer, r *results.RunReport) error {
 	io.WriteString(w, "\n## Steps\n\n")
 	rows = rows[:0]
 	for _, o := range p.ByOperation {
-		rows = append(rows, []string{o.Scenario, o.Step, results.OperationName(results.Operation{Method: o.Method, Tool: o.Tool}),
+		rows = append(rows, []string{o.Scenario, o.Step, results.OperationName(measure.Operation{Method: o.Method, Tool: o.Tool}),
 			fmt.Sprint(o.Requests), fmt.Sprint(o.Errors), fmt.Sprintf("%.1f", o.RPS), fmtMS(o.P50MS), fmtMS(o.P95MS), fmtMS(o.P99MS), fmtMS(o.MaxMS)})
 	}
 	return markdownTable(w, []string{"scenario", "step", "request", "requests", "errors", "rps", "p50 ms", "p95 ms", "p99 ms", "max ms"}, rows)
 }
 
 // writeSessionSummary is the session part of the terminal summary.
-func writeSessionSummary(b *strings.Builder, p *results.Point) {
+func writeSessionSummary(b *strings.Builder, p *measure.Point) {
 	s := p.Sessions
 	fmt.Fprintf(b, "sessions  %s\n", sessionsLine(s, p.ElapsedS))
 	fmt.Fprintf(b, "duration  p50 %s  p95 %s  p99 %s ms; active (no think time) p50 %s  p95 %s  p99 %s ms\n",

@@ -8,6 +8,7 @@ import (
 
 	"github.com/mcpbench/mcpbench/internal/hist"
 	"github.com/mcpbench/mcpbench/internal/textfmt"
+	"github.com/mcpbench/mcpbench/measure"
 	"github.com/mcpbench/mcpbench/results"
 )
 
@@ -60,7 +61,7 @@ func fmtNumber(v float64) string {
 
 // writeSeriesMarkdown writes the "Over time" table, buckets grouped to at
 // most maxSeriesRows rows, and the soak findings.
-func writeSeriesMarkdown(w io.Writer, s *results.Series, soak *results.Soak) error {
+func writeSeriesMarkdown(w io.Writer, s *measure.Series, soak *results.Soak) error {
 	if s == nil || s.Len() == 0 {
 		return nil
 	}
@@ -85,7 +86,7 @@ func writeSeriesMarkdown(w io.Writer, s *results.Series, soak *results.Soak) err
 }
 
 // seriesRow is buckets [from, to) as one row.
-func seriesRow(s *results.Series, from, to int) []string {
+func seriesRow(s *measure.Series, from, to int) []string {
 	var n, errs int64
 	h := hist.New()
 	for i := from; i < to; i++ {
@@ -95,7 +96,7 @@ func seriesRow(s *results.Series, from, to int) []string {
 			_ = hist.MergeEncoded(h, s.Histograms[i]) // a bucket that cannot be read adds nothing
 		}
 	}
-	var l results.Latency
+	var l measure.Latency
 	l.FillPercentiles(h)
 	span := s.EndS(to-1) - float64(from)*s.IntervalS
 	row := []string{fmtNumber(float64(from) * s.IntervalS), fmtNumber(s.EndS(to - 1)), fmt.Sprint(n),
@@ -108,8 +109,8 @@ func seriesRow(s *results.Series, from, to int) []string {
 
 // gaugeCell is a level's last reading in the rows' buckets, or a
 // counter's increase over them.
-func gaugeCell(g results.ServerSeries, from, to int) string {
-	if g.Kind == results.GaugeCounter {
+func gaugeCell(g measure.ServerSeries, from, to int) string {
+	if g.Kind == measure.GaugeCounter {
 		sum, seen := 0.0, false
 		for i := from; i < to; i++ {
 			if !math.IsNaN(g.Values[i]) {

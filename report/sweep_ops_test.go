@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpbench/mcpbench/measure"
 	"github.com/mcpbench/mcpbench/results"
 	"github.com/mcpbench/mcpbench/sweep"
 )
@@ -11,13 +12,13 @@ import (
 // TestSweepMarkdownByOperation: a mix's per-operation figures appear in the
 // sweep's Markdown, one row per level and operation.
 func TestSweepMarkdownByOperation(t *testing.T) {
-	ops := []results.OperationStats{
-		{Operation: results.Operation{Method: "tools/call", Tool: "search"}, Latency: results.Latency{Requests: 60, P95MS: 41.5}, RPS: 30},
-		{Operation: results.Operation{Method: "tools/list"}, Latency: results.Latency{Requests: 40, P95MS: 12.25}, RPS: 20},
+	ops := []measure.OperationStats{
+		{Operation: measure.Operation{Method: "tools/call", Tool: "search"}, Latency: measure.Latency{Requests: 60, P95MS: 41.5}, RPS: 30},
+		{Operation: measure.Operation{Method: "tools/list"}, Latency: measure.Latency{Requests: 40, P95MS: 12.25}, RPS: 20},
 	}
-	points := []results.Point{
-		{Concurrency: 1, Latency: results.Latency{Requests: 100, OK: 100}, RPS: 50, ByOperation: ops},
-		{Concurrency: 2, Latency: results.Latency{Requests: 100, OK: 100}, RPS: 90, ByOperation: ops},
+	points := []measure.Point{
+		{Concurrency: 1, Latency: measure.Latency{Requests: 100, OK: 100}, RPS: 50, ByOperation: ops},
+		{Concurrency: 2, Latency: measure.Latency{Requests: 100, OK: 100}, RPS: 90, ByOperation: ops},
 	}
 	r := results.NewSweepReport(results.Header{Target: results.Target{URL: "http://127.0.0.1:3002/mcp"}}, points, sweep.SLO{})
 	var b strings.Builder

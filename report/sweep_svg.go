@@ -18,6 +18,7 @@ import (
 	"gonum.org/v1/plot/vg/vgsvg"
 
 	"github.com/mcpbench/mcpbench/internal/textfmt"
+	"github.com/mcpbench/mcpbench/measure"
 	"github.com/mcpbench/mcpbench/results"
 	"github.com/mcpbench/mcpbench/sweep"
 )
@@ -82,7 +83,7 @@ func writeSweepPNG(w io.Writer, r *results.SweepReport) error {
 }
 
 func drawSweep(dc draw.Canvas, r *results.SweepReport) error {
-	var closed, open []results.Point
+	var closed, open []measure.Point
 	for _, p := range r.Points {
 		if p.Rate != nil {
 			open = append(open, p)
@@ -121,14 +122,14 @@ func drawSweep(dc draw.Canvas, r *results.SweepReport) error {
 	return nil
 }
 
-func concurrencyPlots(r *results.SweepReport, pts []results.Point) (top, bottom *plot.Plot, err error) {
+func concurrencyPlots(r *results.SweepReport, pts []measure.Point) (top, bottom *plot.Plot, err error) {
 	xs := make([]float64, len(pts))
 	for i, p := range pts {
 		xs[i] = float64(p.Concurrency)
 	}
 	top, bottom = newPanels("Throughput — "+textfmt.OrDash(r.Target.URL), "throughput (rps)", "Latency", "concurrency", xs, loadAxis(xs))
 
-	if err := addSeries(top, "rps", xs, pts, func(p results.Point) float64 { return p.RPS }, colRPS, draw.CircleGlyph{}); err != nil {
+	if err := addSeries(top, "rps", xs, pts, func(p measure.Point) float64 { return p.RPS }, colRPS, draw.CircleGlyph{}); err != nil {
 		return nil, nil, err
 	}
 	if u := r.USL; u != nil && len(xs) > 0 {
@@ -172,7 +173,7 @@ func concurrencyPlots(r *results.SweepReport, pts []results.Point) (top, bottom 
 	return top, bottom, nil
 }
 
-func ratePlots(r *results.SweepReport, pts []results.Point) (top, bottom *plot.Plot, err error) {
+func ratePlots(r *results.SweepReport, pts []measure.Point) (top, bottom *plot.Plot, err error) {
 	xs := make([]float64, len(pts))
 	for i, p := range pts {
 		xs[i] = *p.Rate
@@ -188,7 +189,7 @@ func ratePlots(r *results.SweepReport, pts []results.Point) (top, bottom *plot.P
 	ideal.LineStyle = draw.LineStyle{Color: colKnee, Width: vg.Points(1), Dashes: []vg.Length{vg.Points(2), vg.Points(2)}}
 	top.Add(ideal)
 	top.Legend.Add("offered", ideal)
-	if err := addSeries(top, "achieved", xs, pts, func(p results.Point) float64 { return p.RPS }, colRPS, draw.CircleGlyph{}); err != nil {
+	if err := addSeries(top, "achieved", xs, pts, func(p measure.Point) float64 { return p.RPS }, colRPS, draw.CircleGlyph{}); err != nil {
 		return nil, nil, err
 	}
 	if err := addLatency(bottom, xs, pts, r.SLO); err != nil {
@@ -221,7 +222,7 @@ func setLoadAxis(p *plot.Plot, xs []float64, scale string) {
 	p.X.Min, p.X.Max = slices.Min(xs), slices.Max(xs)
 }
 
-func addSeries(p *plot.Plot, name string, xs []float64, pts []results.Point, y func(results.Point) float64, col color.Color, glyph draw.GlyphDrawer) error {
+func addSeries(p *plot.Plot, name string, xs []float64, pts []measure.Point, y func(measure.Point) float64, col color.Color, glyph draw.GlyphDrawer) error {
 	xy := make(plotter.XYs, 0, len(pts))
 	for i, pt := range pts {
 		if v := y(pt); !math.IsNaN(v) && !math.IsInf(v, 0) {
@@ -242,7 +243,7 @@ func addSeries(p *plot.Plot, name string, xs []float64, pts []results.Point, y f
 	return nil
 }
 
-func addLatency(p *plot.Plot, xs []float64, pts []results.Point, slo sweep.SLO) error {
+func addLatency(p *plot.Plot, xs []float64, pts []measure.Point, slo sweep.SLO) error {
 	// Latency past saturation is often 100× the unloaded figure; on a
 	// linear axis that flattens everything the SLO is about into the
 	// bottom row. Switch to a log axis then.
@@ -262,13 +263,13 @@ func addLatency(p *plot.Plot, xs []float64, pts []results.Point, slo sweep.SLO) 
 	}
 	series := []struct {
 		name  string
-		y     func(results.Point) float64
+		y     func(measure.Point) float64
 		col   color.Color
 		glyph draw.GlyphDrawer
 	}{
-		{"p50", func(p results.Point) float64 { return p.P50MS }, colP50, draw.CircleGlyph{}},
-		{"p95", func(p results.Point) float64 { return p.P95MS }, colP95, draw.SquareGlyph{}},
-		{"p99", func(p results.Point) float64 { return p.P99MS }, colP99, draw.TriangleGlyph{}},
+		{"p50", func(p measure.Point) float64 { return p.P50MS }, colP50, draw.CircleGlyph{}},
+		{"p95", func(p measure.Point) float64 { return p.P95MS }, colP95, draw.SquareGlyph{}},
+		{"p99", func(p measure.Point) float64 { return p.P99MS }, colP99, draw.TriangleGlyph{}},
 	}
 	for _, s := range series {
 		if err := addSeries(p, s.name, xs, pts, s.y, s.col, s.glyph); err != nil {
@@ -291,7 +292,7 @@ func addLatency(p *plot.Plot, xs []float64, pts []results.Point, slo sweep.SLO) 
 	// feasible set is visible.
 	var bad plotter.XYs
 	for i, pt := range pts {
-		if pt.MeetsSLO(slo) {
+		if slo.Met(pt) {
 			continue
 		}
 		y := pt.P99MS

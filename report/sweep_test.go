@@ -19,6 +19,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/mcpbench/mcpbench/measure"
 	"github.com/mcpbench/mcpbench/results"
 	"github.com/mcpbench/mcpbench/sweep"
 )
@@ -44,9 +45,9 @@ func fixtureSweep() *results.SweepReport {
 		{12, 399.4, 30.2, 41.7, 0}, {16, 400.1, 40.1, 55.6, 0}, {24, 399.0, 60.4, 82.3, 2},
 		{32, 396.2, 80.8, 110.4, 9},
 	}
-	var pts []results.Point
+	var pts []measure.Point
 	for _, r := range rows {
-		p := results.Point{Concurrency: r.c, Total: 1000, RPS: r.rps, ElapsedS: 1000 / r.rps}
+		p := measure.Point{Concurrency: r.c, Total: 1000, RPS: r.rps, ElapsedS: 1000 / r.rps}
 		p.Requests, p.Errors = 1000, r.errs
 		p.OK = p.Requests - p.Errors
 		p.ErrorRate = float64(r.errs) / 1000
@@ -67,12 +68,12 @@ func fixtureSweep() *results.SweepReport {
 }
 
 func fixtureRateSweep() *results.SweepReport {
-	var pts []results.Point
+	var pts []measure.Point
 	for _, r := range []struct{ rate, rps, p95 float64 }{
 		{50, 50, 22}, {100, 100, 23}, {200, 199.6, 26}, {300, 298.9, 31}, {400, 391.0, 180}, {600, 402.3, 2400},
 	} {
 		rate := r.rate
-		p := results.Point{Rate: &rate, RPS: r.rps}
+		p := measure.Point{Rate: &rate, RPS: r.rps}
 		p.Requests, p.OK = 1000, 1000
 		p.P50MS, p.P95MS, p.P99MS, p.MaxMS = 20.5, r.p95, r.p95*1.3, r.p95*2
 		pts = append(pts, p)
@@ -320,10 +321,10 @@ func TestSweepSVGNonFinite(t *testing.T) {
 // fixtureEvenRateSweep is a rate sweep of evenly spaced rates, 100 to
 // 1000 rps, that keeps up to 700.
 func fixtureEvenRateSweep() *results.SweepReport {
-	var pts []results.Point
+	var pts []measure.Point
 	for rate := 100.0; rate <= 1000; rate += 100 {
 		r := rate
-		p := results.Point{Rate: &r, RPS: min(rate, 720)}
+		p := measure.Point{Rate: &r, RPS: min(rate, 720)}
 		p.Requests, p.OK = 1000, 1000
 		p.P50MS, p.P95MS, p.P99MS, p.MaxMS = 12, 20+rate/50, 30+rate/40, 80
 		if rate > 700 {

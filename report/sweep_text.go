@@ -12,6 +12,7 @@ import (
 	"github.com/olekukonko/tablewriter/tw"
 
 	"github.com/mcpbench/mcpbench/internal/textfmt"
+	"github.com/mcpbench/mcpbench/measure"
 	"github.com/mcpbench/mcpbench/results"
 	"github.com/mcpbench/mcpbench/sweep"
 )
@@ -168,13 +169,13 @@ func WriteSweepTable(w io.Writer, r *results.SweepReport) error {
 
 // sweepOperationTotals adds up each operation's requests and errors over
 // the points, for the summary's errors by tool.
-func sweepOperationTotals(points []results.Point) []results.OperationStats {
-	var out []results.OperationStats
+func sweepOperationTotals(points []measure.Point) []measure.OperationStats {
+	var out []measure.OperationStats
 	for _, p := range points {
 		for _, o := range p.ByOperation {
-			i := slices.IndexFunc(out, func(t results.OperationStats) bool { return t.Operation == o.Operation })
+			i := slices.IndexFunc(out, func(t measure.OperationStats) bool { return t.Operation == o.Operation })
 			if i < 0 {
-				out = append(out, results.OperationStats{Operation: o.Operation, Latency: results.Latency{ErrorsByKind: map[string]int64{}}})
+				out = append(out, measure.OperationStats{Operation: o.Operation, Latency: measure.Latency{ErrorsByKind: map[string]int64{}}})
 				i = len(out) - 1
 			}
 			out[i].Requests += o.Requests
@@ -207,7 +208,7 @@ func writePointsTable(w io.Writer, r *results.SweepReport, markdown bool) error 
 		header = append(header, "rate")
 	}
 	header = append(header, "requests", "ok", "errors", "error rate", "rps", "p50 ms", "p95 ms", "p99 ms", "max ms", "feasible")
-	sessions := slices.ContainsFunc(r.Points, func(p results.Point) bool { return p.Sessions != nil })
+	sessions := slices.ContainsFunc(r.Points, func(p measure.Point) bool { return p.Sessions != nil })
 	if sessions {
 		header = append(header, "sessions/s", "session p95 ms")
 	}
@@ -260,18 +261,18 @@ func writePointsTable(w io.Writer, r *results.SweepReport, markdown bool) error 
 
 // sessionCells are a session point's own columns: completed sessions a
 // second and a session's p95 duration.
-func sessionCells(s *results.SessionStats) []string {
+func sessionCells(s *measure.SessionStats) []string {
 	if s == nil {
 		return []string{"–", "–"}
 	}
 	return []string{fmt.Sprintf("%.2f", s.PerSecond), fmtMS(s.Duration.P95MS)}
 }
 
-func feasibleMark(p results.Point, slo sweep.SLO) string {
+func feasibleMark(p measure.Point, slo sweep.SLO) string {
 	if p.Interrupted {
 		return "cut short"
 	}
-	if p.MeetsSLO(slo) {
+	if slo.Met(p) {
 		return "✓"
 	}
 	return "✗"

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"slices"
+
+	"github.com/mcpbench/mcpbench/measure"
 )
 
 // AbandonedSeries is the series of the running count of sessions ended
@@ -38,17 +40,17 @@ const materialKept = 1 << 20
 
 // AnalyzeAbandoned fits the server's memory against the abandoned
 // sessions of s; nil when s has not both, or too few points.
-func AnalyzeAbandoned(s *Series) *AbandonedMemory {
+func AnalyzeAbandoned(s *measure.Series) *AbandonedMemory {
 	if s == nil {
 		return nil
 	}
-	var count, mem *ServerSeries
+	var count, mem *measure.ServerSeries
 	for i := range s.Server {
 		g := &s.Server[i]
 		switch {
 		case g.Name == AbandonedSeries:
 			count = g
-		case mem == nil && g.Unit == "bytes" && g.Kind == GaugeLevel && memoryGauge(g.Name):
+		case mem == nil && g.Unit == "bytes" && g.Kind == measure.GaugeLevel && memoryGauge(g.Name):
 			mem = g
 		}
 	}

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcpbench/mcpbench/measure"
 )
 
 func TestAbortRulesParse(t *testing.T) {
@@ -54,7 +56,7 @@ func TestAbortWatchNeedsTheBreachToLast(t *testing.T) {
 
 func TestMaxRecoveryGatesEachSpike(t *testing.T) {
 	r := &RunReport{}
-	r.Spikes = []Spike{{Stage: 2, Back: 4, RecoveryS: 1.5, Recovered: true}, {Stage: 5, Back: 7, RecoveryS: 0.5}}
+	r.Spikes = []measure.Spike{{Stage: 2, Back: 4, RecoveryS: 1.5, Recovered: true}, {Stage: 5, Back: 7, RecoveryS: 0.5}}
 	if !(Gates{MaxRecoveryS: 2}).Run(r) {
 		t.Error("a spike that never recovered passed")
 	}
@@ -68,7 +70,7 @@ func TestMaxRecoveryGatesEachSpike(t *testing.T) {
 		t.Errorf("recovery gates %+v", rec)
 	}
 	r = &RunReport{}
-	r.Spikes = []Spike{{RecoveryS: 2.5, Recovered: true}}
+	r.Spikes = []measure.Spike{{RecoveryS: 2.5, Recovered: true}}
 	if !(Gates{MaxRecoveryS: 2}).Run(r) {
 		t.Error("a 2.5 s recovery passed a 2 s gate")
 	}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/mcpbench/mcpbench/internal/textfmt"
+	"github.com/mcpbench/mcpbench/measure"
 )
 
 // SchemaCompare names compare's JSON output.
@@ -115,8 +116,8 @@ func CompareSweeps(base, cur *SweepReport, g Limits) *Comparison {
 
 // pointsAtSameLevels compares the points measured at the same level in
 // both sweeps and notes the levels only one of them measured.
-func (c *Comparison) pointsAtSameLevels(basePoints, curPoints []Point, g Limits) {
-	newAt := map[string]*Point{}
+func (c *Comparison) pointsAtSameLevels(basePoints, curPoints []measure.Point, g Limits) {
+	newAt := map[string]*measure.Point{}
 	for i := range curPoints {
 		newAt[levelName(&curPoints[i])] = &curPoints[i]
 	}
@@ -166,7 +167,7 @@ func (c *Comparison) workloadNotes(b, n *Workload) {
 
 // pointChecks compares the figures of one load level. full adds the
 // ungated p50 and max a run's table shows.
-func (c *Comparison) pointChecks(scope string, b, n *Point, g Limits, full bool) {
+func (c *Comparison) pointChecks(scope string, b, n *measure.Point, g Limits, full bool) {
 	if full {
 		c.add(Check{Scope: scope, Metric: "p50_ms", Base: ptrF(b.P50MS), New: ptrF(n.P50MS), kind: KindLatency}, Limit{Off: true})
 	}

@@ -3,18 +3,20 @@ package results
 import (
 	"fmt"
 	"strings"
+
+	"github.com/mcpbench/mcpbench/measure"
 )
 
 // sessionChecks compares two session levels: the rate of completed
 // sessions (gated as rps is), a session's duration at p95 with its think
 // time (shown) and without it (gated as p95 is), and every step both
 // measured, gated as a point's latency and errors are.
-func (c *Comparison) sessionChecks(scope string, b, n *Point, g Limits) {
+func (c *Comparison) sessionChecks(scope string, b, n *measure.Point, g Limits) {
 	bs, ns := b.Sessions, n.Sessions
 	c.add(Check{Scope: scope, Metric: "sessions_per_s", Base: ptrF(bs.PerSecond), New: ptrF(ns.PerSecond), kind: KindRPS}, g.RPS)
 	c.add(Check{Scope: scope, Metric: "session_p95_ms", Base: ptrF(bs.Duration.P95MS), New: ptrF(ns.Duration.P95MS), kind: KindLatency}, Limit{Off: true})
 	c.add(Check{Scope: scope, Metric: "session_active_p95_ms", Base: ptrF(bs.Active.P95MS), New: ptrF(ns.Active.P95MS), kind: KindLatency}, g.P95)
-	steps := map[Operation]*OperationStats{}
+	steps := map[measure.Operation]*measure.OperationStats{}
 	for i := range n.ByOperation {
 		steps[n.ByOperation[i].Operation] = &n.ByOperation[i]
 	}

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpbench/mcpbench/measure"
 	"github.com/mcpbench/mcpbench/sweep"
 )
 
@@ -52,8 +53,8 @@ func TestParseLimit(t *testing.T) {
 func runWith(p95, p99, rps, errRate float64) *RunReport {
 	return &RunReport{
 		Header:   Header{Schema: SchemaRun, Target: Target{URL: "http://127.0.0.1:3002/mcp"}},
-		Workload: Workload{Mode: "closed", Operations: []Operation{{Method: "tools/list"}}},
-		Point:    Point{Concurrency: 8, RPS: rps, Latency: Latency{P50MS: p95 / 2, P95MS: p95, P99MS: p99, MaxMS: p99 * 2, ErrorRate: errRate}},
+		Workload: Workload{Mode: "closed", Operations: []measure.Operation{{Method: "tools/list"}}},
+		Point:    measure.Point{Concurrency: 8, RPS: rps, Latency: measure.Latency{P50MS: p95 / 2, P95MS: p95, P99MS: p99, MaxMS: p99 * 2, ErrorRate: errRate}},
 	}
 }
 
@@ -110,9 +111,9 @@ func TestCompareRuns(t *testing.T) {
 }
 
 func sweepWith(rps []float64, p95 []float64) *SweepReport {
-	var pts []Point
+	var pts []measure.Point
 	for i := range rps {
-		pts = append(pts, Point{Concurrency: 1 << i, RPS: rps[i], Latency: Latency{Requests: 100, OK: 100, P95MS: p95[i], P99MS: p95[i]}})
+		pts = append(pts, measure.Point{Concurrency: 1 << i, RPS: rps[i], Latency: measure.Latency{Requests: 100, OK: 100, P95MS: p95[i], P99MS: p95[i]}})
 	}
 	r := NewSweepReport(Header{Target: Target{URL: "http://x/mcp"}}, pts, sweep.SLO{P95MS: 50})
 	return r

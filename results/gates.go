@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/mcpbench/mcpbench/measure"
 	"github.com/mcpbench/mcpbench/sweep"
 	"github.com/mcpbench/mcpbench/workload"
 )
@@ -77,7 +78,7 @@ func (g Gates) errorRateGate(r *RunReport) Gate {
 	p := &r.Point
 	var left int64
 	if !g.CountToolErrors {
-		generated := func(op Operation) bool {
+		generated := func(op measure.Operation) bool {
 			return op.Method == "tools/call" && slices.ContainsFunc(r.Workload.Tools, func(t workload.ToolInfo) bool { return t.Name == op.Tool && t.ArgSets > 0 })
 		}
 		if len(p.ByOperation) > 0 {

@@ -9,6 +9,8 @@ import (
 
 	"github.com/mcpbench/mcpbench/internal/hist"
 	"github.com/mcpbench/mcpbench/internal/textfmt"
+	"github.com/mcpbench/mcpbench/measure"
+	"github.com/mcpbench/mcpbench/sweep"
 )
 
 // Shard says which share of a load a report measured: Index in 0..Count-1
@@ -89,7 +91,7 @@ func MergeRuns(rs []*RunReport, opt MergeOptions) (*RunReport, []string, error) 
 	}
 
 	start, end := first.StartedAt, time.Time{}
-	points := make([]Point, len(rs))
+	points := make([]measure.Point, len(rs))
 	for i, r := range rs {
 		if r.StartedAt.Before(start) {
 			start = r.StartedAt
@@ -141,10 +143,10 @@ func MergeSweeps(rs []*SweepReport, opt MergeOptions) (*SweepReport, []string, e
 	}
 	sharded := first.Shard != nil
 	n := len(first.Points)
-	merged := make([]Point, n)
+	merged := make([]measure.Point, n)
 	var notes []string
 	for k := range n {
-		col := make([]Point, len(rs))
+		col := make([]measure.Point, len(rs))
 		span := 0.0
 		for i, r := range rs {
 			p := r.Points[k]
@@ -170,7 +172,7 @@ func MergeSweeps(rs []*SweepReport, opt MergeOptions) (*SweepReport, []string, e
 	}
 	info.Notes = appendNew(notes, noteSweepSpan)
 
-	out := &SweepReport{Header: first.Header, Analysis: analyze(merged, first.SLO), Merged: info}
+	out := &SweepReport{Header: first.Header, Analysis: sweep.Analyze(merged, first.SLO), Merged: info}
 	for _, r := range rs {
 		if r.StartedAt.Before(out.StartedAt) {
 			out.StartedAt = r.StartedAt
@@ -190,7 +192,7 @@ func MergeSweeps(rs []*SweepReport, opt MergeOptions) (*SweepReport, []string, e
 // sameLevel checks that point k of report i measured the level point k of
 // the first report did: the same rate (shards split it evenly), and a
 // concurrency that is equal, or within one for shards (an uneven split).
-func sameLevel(ref, p Point, i, k int, sharded bool) error {
+func sameLevel(ref, p measure.Point, i, k int, sharded bool) error {
 	if i == 0 {
 		return nil
 	}

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/mcpbench/mcpbench/internal/hist"
+	"github.com/mcpbench/mcpbench/measure"
 )
 
 // TestMergeRunsOpenLoopExact: shards that carry their uncorrected and
@@ -22,7 +23,7 @@ func TestMergeRunsOpenLoopExact(t *testing.T) {
 		}
 		wholeUnc.Merge(unc)
 		wholeLag.Merge(lag)
-		r.Uncorrected, r.ScheduleLagMS = &Uncorrected{}, &ScheduleLag{}
+		r.Uncorrected, r.ScheduleLagMS = &measure.Uncorrected{}, &measure.ScheduleLag{}
 		r.Uncorrected.Fill(unc)
 		r.ScheduleLagMS.Fill(lag)
 	}
@@ -30,9 +31,9 @@ func TestMergeRunsOpenLoopExact(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var want Uncorrected
+	var want measure.Uncorrected
 	want.Fill(wholeUnc)
-	var wantLag ScheduleLag
+	var wantLag measure.ScheduleLag
 	wantLag.Fill(wholeLag)
 	if *m.Uncorrected != want || *m.ScheduleLagMS != wantLag {
 		t.Fatalf("merged %+v / %+v, want %+v / %+v", *m.Uncorrected, *m.ScheduleLagMS, want, wantLag)

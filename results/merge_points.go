@@ -9,17 +9,18 @@ import (
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/mcpbench/mcpbench/internal/hist"
+	"github.com/mcpbench/mcpbench/measure"
 )
 
 // mergePoints sums what adds up and recomputes latency from the merged
 // histogram; spanS is the wall time the merged point covers.
-func mergePoints(ps []Point, spanS float64) (Point, []string, error) {
+func mergePoints(ps []measure.Point, spanS float64) (measure.Point, []string, error) {
 	var notes []string
 	h := hist.New()
-	out := Point{Latency: Latency{ErrorsByKind: map[string]int64{}}}
+	out := measure.Point{Latency: measure.Latency{ErrorsByKind: map[string]int64{}}}
 	var rate float64
 	var open openLoopMerge
-	var stages stageMerge
+	var timings timingMerge
 	for i, p := range ps {
 		if p.Requests > 0 && p.Hist == nil {
 			return out, nil, mismatch("report %d has %d requests but no histogram: it cannot be merged exactly", i+1, p.Requests)
@@ -32,7 +33,7 @@ func mergePoints(ps []Point, spanS float64) (Point, []string, error) {
 			}
 		}
 		addCounts(&out, &p)
-		stages.add(&p)
+		timings.add(&p)
 		if p.Rate != nil {
 			rate += *p.Rate
 		}
@@ -41,8 +42,8 @@ func mergePoints(ps []Point, spanS float64) (Point, []string, error) {
 	if !open.finish(&out) {
 		notes = appendNew(notes, noteUncorrected)
 	}
-	out.FirstEvent, out.TaskCreated = NewStage(stages.first), NewStage(stages.created)
-	out.Client.NoticeDelay = NewStage(stages.notice)
+	out.FirstEvent, out.TaskCreated = measure.NewTiming(timings.first), measure.NewTiming(timings.created)
+	out.Client.NoticeDelay = measure.NewTiming(timings.notice)
 	if ps[0].Rate != nil {
 		out.Rate = &rate
 	}
@@ -93,7 +94,7 @@ func mergePoints(ps []Point, spanS float64) (Point, []string, error) {
 
 // addCounts adds p's counters into out, keeps the first example of each
 // error kind, and combines the generator's own figures.
-func addCounts(out, p *Point) {
+func addCounts(out, p *measure.Point) {
 	out.Concurrency += p.Concurrency
 	out.Total += p.Total
 	out.Requests += p.Requests
@@ -124,11 +125,11 @@ func addCounts(out, p *Point) {
 	}
 }
 
-// stageMerge gathers the shards' stage histograms (first event, task
-// creation); a stage no shard reached stays nil.
-type stageMerge struct{ first, created, notice *hdrhistogram.Histogram }
+// timingMerge gathers the shards' timing histograms (first event, task
+// creation, notice delay); a timing no shard reached stays nil.
+type timingMerge struct{ first, created, notice *hdrhistogram.Histogram }
 
-func (m *stageMerge) add(p *Point) {
+func (m *timingMerge) add(p *measure.Point) {
 	if p.FirstEvent != nil {
 		mergeEncoded(&m.first, p.FirstEvent.Histogram)
 	}
@@ -150,14 +151,14 @@ type openLoopMerge struct {
 
 // add takes p's open-loop figures into out, keeping the largest, and
 // merges their histograms.
-func (m *openLoopMerge) add(out, p *Point) {
+func (m *openLoopMerge) add(out, p *measure.Point) {
 	if p.Uncorrected != nil {
 		out.Uncorrected = maxUncorrected(out.Uncorrected, p.Uncorrected)
 		m.inexact = m.inexact || !mergeEncoded(&m.unc, p.Uncorrected.Histogram)
 	}
 	if p.ScheduleLagMS != nil {
 		l := lagOf(out.ScheduleLagMS)
-		out.ScheduleLagMS = &ScheduleLag{P99: max(l.P99, p.ScheduleLagMS.P99), Max: max(l.Max, p.ScheduleLagMS.Max)}
+		out.ScheduleLagMS = &measure.ScheduleLag{P99: max(l.P99, p.ScheduleLagMS.P99), Max: max(l.Max, p.ScheduleLagMS.Max)}
 		m.inexact = m.inexact || !mergeEncoded(&m.lag, p.ScheduleLagMS.Histogram)
 	}
 }
@@ -165,7 +166,7 @@ func (m *openLoopMerge) add(out, p *Point) {
 // finish fills out's open-loop figures from the merged histograms when
 // every shard carried them, and reports whether they are exact; without
 // them it drops the histograms, which would describe only some shards.
-func (m *openLoopMerge) finish(out *Point) bool {
+func (m *openLoopMerge) finish(out *measure.Point) bool {
 	if out.Uncorrected == nil && out.ScheduleLagMS == nil {
 		return true
 	}
@@ -201,14 +202,14 @@ func mergeEncoded(into **hdrhistogram.Histogram, enc string) bool {
 }
 
 // lagOf returns *l, or zeros for nil.
-func lagOf(l *ScheduleLag) ScheduleLag {
+func lagOf(l *measure.ScheduleLag) measure.ScheduleLag {
 	if l == nil {
-		return ScheduleLag{}
+		return measure.ScheduleLag{}
 	}
 	return *l
 }
 
-func mergeClient(a, b ClientStats) ClientStats {
+func mergeClient(a, b measure.ClientStats) measure.ClientStats {
 	a.PoolMaxConns += b.PoolMaxConns
 	a.PoolWaits += b.PoolWaits
 	a.Dials += b.Dials
@@ -231,19 +232,19 @@ func mergeClient(a, b ClientStats) ClientStats {
 	return a
 }
 
-func maxUncorrected(a, b *Uncorrected) *Uncorrected {
+func maxUncorrected(a, b *measure.Uncorrected) *measure.Uncorrected {
 	if a == nil {
 		c := *b
 		return &c
 	}
-	return &Uncorrected{P50MS: max(a.P50MS, b.P50MS), P95MS: max(a.P95MS, b.P95MS), P99MS: max(a.P99MS, b.P99MS), MaxMS: max(a.MaxMS, b.MaxMS)}
+	return &measure.Uncorrected{P50MS: max(a.P50MS, b.P50MS), P95MS: max(a.P95MS, b.P95MS), P99MS: max(a.P99MS, b.P99MS), MaxMS: max(a.MaxMS, b.MaxMS)}
 }
 
 // mergeOperations merges per-operation figures: exactly from their
 // histograms when every report carries them (a session run's steps), else
 // with percentiles that are upper bounds (the largest report's). exact
 // says which.
-func mergeOperations(ps []Point, spanS float64) (ops []OperationStats, exact bool, err error) {
+func mergeOperations(ps []measure.Point, spanS float64) (ops []measure.OperationStats, exact bool, err error) {
 	out := slices.Clone(ps[0].ByOperation)
 	hists := make([]*hdrhistogram.Histogram, len(out))
 	exact = true
@@ -286,7 +287,7 @@ func mergeOperations(ps []Point, spanS float64) (ops []OperationStats, exact boo
 // addOperation adds one report's figures of an operation into m: counts
 // summed, the mean weighted by requests (summed here, divided at the end),
 // the percentiles the largest seen.
-func addOperation(m *OperationStats, o *Latency) {
+func addOperation(m *measure.OperationStats, o *measure.Latency) {
 	m.MeanMS += o.MeanMS * float64(o.Requests)
 	m.Requests += o.Requests
 	m.OK += o.OK

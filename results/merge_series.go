@@ -6,8 +6,8 @@ import (
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
-	"github.com/mcpbench/mcpbench/bench"
 	"github.com/mcpbench/mcpbench/internal/hist"
+	"github.com/mcpbench/mcpbench/measure"
 )
 
 // Notes merge writes about series it could not merge exactly.
@@ -22,8 +22,8 @@ const (
 // merged series, to the nearest interval. Counts and generator CPU add
 // up, histograms merge exactly and the percentiles are taken from the
 // result, so every column still sums to the merged totals.
-func mergeSeries(ps []Point) (*Series, []string, error) {
-	var ss []*Series
+func mergeSeries(ps []measure.Point) (*measure.Series, []string, error) {
+	var ss []*measure.Series
 	for _, p := range ps {
 		if p.Series != nil {
 			ss = append(ss, p.Series)
@@ -85,17 +85,17 @@ func mergeSeries(ps []Point) (*Series, []string, error) {
 	return out, notes, nil
 }
 
-func newSeriesOf(start time.Time, interval float64, n int) *Series {
-	return &Series{
+func newSeriesOf(start time.Time, interval float64, n int) *measure.Series {
+	return &measure.Series{
 		StartedAt: start, IntervalS: interval,
-		Sent: make([]int64, n), OK: make([]int64, n), RPS: make(Column, n),
+		Sent: make([]int64, n), OK: make([]int64, n), RPS: make(measure.Column, n),
 		P50MS: make([]float64, n), P95MS: make([]float64, n), P99MS: make([]float64, n), MaxMS: make([]float64, n),
 		InFlight: make([]int64, n), CPUS: make([]float64, n), Histograms: make([]string, n),
 	}
 }
 
 // addSeries adds report j's series s into out from bucket off on.
-func addSeries(out *Series, hists []*hdrhistogram.Histogram, s *Series, off, j int) error {
+func addSeries(out *measure.Series, hists []*hdrhistogram.Histogram, s *measure.Series, off, j int) error {
 	for i := range s.Len() {
 		k := off + i
 		out.Sent[k] += s.Sent[i]
@@ -127,17 +127,17 @@ func addSeries(out *Series, hists []*hdrhistogram.Histogram, s *Series, off, j i
 
 // finishSeries derives what does not add up: rates, percentiles, the
 // encoded histograms and the running in-flight count.
-func finishSeries(out *Series, hists []*hdrhistogram.Histogram) error {
+func finishSeries(out *measure.Series, hists []*hdrhistogram.Histogram) error {
 	var inFlight int64
 	for k, h := range hists {
 		answered := out.Requests(k)
 		inFlight += out.Sent[k] - answered
 		out.InFlight[k] = inFlight
-		out.RPS[k] = bench.BucketRate(answered, k, out.Len(), out.IntervalS, out.LastS)
+		out.RPS[k] = measure.BucketRate(answered, k, out.Len(), out.IntervalS, out.LastS)
 		if h == nil {
 			continue
 		}
-		var l Latency
+		var l measure.Latency
 		l.FillPercentiles(h)
 		out.P50MS[k], out.P95MS[k], out.P99MS[k], out.MaxMS[k] = l.P50MS, l.P95MS, l.P99MS, l.MaxMS
 		enc, err := hist.Encode(h)
@@ -152,7 +152,7 @@ func finishSeries(out *Series, hists []*hdrhistogram.Histogram) error {
 // mergeServer copies each server series (by name and source) from the
 // first report that has it, shifted into place, and returns how many
 // reports carried any.
-func mergeServer(out *Series, ss []*Series, offsets []int) int {
+func mergeServer(out *measure.Series, ss []*measure.Series, offsets []int) int {
 	seen := map[string]bool{}
 	carriers := 0
 	for j, s := range ss {
@@ -165,7 +165,7 @@ func mergeServer(out *Series, ss []*Series, offsets []int) int {
 				continue
 			}
 			seen[key] = true
-			col := make(Column, out.Len())
+			col := make(measure.Column, out.Len())
 			for k := range col {
 				col[k] = math.NaN()
 			}

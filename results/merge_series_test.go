@@ -13,14 +13,15 @@ import (
 
 	"github.com/mcpbench/mcpbench/bench"
 	"github.com/mcpbench/mcpbench/internal/hist"
+	"github.com/mcpbench/mcpbench/measure"
 )
 
 // pacedWorkload answers after a short sleep; every fifth request of a
 // worker fails as "timeout".
 type pacedWorkload struct{}
 
-func (pacedWorkload) Operations() []bench.Operation { return nil }
-func (pacedWorkload) Kinds() []string               { return []string{"ok", "timeout"} }
+func (pacedWorkload) Operations() []measure.Operation { return nil }
+func (pacedWorkload) Kinds() []string                 { return []string{"ok", "timeout"} }
 func (pacedWorkload) NewWorker(context.Context, int) (bench.Worker, error) {
 	return &pacedWorker{}, nil
 }
@@ -57,7 +58,7 @@ func TestMergedSeriesSumsExactly(t *testing.T) {
 				t.Error(err)
 				return
 			}
-			rs[i] = &RunReport{Header: Header{Schema: SchemaRun, StartedAt: time.Now()}, Workload: Workload{Mode: "closed"}, Point: PointOf(p), Shard: &Shard{Index: i, Count: 2}}
+			rs[i] = &RunReport{Header: Header{Schema: SchemaRun, StartedAt: time.Now()}, Workload: Workload{Mode: "closed"}, Point: p, Shard: &Shard{Index: i, Count: 2}}
 		}()
 	}
 	wg.Wait()
@@ -114,8 +115,8 @@ func TestMergeSeriesAlignsByTime(t *testing.T) {
 	a := synthSeries(t, 4, steadyLatency)
 	b := synthSeries(t, 4, steadyLatency)
 	b.StartedAt = a.StartedAt.Add(2 * time.Second)
-	b.Server = []ServerSeries{gauge("rss_bytes", "bytes", GaugeLevel, 4, func(i int) float64 { return float64(i) })}
-	s, notes, err := mergeSeries([]Point{{Series: a}, {Series: b}})
+	b.Server = []measure.ServerSeries{gauge("rss_bytes", "bytes", measure.GaugeLevel, 4, func(i int) float64 { return float64(i) })}
+	s, notes, err := mergeSeries([]measure.Point{{Series: a}, {Series: b}})
 	if err != nil || len(notes) != 0 {
 		t.Fatal(err, notes)
 	}
@@ -128,7 +129,7 @@ func TestMergeSeriesAlignsByTime(t *testing.T) {
 	if g := s.Server[0].Values; len(g) != 6 || g[2] != 0 || g[5] != 3 || !math.IsNaN(g[1]) {
 		t.Errorf("server column %v: want NaN, NaN, 0..3", g)
 	}
-	if _, notes, _ := mergeSeries([]Point{{Series: a}, {}}); len(notes) != 1 {
+	if _, notes, _ := mergeSeries([]measure.Point{{Series: a}, {}}); len(notes) != 1 {
 		t.Errorf("a report without a series: notes %v", notes)
 	}
 }
@@ -139,12 +140,12 @@ func TestMergeSeriesRefusesBrokenColumns(t *testing.T) {
 	a := synthSeries(t, 4, steadyLatency)
 	b := synthSeries(t, 4, steadyLatency)
 	b.Sent = b.Sent[:2]
-	if _, _, err := mergeSeries([]Point{{Series: a}, {Series: b}}); !errors.Is(err, ErrMismatch) || !strings.Contains(err.Error(), "sent has 2 buckets") {
+	if _, _, err := mergeSeries([]measure.Point{{Series: a}, {Series: b}}); !errors.Is(err, ErrMismatch) || !strings.Contains(err.Error(), "sent has 2 buckets") {
 		t.Errorf("short column: %v", err)
 	}
 	c := synthSeries(t, 4, steadyLatency)
 	c.IntervalS = 0
-	if _, _, err := mergeSeries([]Point{{Series: a}, {Series: c}}); !errors.Is(err, ErrMismatch) {
+	if _, _, err := mergeSeries([]measure.Point{{Series: a}, {Series: c}}); !errors.Is(err, ErrMismatch) {
 		t.Errorf("zero interval: %v", err)
 	}
 }

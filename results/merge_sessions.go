@@ -2,6 +2,7 @@ package results
 
 import (
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+	"github.com/mcpbench/mcpbench/measure"
 )
 
 // mergeSessions merges the session figures of session runs: counts summed,
@@ -9,7 +10,7 @@ import (
 // exact is false when some report carried a duration without its
 // histogram; the figures are then the largest report's. Reports of plain
 // runs have none, and give nil.
-func mergeSessions(ps []Point, spanS float64) (out *SessionStats, exact bool, err error) {
+func mergeSessions(ps []measure.Point, spanS float64) (out *measure.SessionStats, exact bool, err error) {
 	first := ps[0].Sessions
 	for i, p := range ps {
 		if (p.Sessions == nil) != (first == nil) {
@@ -19,7 +20,7 @@ func mergeSessions(ps []Point, spanS float64) (out *SessionStats, exact bool, er
 	if first == nil {
 		return nil, true, nil
 	}
-	out = &SessionStats{ByScenario: make([]ScenarioStats, len(first.ByScenario))}
+	out = &measure.SessionStats{ByScenario: make([]measure.ScenarioStats, len(first.ByScenario))}
 	m := sessionMerge{scenarios: make([]timesMerge, len(first.ByScenario))}
 	for i, p := range ps {
 		s := p.Sessions
@@ -55,9 +56,9 @@ func mergeSessions(ps []Point, spanS float64) (out *SessionStats, exact bool, er
 		sc.Means(spanS)
 	}
 	out.Means(spanS)
-	open := Point{}
+	open := measure.Point{}
 	for _, p := range ps {
-		m.open.add(&open, &Point{Uncorrected: p.Sessions.Uncorrected, ScheduleLagMS: p.Sessions.StartLagMS})
+		m.open.add(&open, &measure.Point{Uncorrected: p.Sessions.Uncorrected, ScheduleLagMS: p.Sessions.StartLagMS})
 	}
 	exact = m.open.finish(&open) && exact
 	out.Uncorrected, out.StartLagMS = open.Uncorrected, open.ScheduleLagMS
@@ -75,12 +76,12 @@ type sessionMerge struct {
 // think time) from many reports.
 type timesMerge struct {
 	duration, active *hdrhistogram.Histogram
-	largest          [2]SessionTimes
+	largest          [2]measure.SessionTimes
 	inexact          bool
 }
 
-func (m *timesMerge) add(duration, active *SessionTimes) {
-	for i, t := range []*SessionTimes{duration, active} {
+func (m *timesMerge) add(duration, active *measure.SessionTimes) {
+	for i, t := range []*measure.SessionTimes{duration, active} {
 		into := &m.duration
 		if i == 1 {
 			into = &m.active
@@ -93,7 +94,7 @@ func (m *timesMerge) add(duration, active *SessionTimes) {
 }
 
 // finish fills the merged figures and reports whether they are exact.
-func (m *timesMerge) finish(duration, active *SessionTimes) bool {
+func (m *timesMerge) finish(duration, active *measure.SessionTimes) bool {
 	if m.inexact || m.duration == nil || m.active == nil {
 		*duration, *active = m.largest[0], m.largest[1]
 		return false

@@ -9,10 +9,11 @@ import (
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/mcpbench/mcpbench/internal/hist"
+	"github.com/mcpbench/mcpbench/measure"
 )
 
 // sessionSteps are the steps of the session reports below.
-var sessionSteps = []Operation{
+var sessionSteps = []measure.Operation{
 	{Method: "initialize", Scenario: "agent", Step: "initialize"},
 	{Method: "tools/call", Tool: "echo", Scenario: "agent", Step: "first"},
 }
@@ -38,20 +39,20 @@ func sessionShards(t *testing.T, vals []int64, k int) []*RunReport {
 			act.RecordValue(50 * vals[j])
 			n++
 		}
-		p := Point{Concurrency: 4, ElapsedS: 1, Hist: all, Latency: Latency{Requests: 2 * n, OK: 2 * n, ErrorsByKind: map[string]int64{}}}
+		p := measure.Point{Concurrency: 4, ElapsedS: 1, Hist: all, Latency: measure.Latency{Requests: 2 * n, OK: 2 * n, ErrorsByKind: map[string]int64{}}}
 		p.Latency.FillPercentiles(all)
 		p.Histogram, _ = hist.Encode(all)
 		for s, h := range steps {
-			o := OperationStats{Operation: sessionSteps[s], Latency: Latency{Requests: n, OK: n, ErrorsByKind: map[string]int64{}}, RPS: float64(n)}
+			o := measure.OperationStats{Operation: sessionSteps[s], Latency: measure.Latency{Requests: n, OK: n, ErrorsByKind: map[string]int64{}}, RPS: float64(n)}
 			o.FillPercentiles(h)
 			o.Histogram, _ = hist.Encode(h)
 			p.ByOperation = append(p.ByOperation, o)
 		}
-		sc := ScenarioStats{Scenario: "agent", SessionFigures: SessionFigures{Completed: n, Steps: 2 * n, ThinkS: float64(n)}}
+		sc := measure.ScenarioStats{Scenario: "agent", SessionFigures: measure.SessionFigures{Completed: n, Steps: 2 * n, ThinkS: float64(n)}}
 		sc.Duration.Fill(dur)
 		sc.Active.Fill(act)
 		sc.Means(1)
-		p.Sessions = &SessionStats{Started: n, SessionFigures: sc.SessionFigures, ByScenario: []ScenarioStats{sc}}
+		p.Sessions = &measure.SessionStats{Started: n, SessionFigures: sc.SessionFigures, ByScenario: []measure.ScenarioStats{sc}}
 		rs[i] = &RunReport{
 			Header:   Header{Schema: SchemaRun, StartedAt: start, Target: Target{URL: "http://10.0.0.1:3002/mcp"}},
 			Workload: Workload{Mode: "closed", Operations: sessionSteps, Scenario: "agent.yaml"},
@@ -82,14 +83,14 @@ func TestMergeSessionsIsExactPerStep(t *testing.T) {
 	}
 	for s := range sessionSteps {
 		got := m.ByOperation[s]
-		var want Latency
+		var want measure.Latency
 		want.FillPercentiles(whole[s])
 		if got.Requests != int64(len(vals)) || got.P50MS != want.P50MS || got.P90MS != want.P90MS || got.P99MS != want.P99MS ||
 			got.P999MS != want.P999MS || got.MeanMS != want.MeanMS || got.MaxMS != want.MaxMS || got.Histogram == "" {
 			t.Errorf("step %s: merged %+v\nwant %+v", got.Step, got.Latency, want)
 		}
 	}
-	var want SessionTimes
+	var want measure.SessionTimes
 	want.Fill(whole[2])
 	s := m.Sessions
 	if s.Completed != int64(len(vals)) || s.Steps != 2*int64(len(vals)) || s.MeanSteps != 2 || s.MeanThinkMS != 1000 {

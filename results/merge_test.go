@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/mcpbench/mcpbench/internal/hist"
+	"github.com/mcpbench/mcpbench/measure"
 	"github.com/mcpbench/mcpbench/sweep"
 )
 
@@ -49,9 +50,9 @@ func shardRuns(t *testing.T, vals []int64, k int) []*RunReport {
 		}
 		r := &RunReport{
 			Header:   Header{Schema: SchemaRun, StartedAt: start.Add(time.Duration(i) * time.Millisecond), Target: Target{URL: "http://10.0.0.1:3002/mcp"}},
-			Workload: Workload{Mode: "closed", Operations: []Operation{{Method: "tools/list"}}, Warmup: 2},
-			Point: Point{Concurrency: 3, Total: n, ElapsedS: 1, Histogram: enc, Hist: dec, BytesSent: 10 * n, BytesReceived: 100 * n,
-				Latency: Latency{Requests: n, OK: n - 1, Errors: 1, ErrorsByKind: map[string]int64{"timeout": 1}}},
+			Workload: Workload{Mode: "closed", Operations: []measure.Operation{{Method: "tools/list"}}, Warmup: 2},
+			Point: measure.Point{Concurrency: 3, Total: n, ElapsedS: 1, Histogram: enc, Hist: dec, BytesSent: 10 * n, BytesReceived: 100 * n,
+				Latency: measure.Latency{Requests: n, OK: n - 1, Errors: 1, ErrorsByKind: map[string]int64{"timeout": 1}}},
 			Shard: &Shard{Index: i, Count: k},
 		}
 		r.Latency.FillPercentiles(dec)
@@ -80,7 +81,7 @@ func TestMergeRunsIsExact(t *testing.T) {
 				t.Fatalf("k=%d: p%.1f = %d µs merged, %d µs whole", k, q, got, want)
 			}
 		}
-		var want Latency
+		var want measure.Latency
 		want.FillPercentiles(whole)
 		if m.P50MS != want.P50MS || m.P90MS != want.P90MS || m.P95MS != want.P95MS || m.P99MS != want.P99MS ||
 			m.P999MS != want.P999MS || m.MinMS != want.MinMS || m.MaxMS != want.MaxMS || m.MeanMS != want.MeanMS {
@@ -117,8 +118,8 @@ func TestMergeRunsOpenLoop(t *testing.T) {
 		rate := 50.0
 		r.Rate, r.OfferedRPS, r.Workload.Mode = &rate, rate, "open"
 		r.Unsent = int64(i + 1)
-		r.Uncorrected = &Uncorrected{P50MS: 1, P95MS: float64(2 + i), P99MS: 3, MaxMS: float64(9 - i)}
-		r.ScheduleLagMS = &ScheduleLag{P99: float64(i), Max: 4}
+		r.Uncorrected = &measure.Uncorrected{P50MS: 1, P95MS: float64(2 + i), P99MS: 3, MaxMS: float64(9 - i)}
+		r.ScheduleLagMS = &measure.ScheduleLag{P99: float64(i), Max: 4}
 	}
 	m, _, err := MergeRuns(rs, MergeOptions{})
 	if err != nil {
@@ -151,9 +152,9 @@ func TestMergeRunsRefuses(t *testing.T) {
 		{"counts differ", func(rs []*RunReport) { rs[1].Shard.Count = 4 }, false, "different counts"},
 		{"out of range", func(rs []*RunReport) { rs[1].Shard.Index = 3 }, false, "out of range"},
 		{"some without shard", func(rs []*RunReport) { rs[1].Shard = nil }, false, "carry a shard"},
-		{"other method", func(rs []*RunReport) { rs[1].Workload.Operations = []Operation{{Method: "ping"}} }, false, "different workloads"},
+		{"other method", func(rs []*RunReport) { rs[1].Workload.Operations = []measure.Operation{{Method: "ping"}} }, false, "different workloads"},
 		{"other tool", func(rs []*RunReport) {
-			rs[1].Workload.Operations = []Operation{{Method: "tools/call", Tool: "echo"}}
+			rs[1].Workload.Operations = []measure.Operation{{Method: "tools/call", Tool: "echo"}}
 		}, false, "different workloads"},
 		{"other mode", func(rs []*RunReport) { rs[1].Workload.Mode = "open" }, false, "different workloads"},
 		{"other path", func(rs []*RunReport) { rs[1].Target.URL = "http://10.0.0.1:3002/other" }, false, "different targets"},
@@ -196,7 +197,7 @@ func TestMergeSweeps(t *testing.T) {
 	split := [][]int{{2, 4}, {1, 4}}
 	var rs []*SweepReport
 	for s := range 2 {
-		var pts []Point
+		var pts []measure.Point
 		for lvl := range 2 {
 			h := hist.New()
 			var n int64
@@ -205,14 +206,14 @@ func TestMergeSweeps(t *testing.T) {
 				n++
 			}
 			enc, _ := hist.Encode(h)
-			p := Point{Concurrency: split[s][lvl], Total: n, ElapsedS: 2 + float64(s)/10, Histogram: enc,
-				Latency: Latency{Requests: n, OK: n, ErrorsByKind: map[string]int64{}}}
+			p := measure.Point{Concurrency: split[s][lvl], Total: n, ElapsedS: 2 + float64(s)/10, Histogram: enc,
+				Latency: measure.Latency{Requests: n, OK: n, ErrorsByKind: map[string]int64{}}}
 			p.Latency.FillPercentiles(h)
 			pts = append(pts, p)
 		}
 		r := NewSweepReport(Header{Target: Target{URL: "http://x/mcp"}}, pts, slo)
 		r.Shard = &Shard{Index: s, Count: 2}
-		r.Workload = &Workload{Mode: "closed", Operations: []Operation{{Method: "tools/list"}}}
+		r.Workload = &Workload{Mode: "closed", Operations: []measure.Operation{{Method: "tools/list"}}}
 		rs = append(rs, r)
 	}
 	m, _, err := MergeSweeps(rs, MergeOptions{})
@@ -230,7 +231,7 @@ func TestMergeSweeps(t *testing.T) {
 		for j := 2*lvl + 1; j < len(vals); j += 4 {
 			whole.RecordValue(vals[j])
 		}
-		var want Latency
+		var want measure.Latency
 		want.FillPercentiles(whole)
 		if p.P99MS != want.P99MS || p.P50MS != want.P50MS || p.Requests != whole.TotalCount() {
 			t.Errorf("level %d: p50 %v p99 %v n %d, want %v %v %d", lvl, p.P50MS, p.P99MS, p.Requests, want.P50MS, want.P99MS, whole.TotalCount())
@@ -263,14 +264,14 @@ func TestMergeRunsStagesAndCounters(t *testing.T) {
 			h.RecordValue(vals[j] / 2)
 			whole.RecordValue(vals[j] / 2)
 		}
-		r.FirstEvent = NewStage(h)
+		r.FirstEvent = measure.NewTiming(h)
 		r.Counters = map[string]int64{"client_requests/elicitation/create": 10, "token_refreshes": int64(i)}
 	}
 	m, _, err := MergeRuns(rs, MergeOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := NewStage(whole); m.FirstEvent == nil || *m.FirstEvent != *want {
+	if want := measure.NewTiming(whole); m.FirstEvent == nil || *m.FirstEvent != *want {
 		t.Errorf("first event merged %+v, whole %+v", m.FirstEvent, want)
 	}
 	if m.TaskCreated != nil {

@@ -6,11 +6,12 @@ import (
 	"strings"
 
 	"github.com/mcpbench/mcpbench/internal/textfmt"
+	"github.com/mcpbench/mcpbench/measure"
 	"github.com/mcpbench/mcpbench/sweep"
 )
 
 // OperationName is an operation as people write it: "tools/call search".
-func OperationName(o Operation) string {
+func OperationName(o measure.Operation) string {
 	if o.Step != "" {
 		return StepName(o)
 	}
@@ -21,13 +22,13 @@ func OperationName(o Operation) string {
 }
 
 // StepName is a scenario step as people write it: "agent/search".
-func StepName(o Operation) string {
+func StepName(o measure.Operation) string {
 	return o.Scenario + "/" + o.Step
 }
 
 // OperationsLine lists a workload's operations, comma-separated; two
 // workloads send the same when their lines are equal.
-func OperationsLine(ops []Operation) string {
+func OperationsLine(ops []measure.Operation) string {
 	names := make([]string, len(ops))
 	for i, o := range ops {
 		names[i] = OperationName(o)
@@ -49,10 +50,10 @@ func SLOLine(s sweep.SLO) string {
 }
 
 // LevelName names a point's load level: "concurrency 8", "rate 250".
-func LevelName(p *Point) string { return levelName(p) }
+func LevelName(p *measure.Point) string { return levelName(p) }
 
 // levelName names a point's load level, the key compare matches points on.
-func levelName(p *Point) string {
+func levelName(p *measure.Point) string {
 	if p.Rate != nil {
 		return "rate " + textfmt.Float(math.Round(*p.Rate*100)/100)
 	}

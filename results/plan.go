@@ -1,7 +1,7 @@
 package results
 
 import (
-	"github.com/mcpbench/mcpbench/bench"
+	"github.com/mcpbench/mcpbench/measure"
 	"github.com/mcpbench/mcpbench/workload"
 )
 
@@ -22,16 +22,16 @@ type PlanReport struct {
 // call with what the tool's annotations say and sample arguments, and the
 // load it would put on the server.
 type Plan struct {
-	Operations []Operation            `json:"operations"`
+	Operations []measure.Operation    `json:"operations"`
 	Calls      []workload.PlannedCall `json:"calls"`
-	Load       Load                   `json:"load"`
+	Load       PlannedLoad            `json:"load"`
 	Warnings   []string               `json:"warnings,omitempty"`
 }
 
-// Load is the shape of the load: closed loop at each concurrency, or open
-// loop at each rate (one value for a run, the levels of a sweep), for a
-// number of requests or a duration per level.
-type Load struct {
+// PlannedLoad is the load a plan would put on the server: closed loop at
+// each concurrency, or open loop at each rate (one value for a run, the
+// levels of a sweep), for a number of requests or a duration per level.
+type PlannedLoad struct {
 	Mode string `json:"mode"` // closed or open
 	// Unit is "sessions" for a scenario file: concurrency counts users
 	// and rates are sessions per second.
@@ -48,20 +48,20 @@ type Load struct {
 // Plannable is a workload that can say what it would send: a plain one
 // or a scenario file's.
 type Plannable interface {
-	Operations() []bench.Operation
+	Operations() []measure.Operation
 	Plan(samples int) []workload.PlannedCall
 	Warnings() []string
 }
 
 // NewPlanReport is the plan of wl under load, for command.
-func NewPlanReport(h Header, command string, wl Plannable, load Load) *PlanReport {
+func NewPlanReport(h Header, command string, wl Plannable, load PlannedLoad) *PlanReport {
 	h.Schema = SchemaPlan
 	calls := wl.Plan(PlanSamples)
 	if calls == nil {
 		calls = []workload.PlannedCall{} // a plan with no tools says so
 	}
 	return &PlanReport{Header: h, Command: command, Plan: Plan{
-		Operations: OperationsOf(wl.Operations()), Calls: calls, Load: load, Warnings: wl.Warnings(),
+		Operations: wl.Operations(), Calls: calls, Load: load, Warnings: wl.Warnings(),
 	}}
 }
 

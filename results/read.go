@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+
+	"github.com/mcpbench/mcpbench/measure"
 )
 
 // Report is a run or a sweep report, whichever a file held.
@@ -66,7 +68,7 @@ func ReadReport(rd io.Reader) (Report, error) {
 // checkCounts refuses counts no run produces: negative ones, or ok and
 // errors (and the errors by kind) that do not sum to the requests. A
 // report edited by hand that way would compare and merge into nonsense.
-func checkCounts(where string, l *Latency) error {
+func checkCounts(where string, l *measure.Latency) error {
 	var byKind int64
 	for k, n := range l.ErrorsByKind {
 		if n < 0 {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/mcpbench/mcpbench/internal/hist"
 	"github.com/mcpbench/mcpbench/logscan"
+	"github.com/mcpbench/mcpbench/measure"
 	"github.com/mcpbench/mcpbench/probe"
 	"github.com/mcpbench/mcpbench/workload"
 )
@@ -25,7 +26,7 @@ type Gate struct {
 type RunReport struct {
 	Header
 	Workload Workload `json:"workload"`
-	Point
+	measure.Point
 	Gates   []Gate              `json:"gates"`
 	LogScan *logscan.WindowScan `json:"log_scan"`
 	// Health is the server's /health before and after (with --health-url).
@@ -65,11 +66,11 @@ type Exemplar struct {
 // Workload says what was sent, so compare and merge can refuse reports of
 // different workloads.
 type Workload struct {
-	Mode       string      `json:"mode"` // closed or open
-	Operations []Operation `json:"operations"`
-	Warmup     int64       `json:"warmup"`
-	DurationS  float64     `json:"duration_s,omitempty"`
-	Session    string      `json:"session,omitempty"`
+	Mode       string              `json:"mode"` // closed or open
+	Operations []measure.Operation `json:"operations"`
+	Warmup     int64               `json:"warmup"`
+	DurationS  float64             `json:"duration_s,omitempty"`
+	Session    string              `json:"session,omitempty"`
 	// Tools are the tools called, with what their annotations say and,
 	// for generated arguments, how many sets each cycled through.
 	Tools []workload.ToolInfo `json:"tools,omitempty"`

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"time"
+
+	"github.com/mcpbench/mcpbench/measure"
 )
 
 // Soak is what a run's series says over time: a robust trend of p99
@@ -109,7 +111,7 @@ func materiality(series, unit string, start float64) float64 {
 }
 
 // AnalyzeSoak finds the trends of s after the warm-up; nil for no series.
-func AnalyzeSoak(s *Series, opt SoakOptions) *Soak {
+func AnalyzeSoak(s *measure.Series, opt SoakOptions) *Soak {
 	if s == nil || s.Len() == 0 {
 		return nil
 	}
@@ -146,7 +148,7 @@ func AnalyzeSoak(s *Series, opt SoakOptions) *Soak {
 	add("p99_ms", "ms", false, pick(idx, func(i int) float64 { return latencyAt(s, i) }))
 	add("error_rate", "", false, pick(idx, func(i int) float64 { return errorRateAt(s, i) }))
 	for _, g := range s.Server {
-		if g.Kind == GaugeCounter {
+		if g.Kind == measure.GaugeCounter {
 			continue // a counter grows by nature: its trend says nothing of leaks
 		}
 		add("server:"+g.Name, g.Unit, true, pick(idx, func(i int) float64 { return g.Values[i] }))
@@ -157,7 +159,7 @@ func AnalyzeSoak(s *Series, opt SoakOptions) *Soak {
 // window lists the buckets the trends use: those that start at or after
 // from, less a last bucket cut to under half an interval (too few
 // requests to weigh like the others).
-func window(s *Series, from float64) []int {
+func window(s *measure.Series, from float64) []int {
 	var idx []int
 	for i := range s.Len() {
 		if float64(i)*s.IntervalS >= from-1e-9 {
@@ -179,7 +181,7 @@ func pick(idx []int, f func(int) float64) []float64 {
 }
 
 // latencyAt is bucket i's p99, NaN for a bucket with no answers.
-func latencyAt(s *Series, i int) float64 {
+func latencyAt(s *measure.Series, i int) float64 {
 	if s.Requests(i) == 0 {
 		return math.NaN()
 	}
@@ -187,7 +189,7 @@ func latencyAt(s *Series, i int) float64 {
 }
 
 // errorRateAt is bucket i's error rate, NaN for a bucket with no answers.
-func errorRateAt(s *Series, i int) float64 {
+func errorRateAt(s *measure.Series, i int) float64 {
 	n := s.Requests(i)
 	if n == 0 {
 		return math.NaN()

@@ -8,14 +8,15 @@ import (
 	"time"
 
 	"github.com/mcpbench/mcpbench/internal/hist"
+	"github.com/mcpbench/mcpbench/measure"
 )
 
 // synthSeries is n one-second buckets of 200 answers each whose latency
 // (µs) latencyAt gives, with the server gauges the callers add.
-func synthSeries(t *testing.T, n int, latencyAt func(bucket int, rng *rand.Rand) int64) *Series {
+func synthSeries(t *testing.T, n int, latencyAt func(bucket int, rng *rand.Rand) int64) *measure.Series {
 	t.Helper()
 	rng := rand.New(rand.NewPCG(9, 9))
-	s := &Series{StartedAt: time.Unix(1700000000, 0), IntervalS: 1, LastS: 1}
+	s := &measure.Series{StartedAt: time.Unix(1700000000, 0), IntervalS: 1, LastS: 1}
 	for i := range n {
 		h := hist.New()
 		for range 200 {
@@ -24,7 +25,7 @@ func synthSeries(t *testing.T, n int, latencyAt func(bucket int, rng *rand.Rand)
 			}
 		}
 		enc, _ := hist.Encode(h)
-		var l Latency
+		var l measure.Latency
 		l.FillPercentiles(h)
 		s.Sent, s.OK = append(s.Sent, 200), append(s.OK, 200)
 		s.RPS, s.InFlight, s.CPUS = append(s.RPS, 200), append(s.InFlight, 0), append(s.CPUS, 0.1)
@@ -37,8 +38,8 @@ func synthSeries(t *testing.T, n int, latencyAt func(bucket int, rng *rand.Rand)
 func steadyLatency(_ int, rng *rand.Rand) int64 { return 1000 + int64(rng.ExpFloat64()*500) }
 
 // gauge is a server column of n values from f.
-func gauge(name, unit, kind string, n int, f func(i int) float64) ServerSeries {
-	g := ServerSeries{Name: name, Unit: unit, Kind: kind, Source: "pid 1"}
+func gauge(name, unit, kind string, n int, f func(i int) float64) measure.ServerSeries {
+	g := measure.ServerSeries{Name: name, Unit: unit, Kind: kind, Source: "pid 1"}
 	for i := range n {
 		g.Values = append(g.Values, f(i))
 	}
@@ -49,10 +50,10 @@ func TestSoakFlagsALeak(t *testing.T) {
 	s := synthSeries(t, 60, steadyLatency)
 	rng := rand.New(rand.NewPCG(1, 1))
 	// 20 MB and 1 MB/s more, with GC-like noise of ±2 MB.
-	s.Server = []ServerSeries{
-		gauge("rss_bytes", "bytes", GaugeLevel, 60, func(i int) float64 { return 20e6 + 1e6*float64(i) + 2e6*(rng.Float64()-0.5) }),
-		gauge("open_fds", "", GaugeLevel, 60, func(int) float64 { return 12 }),
-		gauge("cpu_s", "seconds", GaugeCounter, 60, func(int) float64 { return 0.3 }),
+	s.Server = []measure.ServerSeries{
+		gauge("rss_bytes", "bytes", measure.GaugeLevel, 60, func(i int) float64 { return 20e6 + 1e6*float64(i) + 2e6*(rng.Float64()-0.5) }),
+		gauge("open_fds", "", measure.GaugeLevel, 60, func(int) float64 { return 12 }),
+		gauge("cpu_s", "seconds", measure.GaugeCounter, 60, func(int) float64 { return 0.3 }),
 	}
 	soak := AnalyzeSoak(s, SoakOptions{})
 	if soak.FromS != 6 || soak.ToS != 60 {
@@ -78,7 +79,7 @@ func TestSoakFlagsALeak(t *testing.T) {
 func TestSoakNoVerdictWhenFlat(t *testing.T) {
 	s := synthSeries(t, 60, steadyLatency)
 	rng := rand.New(rand.NewPCG(2, 2))
-	s.Server = []ServerSeries{gauge("rss_bytes", "bytes", GaugeLevel, 60, func(int) float64 { return 20e6 + 2e6*(rng.Float64()-0.5) })}
+	s.Server = []measure.ServerSeries{gauge("rss_bytes", "bytes", measure.GaugeLevel, 60, func(int) float64 { return 20e6 + 2e6*(rng.Float64()-0.5) })}
 	if soak := AnalyzeSoak(s, SoakOptions{}); len(soak.Verdicts) != 0 {
 		t.Fatalf("verdicts on a flat series: %+v", soak.Verdicts)
 	}
@@ -88,7 +89,7 @@ func TestSoakNoVerdictWhenFlat(t *testing.T) {
 // the level is significant but not material.
 func TestSoakSmallGrowthIsNotMaterial(t *testing.T) {
 	s := synthSeries(t, 60, steadyLatency)
-	s.Server = []ServerSeries{gauge("rss_bytes", "bytes", GaugeLevel, 60, func(i int) float64 { return 500e6 + 1e4*float64(i) })}
+	s.Server = []measure.ServerSeries{gauge("rss_bytes", "bytes", measure.GaugeLevel, 60, func(i int) float64 { return 500e6 + 1e4*float64(i) })}
 	soak := AnalyzeSoak(s, SoakOptions{})
 	tr := trendNamed(t, soak, "server:rss_bytes")
 	if !tr.Significant || tr.Material || len(soak.Verdicts) != 0 {

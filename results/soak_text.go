@@ -8,6 +8,7 @@ import (
 
 	"github.com/mcpbench/mcpbench/internal/hist"
 	"github.com/mcpbench/mcpbench/internal/textfmt"
+	"github.com/mcpbench/mcpbench/measure"
 )
 
 // verdictText says what a trend found, e.g. "server rss_bytes grew
@@ -31,7 +32,7 @@ func num(v float64) string { return textfmt.Amount(math.Round(v*1000)/1000, "") 
 // drift is p99 over the first and the last tenth of the series' buckets
 // (at least one each), from their merged histograms; nil for a series of
 // one bucket or without histograms.
-func drift(s *Series) *Drift {
+func drift(s *measure.Series) *Drift {
 	n := s.Len()
 	if n < 2 || len(s.Histograms) != n {
 		return nil
@@ -66,7 +67,7 @@ type p99Of struct {
 
 // mergedP99 merges the histograms of buckets [from, to); false when one
 // with answers has none, or it cannot be read.
-func mergedP99(s *Series, from, to int) (p99Of, bool) {
+func mergedP99(s *measure.Series, from, to int) (p99Of, bool) {
 	h := hist.New()
 	for i := from; i < to; i++ {
 		if s.Histograms[i] == "" {

@@ -4,54 +4,26 @@ import (
 	"fmt"
 
 	"github.com/mcpbench/mcpbench/bench"
+	"github.com/mcpbench/mcpbench/measure"
 )
 
-// StageSummary is one stage of a staged run (--stages, --rate-stages):
-// its span in seconds from the start of measuring, the target it reached
-// (workers or requests/s), and what was answered in it.
-type StageSummary struct {
-	FromS     float64 `json:"from_s"`
-	ToS       float64 `json:"to_s"`
-	Target    float64 `json:"target"`
-	Requests  int64   `json:"requests"`
-	RPS       float64 `json:"rps"`
-	P50MS     float64 `json:"p50_ms"`
-	P95MS     float64 `json:"p95_ms"`
-	P99MS     float64 `json:"p99_ms"`
-	Errors    int64   `json:"errors"`
-	ErrorRate float64 `json:"error_rate"`
-}
-
-// Spike is a rise of the load above a held stage and the time the run
-// took to recover after the load came back (bench.Spike).
-type Spike struct {
-	Stage         int     `json:"stage"`
-	Back          int     `json:"back"`
-	EndS          float64 `json:"end_s"`
-	BaselineP99MS float64 `json:"baseline_p99_ms"`
-	RecoveryS     float64 `json:"recovery_s"`
-	Recovered     bool    `json:"recovered"`
-}
-
-// Restage recomputes p's stage summaries and spikes from its series, as
+// restage recomputes p's stage summaries and spikes from its series, as
 // the generator computed them: after a merge, the series is the shards'
 // sum and the summaries follow it.
-func (p *Point) Restage() {
+func restage(p *measure.Point) {
 	if len(p.Stages) == 0 || p.Series == nil {
 		return
 	}
-	st := bench.StagesOf(convert[[]bench.StageSummary](p.Stages))
-	sums, spikes := bench.SummarizeStages(st, convert[*bench.Series](p.Series))
-	p.Stages, p.Spikes = convert[[]StageSummary](sums), convert[[]Spike](spikes)
+	p.Stages, p.Spikes = bench.SummarizeStages(bench.StagesOf(p.Stages), p.Series)
 }
 
 // mergeStages gives out the shards' stages, each target the shards' sum,
 // and recomputes their figures from the merged series.
-func mergeStages(out *Point, ps []Point) error {
+func mergeStages(out *measure.Point, ps []measure.Point) error {
 	if len(ps[0].Stages) == 0 {
 		return nil
 	}
-	out.Stages = append([]StageSummary(nil), ps[0].Stages...)
+	out.Stages = append([]measure.StageSummary(nil), ps[0].Stages...)
 	for i, p := range ps[1:] {
 		if len(p.Stages) != len(out.Stages) {
 			return mismatch("report %d has %d stages, report 1 has %d", i+2, len(p.Stages), len(out.Stages))
@@ -63,7 +35,7 @@ func mergeStages(out *Point, ps []Point) error {
 			out.Stages[k].Target += st.Target
 		}
 	}
-	out.Restage()
+	restage(out)
 	return nil
 }
 
@@ -76,7 +48,7 @@ type Aborted struct {
 
 // recoveryGates are one recovery_s gate per spike: a spike that never
 // recovered fails whatever its time.
-func recoveryGates(spikes []Spike, limit float64) []Gate {
+func recoveryGates(spikes []measure.Spike, limit float64) []Gate {
 	out := make([]Gate, 0, len(spikes))
 	for _, sp := range spikes {
 		g := gate("recovery_s", limit, sp.RecoveryS)
@@ -89,7 +61,7 @@ func recoveryGates(spikes []Spike, limit float64) []Gate {
 // stageChecks compares two staged points stage by stage, as a point's
 // figures are gated, when their stages span the same times; a spike's
 // recovery is shown beside them, not gated (its limit is --max-recovery).
-func (c *Comparison) stageChecks(scope string, b, n *Point, g Limits) {
+func (c *Comparison) stageChecks(scope string, b, n *measure.Point, g Limits) {
 	if len(b.Stages) == 0 && len(n.Stages) == 0 {
 		return
 	}
@@ -114,7 +86,7 @@ func (c *Comparison) stageChecks(scope string, b, n *Point, g Limits) {
 }
 
 // sameSpans says whether two stage lists cover the same times.
-func sameSpans(a, b []StageSummary) bool {
+func sameSpans(a, b []measure.StageSummary) bool {
 	if len(a) != len(b) {
 		return false
 	}

@@ -6,8 +6,8 @@ import (
 	"io"
 	"strings"
 
-	"github.com/mcpbench/mcpbench/bench"
 	"github.com/mcpbench/mcpbench/logscan"
+	"github.com/mcpbench/mcpbench/measure"
 	"github.com/mcpbench/mcpbench/probe"
 	"github.com/mcpbench/mcpbench/sweep"
 )
@@ -18,7 +18,7 @@ import (
 // flattens them without shadowing.
 type SweepReport struct {
 	Header
-	Analysis
+	sweep.Analysis
 	// Interrupted marks a sweep stopped by Ctrl-C: the points are the ones
 	// measured before it, the analysis is over those.
 	Interrupted bool `json:"interrupted,omitempty"`
@@ -44,30 +44,9 @@ type SweepReport struct {
 
 // NewSweepReport analyses the points against the SLO and puts the header
 // in front, with the sweep schema filled in.
-func NewSweepReport(h Header, points []Point, slo sweep.SLO) *SweepReport {
+func NewSweepReport(h Header, points []measure.Point, slo sweep.SLO) *SweepReport {
 	h.Schema = SchemaSweep
-	return &SweepReport{Header: h, Analysis: analyze(points, slo)}
-}
-
-// Analysis is the body of a sweep report: sweep.Analysis with its points
-// in their report form, in the same order.
-type Analysis struct {
-	SLO            sweep.SLO            `json:"slo"`
-	Points         []Point              `json:"points"`
-	Summary        sweep.Summary        `json:"summary"`
-	Knee           *sweep.Knee          `json:"knee"`
-	USL            *sweep.USL           `json:"usl"`
-	Recommendation sweep.Recommendation `json:"recommendation"`
-}
-
-// analyze is sweep.Analyze on report points: the analysis works on the
-// generator's plain values, and its points come back in report form.
-func analyze(points []Point, slo sweep.SLO) Analysis {
-	ms := make([]bench.Point, len(points))
-	for i := range points {
-		ms[i] = points[i].measured()
-	}
-	return convert[Analysis](sweep.Analyze(ms, slo))
+	return &SweepReport{Header: h, Analysis: sweep.Analyze(points, slo)}
 }
 
 // SaturationNote says which points the generator, not the server, limited,

@@ -3,6 +3,7 @@ package results
 import (
 	"testing"
 
+	"github.com/mcpbench/mcpbench/measure"
 	"github.com/mcpbench/mcpbench/sweep"
 )
 
@@ -11,14 +12,14 @@ import (
 // highest feasible concurrency is below it; each is recorded as it was
 // judged (issue 19, point 4).
 func TestSweepGates(t *testing.T) {
-	point := func(c int, p99 float64) Point {
-		p := Point{Concurrency: c, RPS: float64(c) * 100}
+	point := func(c int, p99 float64) measure.Point {
+		p := measure.Point{Concurrency: c, RPS: float64(c) * 100}
 		p.Requests, p.OK, p.P95MS, p.P99MS = 100, 100, p99/2, p99
 		return p
 	}
 	slo := sweep.SLO{P99MS: 100}
-	some := NewSweepReport(Header{}, []Point{point(1, 20), point(8, 300)}, slo)
-	none := NewSweepReport(Header{}, []Point{point(1, 200), point(8, 300)}, slo)
+	some := NewSweepReport(Header{}, []measure.Point{point(1, 20), point(8, 300)}, slo)
+	none := NewSweepReport(Header{}, []measure.Point{point(1, 200), point(8, 300)}, slo)
 	for _, tt := range []struct {
 		name  string
 		r     *SweepReport

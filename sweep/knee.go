@@ -5,7 +5,7 @@ import (
 	"math"
 	"slices"
 
-	"github.com/mcpbench/mcpbench/bench"
+	"github.com/mcpbench/mcpbench/measure"
 )
 
 // Knee methods, as reported in knee.method.
@@ -46,7 +46,7 @@ type curvePoint struct {
 // throughputCurve returns the closed-loop points as (concurrency, rps),
 // sorted by concurrency, one entry per level, skipping rate points and
 // non-finite values.
-func throughputCurve(points []bench.Point) []curvePoint {
+func throughputCurve(points []measure.Point) []curvePoint {
 	type acc struct {
 		sum float64
 		k   int
@@ -83,7 +83,7 @@ func throughputCurve(points []bench.Point) []curvePoint {
 //
 // There is no smoothing and no threshold step: sweeps have a handful of
 // points, and smoothing them would move the knee off a measured level.
-func FindKnee(points []bench.Point) *Knee {
+func FindKnee(points []measure.Point) *Knee {
 	curve := throughputCurve(points)
 	if len(curve) == 0 {
 		return nil

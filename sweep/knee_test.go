@@ -4,7 +4,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/mcpbench/mcpbench/bench"
+	"github.com/mcpbench/mcpbench/measure"
 )
 
 func TestFindKneeCapacityServer(t *testing.T) {
@@ -62,21 +62,21 @@ func TestFindKneeNoisy(t *testing.T) {
 }
 
 func TestFindKneeShapes(t *testing.T) {
-	pts := func(ns []int, rps []float64) []bench.Point {
-		var out []bench.Point
+	pts := func(ns []int, rps []float64) []measure.Point {
+		var out []measure.Point
 		for i, n := range ns {
-			out = append(out, bench.Point{Concurrency: n, RPS: rps[i]})
+			out = append(out, measure.Point{Concurrency: n, RPS: rps[i]})
 		}
 		return out
 	}
 	five := 5.0
 	tests := []struct {
 		name   string
-		points []bench.Point
+		points []measure.Point
 		want   *Knee
 	}{
 		{"empty", nil, nil},
-		{"rate points only", []bench.Point{{Rate: &five, RPS: 5}}, nil},
+		{"rate points only", []measure.Point{{Rate: &five, RPS: 5}}, nil},
 		{"one point", pts([]int{4}, []float64{200}), &Knee{4, KneePeak}},
 		{"two points", pts([]int{1, 2}, []float64{50, 100}), &Knee{2, KneePeak}},
 		{"peak at the second point", pts([]int{1, 2, 4, 8}, []float64{50, 100, 90, 80}), &Knee{2, KneePeak}},

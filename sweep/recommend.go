@@ -8,7 +8,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/mcpbench/mcpbench/bench"
+	"github.com/mcpbench/mcpbench/measure"
 )
 
 // Thresholds the contract fixes.
@@ -30,14 +30,23 @@ type SLO struct {
 }
 
 // Feasible reports whether p meets the SLO.
-func (s SLO) Feasible(p bench.Point) bool {
+func (s SLO) Feasible(p measure.Point) bool {
 	return p.Feasible(s.P95MS, s.P99MS, s.MaxErrorRate)
 }
 
 // Sustained reports whether an open-loop point delivered what was offered
 // and met the SLO. Closed-loop points are never sustained rates.
-func (s SLO) Sustained(p bench.Point) bool {
+func (s SLO) Sustained(p measure.Point) bool {
 	return p.Rate != nil && *p.Rate > 0 && p.RPS >= SustainedShare**p.Rate && s.Feasible(p)
+}
+
+// Met says whether p met the SLO: feasible, and for an open-loop point
+// also sustained (it delivered what was offered).
+func (s SLO) Met(p measure.Point) bool {
+	if p.Rate != nil {
+		return s.Sustained(p)
+	}
+	return s.Feasible(p)
 }
 
 // Recommendation is the sweep's answer to "how hard can I drive this
@@ -56,7 +65,7 @@ type Recommendation struct {
 // Recommend applies the SLO to the points. Closed-loop points give the
 // concurrency fields; open-loop points (Rate set) give MaxSustainableRPS.
 // knee may be nil.
-func Recommend(points []bench.Point, slo SLO, knee *Knee) Recommendation {
+func Recommend(points []measure.Point, slo SLO, knee *Knee) Recommendation {
 	closed, open := splitPoints(points)
 	rec := Recommendation{FeasibleConcurrency: []int{}}
 	if knee != nil {
@@ -76,8 +85,8 @@ func Recommend(points []bench.Point, slo SLO, knee *Knee) Recommendation {
 	return rec
 }
 
-func recommendConcurrency(points []bench.Point, slo SLO, rec *Recommendation) string {
-	var feasible []bench.Point
+func recommendConcurrency(points []measure.Point, slo SLO, rec *Recommendation) string {
+	var feasible []measure.Point
 	for _, p := range points {
 		if slo.Feasible(p) {
 			feasible = append(feasible, p)
@@ -94,7 +103,7 @@ func recommendConcurrency(points []bench.Point, slo SLO, rec *Recommendation) st
 			best = p
 		}
 	}
-	var chosen bench.Point
+	var chosen measure.Point
 	for _, p := range feasible {
 		if p.RPS >= NearBestRPS*best.RPS {
 			chosen = p
@@ -112,8 +121,8 @@ func recommendConcurrency(points []bench.Point, slo SLO, rec *Recommendation) st
 		fmt.Fprintf(&b, "concurrency %d is the lowest that met the SLO within 5%% of the best feasible throughput (%.1f rps against %.1f rps at concurrency %d)",
 			chosen.Concurrency, chosen.RPS, best.RPS, best.Concurrency)
 	}
-	b.WriteString(failedBelow(points, last, func(p bench.Point) bool { return p.Concurrency < last.Concurrency && !slo.Feasible(p) },
-		func(p bench.Point) string { return fmt.Sprintf("concurrency %d", p.Concurrency) }, slo))
+	b.WriteString(failedBelow(points, last, func(p measure.Point) bool { return p.Concurrency < last.Concurrency && !slo.Feasible(p) },
+		func(p measure.Point) string { return fmt.Sprintf("concurrency %d", p.Concurrency) }, slo))
 	if firstBad, ok := firstInfeasibleAbove(points, slo, last.Concurrency); ok {
 		fmt.Fprintf(&b, "; the SLO held up to concurrency %d and broke at %d (%s)", last.Concurrency, firstBad.Concurrency, strings.Join(failures(firstBad, slo), ", "))
 	} else if last.Concurrency == points[len(points)-1].Concurrency {
@@ -122,8 +131,8 @@ func recommendConcurrency(points []bench.Point, slo SLO, rec *Recommendation) st
 	return b.String()
 }
 
-func recommendRate(points []bench.Point, slo SLO, rec *Recommendation) string {
-	var sustained []bench.Point
+func recommendRate(points []measure.Point, slo SLO, rec *Recommendation) string {
+	var sustained []measure.Point
 	for _, p := range points {
 		if slo.Sustained(p) {
 			sustained = append(sustained, p)
@@ -146,8 +155,8 @@ func recommendRate(points []bench.Point, slo SLO, rec *Recommendation) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s rps is the highest offered rate the server sustained within the SLO (%.1f rps achieved, p95 %.1f ms, p99 %.1f ms)",
 		fmtRate(*top.Rate), top.RPS, top.P95MS, top.P99MS)
-	b.WriteString(failedBelow(points, top, func(p bench.Point) bool { return *p.Rate < *top.Rate && !slo.Sustained(p) },
-		func(p bench.Point) string { return fmtRate(*p.Rate) + " rps" }, slo))
+	b.WriteString(failedBelow(points, top, func(p measure.Point) bool { return *p.Rate < *top.Rate && !slo.Sustained(p) },
+		func(p measure.Point) string { return fmtRate(*p.Rate) + " rps" }, slo))
 	for _, p := range points {
 		if *p.Rate > *top.Rate && !slo.Sustained(p) {
 			fmt.Fprintf(&b, "; at %s rps it broke (%s)", fmtRate(*p.Rate), strings.Join(rateFailures(p, slo), ", "))
@@ -162,7 +171,7 @@ func recommendRate(points []bench.Point, slo SLO, rec *Recommendation) string {
 
 // rateFailures lists why an offered rate was not sustained: too little
 // delivered, or the SLO missed.
-func rateFailures(p bench.Point, slo SLO) []string {
+func rateFailures(p measure.Point, slo SLO) []string {
 	var why []string
 	if p.RPS < SustainedShare**p.Rate {
 		why = append(why, fmt.Sprintf("achieved %.1f rps", p.RPS))
@@ -174,7 +183,7 @@ func rateFailures(p bench.Point, slo SLO) []string {
 // top, passed. A series that passes, fails and passes again was measured
 // on a server whose limit moved (or with too few requests a point), so the
 // highest passing figure alone would overstate what can be relied on.
-func failedBelow(points []bench.Point, top bench.Point, failed func(bench.Point) bool, level func(bench.Point) string, slo SLO) string {
+func failedBelow(points []measure.Point, top measure.Point, failed func(measure.Point) bool, level func(measure.Point) string, slo SLO) string {
 	var notes []string
 	for _, p := range points {
 		if failed(p) {
@@ -195,7 +204,7 @@ func failedBelow(points []bench.Point, top bench.Point, failed func(bench.Point)
 // noneFeasible explains an empty feasible set from the lightest load, the
 // point most likely to pass: if even it fails, which bound and by how much
 // tells the reader whether lowering the load can help.
-func noneFeasible(light bench.Point, slo SLO, axis, level string, lightest bool) string {
+func noneFeasible(light measure.Point, slo SLO, axis, level string, lightest bool) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "no point met the SLO: at %s %s (the lightest load) %s", axis, level, strings.Join(failures(light, slo), ", "))
 	latency := (slo.P95MS > 0 && light.P95MS > slo.P95MS) || (slo.P99MS > 0 && light.P99MS > slo.P99MS)
@@ -215,7 +224,7 @@ func noneFeasible(light bench.Point, slo SLO, axis, level string, lightest bool)
 
 // failures lists the SLO bounds p misses, in the order the contract names
 // them, with the measured figure beside the bound.
-func failures(p bench.Point, slo SLO) []string {
+func failures(p measure.Point, slo SLO) []string {
 	var out []string
 	if slo.P95MS > 0 && p.P95MS > slo.P95MS {
 		out = append(out, fmt.Sprintf("p95 was %.1f ms, above the %s ms target", p.P95MS, fmtNum(slo.P95MS)))
@@ -229,13 +238,13 @@ func failures(p bench.Point, slo SLO) []string {
 	return out
 }
 
-func firstInfeasibleAbove(points []bench.Point, slo SLO, c int) (bench.Point, bool) {
+func firstInfeasibleAbove(points []measure.Point, slo SLO, c int) (measure.Point, bool) {
 	for _, p := range points {
 		if p.Concurrency > c && !slo.Feasible(p) {
 			return p, true
 		}
 	}
-	return bench.Point{}, false
+	return measure.Point{}, false
 }
 
 func topErrorKind(m map[string]int64) string {
@@ -251,7 +260,7 @@ func topErrorKind(m map[string]int64) string {
 
 // splitPoints separates closed-loop from open-loop points, each sorted by
 // its load axis.
-func splitPoints(points []bench.Point) (closed, open []bench.Point) {
+func splitPoints(points []measure.Point) (closed, open []measure.Point) {
 	for _, p := range points {
 		if p.Rate != nil {
 			open = append(open, p)
@@ -259,8 +268,8 @@ func splitPoints(points []bench.Point) (closed, open []bench.Point) {
 			closed = append(closed, p)
 		}
 	}
-	slices.SortStableFunc(closed, func(a, b bench.Point) int { return cmp.Compare(a.Concurrency, b.Concurrency) })
-	slices.SortStableFunc(open, func(a, b bench.Point) int { return cmp.Compare(*a.Rate, *b.Rate) })
+	slices.SortStableFunc(closed, func(a, b measure.Point) int { return cmp.Compare(a.Concurrency, b.Concurrency) })
+	slices.SortStableFunc(open, func(a, b measure.Point) int { return cmp.Compare(*a.Rate, *b.Rate) })
 	return closed, open
 }
 

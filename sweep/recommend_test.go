@@ -6,12 +6,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcpbench/mcpbench/bench"
+	"github.com/mcpbench/mcpbench/measure"
 )
 
 // lat builds a closed-loop point with the figures the SLO looks at.
-func lat(c int, rps, p95, p99, errRate float64) bench.Point {
-	p := bench.Point{Concurrency: c, RPS: rps}
+func lat(c int, rps, p95, p99, errRate float64) measure.Point {
+	p := measure.Point{Concurrency: c, RPS: rps}
 	p.P50MS, p.P95MS, p.P99MS, p.ErrorRate = p95/2, p95, p99, errRate
 	return p
 }
@@ -23,7 +23,7 @@ func TestRecommendConcurrency(t *testing.T) {
 	slo := SLO{P95MS: 70, P99MS: 100}
 	tests := []struct {
 		name        string
-		points      []bench.Point
+		points      []measure.Point
 		slo         SLO
 		recommended *int
 		maxFeasible *int
@@ -41,45 +41,45 @@ func TestRecommendConcurrency(t *testing.T) {
 		},
 		{
 			name:        "within 5% picks the cheaper level",
-			points:      []bench.Point{lat(1, 100, 10, 20, 0), lat(2, 190, 12, 20, 0), lat(4, 385, 20, 30, 0), lat(8, 400, 60, 90, 0), lat(16, 390, 140, 200, 0)},
+			points:      []measure.Point{lat(1, 100, 10, 20, 0), lat(2, 190, 12, 20, 0), lat(4, 385, 20, 30, 0), lat(8, 400, 60, 90, 0), lat(16, 390, 140, 200, 0)},
 			slo:         slo,
 			recommended: intp(4), maxFeasible: intp(8), feasible: []int{1, 2, 4, 8},
 			reason: []string{"concurrency 4", "385.0 rps against 400.0 rps at concurrency 8", "broke at 16 (p95 was 140.0 ms, above the 70 ms target, p99 was 200.0 ms, above the 100 ms target)"},
 		},
 		{
 			name:        "best is the recommendation",
-			points:      []bench.Point{lat(1, 100, 10, 20, 0), lat(2, 150, 12, 20, 0), lat(4, 300, 50, 80, 0), lat(8, 310, 90, 120, 0)},
+			points:      []measure.Point{lat(1, 100, 10, 20, 0), lat(2, 150, 12, 20, 0), lat(4, 300, 50, 80, 0), lat(8, 310, 90, 120, 0)},
 			slo:         slo,
 			recommended: intp(4), maxFeasible: intp(4), feasible: []int{1, 2, 4},
 			reason: []string{"concurrency 4 met the SLO with the best feasible throughput (300.0 rps)"},
 		},
 		{
 			name:        "all feasible",
-			points:      []bench.Point{lat(1, 100, 10, 20, 0), lat(2, 200, 10, 20, 0), lat(4, 400, 10, 20, 0)},
+			points:      []measure.Point{lat(1, 100, 10, 20, 0), lat(2, 200, 10, 20, 0), lat(4, 400, 10, 20, 0)},
 			slo:         slo,
 			recommended: intp(4), maxFeasible: intp(4), feasible: []int{1, 2, 4},
 			reason: []string{"every load up to the largest measured (4) met the SLO", "extend the sweep"},
 		},
 		{
 			name:     "service time above target at concurrency 1",
-			points:   []bench.Point{lat(1, 11, 85.2, 90, 0), lat(2, 22, 88, 95, 0)},
+			points:   []measure.Point{lat(1, 11, 85.2, 90, 0), lat(2, 22, 88, 95, 0)},
 			slo:      slo,
 			feasible: []int{},
 			reason:   []string{"no point met the SLO: at concurrency 1 (the lightest load) p95 was 85.2 ms, above the 70 ms target; lower load will not help — the server's service time alone exceeds the target"},
 		},
 		{
 			name:     "lightest measured is not 1",
-			points:   []bench.Point{lat(40, 11, 85.2, 90, 0), lat(80, 22, 88, 95, 0)},
+			points:   []measure.Point{lat(40, 11, 85.2, 90, 0), lat(80, 22, 88, 95, 0)},
 			slo:      slo,
 			feasible: []int{},
 			reason:   []string{"at concurrency 40 (the lightest load) p95 was 85.2 ms", "try lower loads"},
 		},
 		{
 			name: "errors at every level",
-			points: func() []bench.Point {
+			points: func() []measure.Point {
 				p := lat(1, 100, 10, 20, 0.02)
 				p.ErrorsByKind = map[string]int64{"timeout": 3, "http_status": 17}
-				return []bench.Point{p, lat(2, 200, 10, 20, 0.05)}
+				return []measure.Point{p, lat(2, 200, 10, 20, 0.05)}
 			}(),
 			slo:      slo,
 			feasible: []int{},
@@ -87,14 +87,14 @@ func TestRecommendConcurrency(t *testing.T) {
 		},
 		{
 			name:        "errors allowed up to 5%",
-			points:      []bench.Point{lat(1, 100, 10, 20, 0.02), lat(2, 200, 10, 20, 0.06)},
+			points:      []measure.Point{lat(1, 100, 10, 20, 0.02), lat(2, 200, 10, 20, 0.06)},
 			slo:         SLO{P95MS: 70, P99MS: 100, MaxErrorRate: 0.05},
 			recommended: intp(1), maxFeasible: intp(1), feasible: []int{1},
 			reason: []string{"error rate was 6%, above the 5% allowed"},
 		},
 		{
 			name:        "no latency bounds",
-			points:      []bench.Point{lat(1, 100, 1000, 2000, 0), lat(2, 200, 5000, 9000, 0)},
+			points:      []measure.Point{lat(1, 100, 1000, 2000, 0), lat(2, 200, 5000, 9000, 0)},
 			slo:         SLO{},
 			recommended: intp(2), maxFeasible: intp(2), feasible: []int{1, 2},
 		},
@@ -129,14 +129,14 @@ func TestRecommendRate(t *testing.T) {
 	slo := SLO{P95MS: 50, P99MS: 100}
 	tests := []struct {
 		name   string
-		points []bench.Point
+		points []measure.Point
 		want   *float64
 		rates  []float64
 		reason []string
 	}{
 		{
 			name: "saturates at 400",
-			points: []bench.Point{
+			points: []measure.Point{
 				ratePoint(100, 100, 20, 30, 0), ratePoint(200, 199.5, 21, 32, 0),
 				ratePoint(400, 397, 40, 80, 0), ratePoint(800, 410, 900, 1500, 0),
 			},
@@ -147,7 +147,7 @@ func TestRecommendRate(t *testing.T) {
 		},
 		{
 			name: "achieved below 99% but latency fine",
-			points: []bench.Point{
+			points: []measure.Point{
 				ratePoint(100, 100, 20, 30, 0), ratePoint(200, 190, 21, 32, 0),
 			},
 			want: floatp(100), rates: []float64{100},
@@ -155,19 +155,19 @@ func TestRecommendRate(t *testing.T) {
 		},
 		{
 			name:   "lightest rate not delivered",
-			points: []bench.Point{ratePoint(100, 50, 20, 30, 0)},
+			points: []measure.Point{ratePoint(100, 50, 20, 30, 0)},
 			reason: []string{"no offered rate was sustained: at 100 rps (the lightest offered) the server completed only 50.0 rps (50%)"},
 		},
 		{
 			name:   "lightest rate too slow",
-			points: []bench.Point{ratePoint(10, 10, 85.2, 90, 0)},
+			points: []measure.Point{ratePoint(10, 10, 85.2, 90, 0)},
 			reason: []string{"no point met the SLO: at rate 10 rps (the lightest load) p95 was 85.2 ms, above the 50 ms target"},
 		},
 		{
 			// 400 missed though 500 to 700 passed: the top figure alone
 			// would hide that the limit moved (issue 19, point 10).
 			name: "a lighter rate failed",
-			points: []bench.Point{
+			points: []measure.Point{
 				ratePoint(300, 300, 20, 30, 0), ratePoint(400, 400, 60, 140, 0), ratePoint(500, 499, 25, 40, 0),
 				ratePoint(600, 598, 30, 50, 0), ratePoint(700, 697, 35, 60, 0), ratePoint(800, 700, 900, 1500, 0),
 			},
@@ -178,7 +178,7 @@ func TestRecommendRate(t *testing.T) {
 		},
 		{
 			name:   "all sustained",
-			points: []bench.Point{ratePoint(10, 10, 5, 6, 0), ratePoint(20.5, 20.5, 5, 6, 0)},
+			points: []measure.Point{ratePoint(10, 10, 5, 6, 0), ratePoint(20.5, 20.5, 5, 6, 0)},
 			want:   floatp(20.5), rates: []float64{10, 20.5},
 			reason: []string{"20.5 rps is the highest", "extend the sweep"},
 		},

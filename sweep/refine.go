@@ -3,7 +3,7 @@ package sweep
 import (
 	"math"
 
-	"github.com/mcpbench/mcpbench/bench"
+	"github.com/mcpbench/mcpbench/measure"
 )
 
 // NextRefine returns the next concurrency to measure when refining a sweep:
@@ -16,7 +16,7 @@ import (
 //	for c, ok := sweep.NextRefine(points, slo); ok; c, ok = sweep.NextRefine(points, slo) {
 //		points = append(points, measure(c))
 //	}
-func NextRefine(points []bench.Point, slo SLO) (int, bool) {
+func NextRefine(points []measure.Point, slo SLO) (int, bool) {
 	closed, _ := splitPoints(points)
 	var levels []float64
 	var ok []bool
@@ -43,7 +43,7 @@ func NextRefine(points []bench.Point, slo SLO) (int, bool) {
 // achieved) and the first unsustained rate above it, and stops when they
 // are within resolution requests/s. A resolution of zero or less means 1%
 // of the sustained rate, and never finer than 1 rps.
-func NextRefineRate(points []bench.Point, slo SLO, resolution float64) (float64, bool) {
+func NextRefineRate(points []measure.Point, slo SLO, resolution float64) (float64, bool) {
 	_, open := splitPoints(points)
 	var levels []float64
 	var ok []bool

@@ -4,28 +4,28 @@ import (
 	"math"
 	"testing"
 
-	"github.com/mcpbench/mcpbench/bench"
+	"github.com/mcpbench/mcpbench/measure"
 )
 
 func TestNextRefine(t *testing.T) {
 	slo := SLO{P95MS: 50}
-	ok := func(c int) bench.Point { return lat(c, 100, 10, 10, 0) }
-	bad := func(c int) bench.Point { return lat(c, 100, 90, 90, 0) }
+	ok := func(c int) measure.Point { return lat(c, 100, 10, 10, 0) }
+	bad := func(c int) measure.Point { return lat(c, 100, 90, 90, 0) }
 	tests := []struct {
 		name   string
-		points []bench.Point
+		points []measure.Point
 		want   int
 		wantOK bool
 	}{
-		{"between 8 and 16", []bench.Point{ok(1), ok(2), ok(4), ok(8), bad(16), bad(32)}, 12, true},
-		{"unsorted input", []bench.Point{bad(32), ok(8), ok(1), bad(16)}, 12, true},
-		{"adjacent", []bench.Point{ok(8), bad(9)}, 0, false},
-		{"gap of two", []bench.Point{ok(8), bad(10)}, 9, true},
-		{"all feasible", []bench.Point{ok(1), ok(2)}, 0, false},
-		{"none feasible", []bench.Point{bad(1), bad(2)}, 0, false},
-		{"infeasible below feasible is ignored", []bench.Point{bad(1), ok(4), bad(32)}, 18, true},
-		{"first break wins over a later recovery", []bench.Point{ok(1), bad(8), ok(16), bad(32)}, 4, true},
-		{"a failing repeat makes the level infeasible", []bench.Point{ok(1), ok(8), bad(8), bad(16)}, 4, true},
+		{"between 8 and 16", []measure.Point{ok(1), ok(2), ok(4), ok(8), bad(16), bad(32)}, 12, true},
+		{"unsorted input", []measure.Point{bad(32), ok(8), ok(1), bad(16)}, 12, true},
+		{"adjacent", []measure.Point{ok(8), bad(9)}, 0, false},
+		{"gap of two", []measure.Point{ok(8), bad(10)}, 9, true},
+		{"all feasible", []measure.Point{ok(1), ok(2)}, 0, false},
+		{"none feasible", []measure.Point{bad(1), bad(2)}, 0, false},
+		{"infeasible below feasible is ignored", []measure.Point{bad(1), ok(4), bad(32)}, 18, true},
+		{"first break wins over a later recovery", []measure.Point{ok(1), bad(8), ok(16), bad(32)}, 4, true},
+		{"a failing repeat makes the level infeasible", []measure.Point{ok(1), ok(8), bad(8), bad(16)}, 4, true},
 		{"empty", nil, 0, false},
 	}
 	for _, tt := range tests {
@@ -61,14 +61,14 @@ func TestNextRefineConverges(t *testing.T) {
 func TestNextRefineRate(t *testing.T) {
 	slo := SLO{P95MS: 50}
 	// A server that delivers up to 437 rps.
-	measure := func(rate float64) bench.Point {
+	at := func(rate float64) measure.Point {
 		return ratePoint(rate, math.Min(rate, 437), 20, 30, 0)
 	}
-	points := []bench.Point{measure(100), measure(200), measure(400), measure(800)}
+	points := []measure.Point{at(100), at(200), at(400), at(800)}
 	var asked []float64
 	for r, ok := NextRefineRate(points, slo, 0); ok; r, ok = NextRefineRate(points, slo, 0) {
 		asked = append(asked, r)
-		points = append(points, measure(r))
+		points = append(points, at(r))
 		if len(asked) > 20 {
 			t.Fatalf("does not converge: %v", asked)
 		}
@@ -85,16 +85,16 @@ func TestNextRefineRate(t *testing.T) {
 
 	tests := []struct {
 		name       string
-		points     []bench.Point
+		points     []measure.Point
 		resolution float64
 		want       float64
 		wantOK     bool
 	}{
-		{"within resolution", []bench.Point{measure(430), measure(450)}, 20, 0, false},
-		{"fine resolution", []bench.Point{measure(430), measure(450)}, 0.5, 440, true},
-		{"fractional midpoint", []bench.Point{measure(1), ratePoint(2, 1, 20, 30, 0)}, 0.1, 1.5, true},
-		{"no sustained rate", []bench.Point{ratePoint(100, 10, 20, 30, 0)}, 0, 0, false},
-		{"closed-loop points only", []bench.Point{lat(1, 100, 10, 10, 0)}, 0, 0, false},
+		{"within resolution", []measure.Point{at(430), at(450)}, 20, 0, false},
+		{"fine resolution", []measure.Point{at(430), at(450)}, 0.5, 440, true},
+		{"fractional midpoint", []measure.Point{at(1), ratePoint(2, 1, 20, 30, 0)}, 0.1, 1.5, true},
+		{"no sustained rate", []measure.Point{ratePoint(100, 10, 20, 30, 0)}, 0, 0, false},
+		{"closed-loop points only", []measure.Point{lat(1, 100, 10, 10, 0)}, 0, 0, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

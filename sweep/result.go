@@ -3,7 +3,7 @@ package sweep
 import (
 	"slices"
 
-	"github.com/mcpbench/mcpbench/bench"
+	"github.com/mcpbench/mcpbench/measure"
 )
 
 // Summary gives the headline figures of a sweep.
@@ -15,16 +15,16 @@ type Summary struct {
 	PeakRate        *float64 `json:"peak_rate,omitempty"`
 }
 
-// Analysis is the points as measured and what the analysis made of them.
-// results.Analysis is its report form (the points written as results
-// writes them), in the same field order.
+// Analysis is the points as measured and what the analysis made of them:
+// the body of a sweep report (results.SweepReport embeds it), with the
+// report's JSON names in its order.
 type Analysis struct {
-	SLO            SLO
-	Points         []bench.Point
-	Summary        Summary
-	Knee           *Knee
-	USL            *USL
-	Recommendation Recommendation
+	SLO            SLO             `json:"slo"`
+	Points         []measure.Point `json:"points"`
+	Summary        Summary         `json:"summary"`
+	Knee           *Knee           `json:"knee"`
+	USL            *USL            `json:"usl"`
+	Recommendation Recommendation  `json:"recommendation"`
 }
 
 // Analyze orders the points (closed loop by concurrency, then open loop by
@@ -32,11 +32,11 @@ type Analysis struct {
 // cut short by an interrupt stays in Points, marked, but the analysis
 // leaves it out: its figures cover part of a level, and must not become
 // the knee or the recommendation. The caller's slice is not modified.
-func Analyze(points []bench.Point, slo SLO) Analysis {
+func Analyze(points []measure.Point, slo SLO) Analysis {
 	closed, open := splitPoints(slices.Clone(points))
 	ordered := append(closed, open...)
 	if ordered == nil {
-		ordered = []bench.Point{}
+		ordered = []measure.Point{}
 	}
 	whole := Complete(ordered)
 	res := Analysis{
@@ -51,13 +51,13 @@ func Analyze(points []bench.Point, slo SLO) Analysis {
 }
 
 // Complete returns the points that were measured to the end.
-func Complete(points []bench.Point) []bench.Point {
-	return slices.DeleteFunc(slices.Clone(points), func(p bench.Point) bool { return p.Interrupted })
+func Complete(points []measure.Point) []measure.Point {
+	return slices.DeleteFunc(slices.Clone(points), func(p measure.Point) bool { return p.Interrupted })
 }
 
-func summarize(points []bench.Point) Summary {
+func summarize(points []measure.Point) Summary {
 	s := Summary{PointCount: len(points)}
-	var peak *bench.Point
+	var peak *measure.Point
 	for i := range points {
 		p := &points[i]
 		s.ErrorTotal += p.Errors

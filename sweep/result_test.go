@@ -4,13 +4,13 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/mcpbench/mcpbench/bench"
+	"github.com/mcpbench/mcpbench/measure"
 )
 
 func TestAnalyzeCapacityServer(t *testing.T) {
 	pts := capacityServer{k: 8, svc: 0.020}.sweep(sweepValues)
 	// Shuffle the input and add errors to check ordering and totals.
-	in := append([]bench.Point{pts[9], pts[3]}, pts[:3]...)
+	in := append([]measure.Point{pts[9], pts[3]}, pts[:3]...)
 	in = append(in, pts[4:9]...)
 	in[0].Errors = 5
 	before := in[0].Concurrency
@@ -41,7 +41,7 @@ func TestAnalyzeCapacityServer(t *testing.T) {
 }
 
 func TestAnalyzeRateSweep(t *testing.T) {
-	res := Analyze([]bench.Point{ratePoint(200, 200, 20, 30, 0), ratePoint(100, 100, 20, 30, 0), ratePoint(400, 300, 200, 300, 0)}, SLO{P95MS: 50})
+	res := Analyze([]measure.Point{ratePoint(200, 200, 20, 30, 0), ratePoint(100, 100, 20, 30, 0), ratePoint(400, 300, 200, 300, 0)}, SLO{P95MS: 50})
 	if *res.Points[0].Rate != 100 || *res.Points[2].Rate != 400 {
 		t.Error("rate points not ordered by rate")
 	}

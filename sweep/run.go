@@ -6,7 +6,7 @@ import (
 	"sort"
 	"time"
 
-	"github.com/mcpbench/mcpbench/bench"
+	"github.com/mcpbench/mcpbench/measure"
 )
 
 // Level is one load level of a sweep: a concurrency (closed loop) or, when
@@ -45,20 +45,20 @@ type Plan struct {
 // says which point it is (N of Total so far), so the caller can show where
 // the sweep stands. The caller owns the generator and the connection; the
 // sweep only decides the levels.
-type MeasureFunc func(ctx context.Context, st Step) (bench.Point, error)
+type MeasureFunc func(ctx context.Context, st Step) (measure.Point, error)
 
 // Run measures the plan's levels in order and then, with Refine, the
 // levels the refine search proposes. It returns the points sorted by rate,
-// then concurrency. An error from measure, a cancelled ctx during a
+// then concurrency. An error from level, a cancelled ctx during a
 // cooldown, or a point marked Interrupted ends the sweep and keeps what was
 // measured: during the listed levels Run also returns the error; once
 // refining, the listed series is complete and Run returns no error.
-func Run(ctx context.Context, plan Plan, measure MeasureFunc) ([]bench.Point, error) {
+func Run(ctx context.Context, plan Plan, level MeasureFunc) ([]measure.Point, error) {
 	levels, next, err := plan.levels()
 	if err != nil {
 		return nil, err
 	}
-	r := &runner{ctx: ctx, plan: &plan, measure: measure, total: len(levels)}
+	r := &runner{ctx: ctx, plan: &plan, measure: level, total: len(levels)}
 	for _, l := range levels {
 		if more, err := r.step(l); err != nil || !more {
 			sortPoints(r.points)
@@ -81,7 +81,7 @@ func Run(ctx context.Context, plan Plan, measure MeasureFunc) ([]bench.Point, er
 }
 
 // levels lists the plan's levels and the refine search that suits them.
-func (p *Plan) levels() ([]Level, func([]bench.Point) (Level, bool), error) {
+func (p *Plan) levels() ([]Level, func([]measure.Point) (Level, bool), error) {
 	if len(p.Concurrency) > 0 && len(p.Rates) > 0 {
 		return nil, nil, errors.New("sweep: give concurrency levels or rates, not both")
 	}
@@ -90,7 +90,7 @@ func (p *Plan) levels() ([]Level, func([]bench.Point) (Level, bool), error) {
 		for _, c := range p.Concurrency {
 			levels = append(levels, Level{Concurrency: c})
 		}
-		return levels, func(points []bench.Point) (Level, bool) {
+		return levels, func(points []measure.Point) (Level, bool) {
 			c, ok := NextRefine(points, p.SLO)
 			return Level{Concurrency: c}, ok
 		}, nil
@@ -98,7 +98,7 @@ func (p *Plan) levels() ([]Level, func([]bench.Point) (Level, bool), error) {
 	for _, r := range p.Rates {
 		levels = append(levels, Level{Rate: r})
 	}
-	return levels, func(points []bench.Point) (Level, bool) {
+	return levels, func(points []measure.Point) (Level, bool) {
 		r, ok := NextRefineRate(points, p.SLO, 0)
 		return Level{Rate: r}, ok
 	}, nil
@@ -110,7 +110,7 @@ type runner struct {
 	ctx     context.Context
 	plan    *Plan
 	measure MeasureFunc
-	points  []bench.Point
+	points  []measure.Point
 	done    int
 	total   int
 }
@@ -138,7 +138,7 @@ func (r *runner) step(l Level) (more bool, err error) {
 
 // sortPoints orders points by rate, then concurrency, as the refine search
 // and the analysis expect; a closed-loop point counts as rate 0.
-func sortPoints(ps []bench.Point) {
+func sortPoints(ps []measure.Point) {
 	sort.SliceStable(ps, func(i, j int) bool {
 		ri, rj := 0.0, 0.0
 		if ps[i].Rate != nil {

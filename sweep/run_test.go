@@ -7,19 +7,19 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpbench/mcpbench/bench"
+	"github.com/mcpbench/mcpbench/measure"
 )
 
 // fakeMeasure records the levels it is asked for and answers from curve.
 type fakeMeasure struct {
-	curve    func(Level) bench.Point
+	curve    func(Level) measure.Point
 	measured []Level
 	steps    []Step // what measure was told of each
 	// fail, when set, is called before each measurement and may end it.
-	fail func(n int, l Level) (bench.Point, error, bool)
+	fail func(n int, l Level) (measure.Point, error, bool)
 }
 
-func (f *fakeMeasure) measure(_ context.Context, st Step) (bench.Point, error) {
+func (f *fakeMeasure) measure(_ context.Context, st Step) (measure.Point, error) {
 	l := st.Level
 	f.measured = append(f.measured, l)
 	f.steps = append(f.steps, st)
@@ -31,14 +31,14 @@ func (f *fakeMeasure) measure(_ context.Context, st Step) (bench.Point, error) {
 	return f.curve(l), nil
 }
 
-func capacityCurve(srv capacityServer) func(Level) bench.Point {
-	return func(l Level) bench.Point { return srv.point(l.Concurrency) }
+func capacityCurve(srv capacityServer) func(Level) measure.Point {
+	return func(l Level) measure.Point { return srv.point(l.Concurrency) }
 }
 
 // openCurve is a server that serves up to limit requests/s; beyond it the
 // achieved rate stays at limit and the queue pushes p95 over 100 ms.
-func openCurve(limit float64) func(Level) bench.Point {
-	return func(l Level) bench.Point {
+func openCurve(limit float64) func(Level) measure.Point {
+	return func(l Level) measure.Point {
 		if l.Rate <= limit {
 			return ratePoint(l.Rate, l.Rate, 20, 30, 0)
 		}
@@ -138,12 +138,12 @@ func TestRunCancelledMidSeriesKeepsPoints(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	f := &fakeMeasure{curve: capacityCurve(capacityServer{k: 8, svc: 0.020})}
-	f.fail = func(n int, _ Level) (bench.Point, error, bool) {
+	f.fail = func(n int, _ Level) (measure.Point, error, bool) {
 		if n == 3 {
 			cancel()
-			return bench.Point{}, ctx.Err(), true
+			return measure.Point{}, ctx.Err(), true
 		}
-		return bench.Point{}, nil, false
+		return measure.Point{}, nil, false
 	}
 	points, err := Run(ctx, Plan{Concurrency: []int{4, 2, 1, 8}}, f.measure)
 	if !errors.Is(err, context.Canceled) {
@@ -158,12 +158,12 @@ func TestRunCancelledDuringCooldown(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	f := &fakeMeasure{curve: capacityCurve(capacityServer{k: 8, svc: 0.020})}
-	f.fail = func(n int, _ Level) (bench.Point, error, bool) {
+	f.fail = func(n int, _ Level) (measure.Point, error, bool) {
 		cancel() // the cooldown after this first point is cut short
-		return bench.Point{}, nil, false
+		return measure.Point{}, nil, false
 	}
 	done := make(chan struct{})
-	var points []bench.Point
+	var points []measure.Point
 	var err error
 	go func() {
 		points, err = Run(ctx, Plan{Concurrency: []int{1, 2}, Cooldown: time.Hour}, f.measure)
@@ -181,13 +181,13 @@ func TestRunCancelledDuringCooldown(t *testing.T) {
 
 func TestRunInterruptedPointEndsSweep(t *testing.T) {
 	f := &fakeMeasure{curve: capacityCurve(capacityServer{k: 8, svc: 0.020})}
-	f.fail = func(n int, l Level) (bench.Point, error, bool) {
+	f.fail = func(n int, l Level) (measure.Point, error, bool) {
 		if n == 2 {
 			p := capacityServer{k: 8, svc: 0.020}.point(l.Concurrency)
 			p.Interrupted = true
 			return p, nil, true
 		}
-		return bench.Point{}, nil, false
+		return measure.Point{}, nil, false
 	}
 	points, err := Run(context.Background(), Plan{Concurrency: []int{1, 2, 4}, Refine: true}, f.measure)
 	if err != nil || len(points) != 2 || !points[1].Interrupted {
@@ -197,11 +197,11 @@ func TestRunInterruptedPointEndsSweep(t *testing.T) {
 
 func TestRunErrorWhileRefiningKeepsSeries(t *testing.T) {
 	f := &fakeMeasure{curve: capacityCurve(capacityServer{k: 8, svc: 0.020})}
-	f.fail = func(n int, _ Level) (bench.Point, error, bool) {
+	f.fail = func(n int, _ Level) (measure.Point, error, bool) {
 		if n == 4 { // the first refine step
-			return bench.Point{}, errors.New("connection reset"), true
+			return measure.Point{}, errors.New("connection reset"), true
 		}
-		return bench.Point{}, nil, false
+		return measure.Point{}, nil, false
 	}
 	plan := Plan{Concurrency: []int{1, 8, 32}, SLO: SLO{P95MS: 50}, Refine: true}
 	points, err := Run(context.Background(), plan, f.measure)

@@ -4,7 +4,7 @@ import (
 	"math"
 	"math/rand/v2"
 
-	"github.com/mcpbench/mcpbench/bench"
+	"github.com/mcpbench/mcpbench/measure"
 )
 
 // sweepValues are the concurrencies the knee tests sweep.
@@ -20,20 +20,20 @@ type capacityServer struct {
 	jitter func(rps float64) float64
 }
 
-func (s capacityServer) point(c int) bench.Point {
+func (s capacityServer) point(c int) measure.Point {
 	rps := float64(min(c, s.k)) / s.svc
 	if s.jitter != nil {
 		rps = s.jitter(rps)
 	}
 	meanMS := 1000 * s.svc * math.Max(1, float64(c)/float64(s.k))
-	p := bench.Point{Concurrency: c, RPS: rps}
+	p := measure.Point{Concurrency: c, RPS: rps}
 	p.Requests, p.OK = 1000, 1000
 	p.P50MS, p.P95MS, p.P99MS, p.MaxMS = meanMS, 1.5*meanMS, 2*meanMS, 3*meanMS
 	return p
 }
 
-func (s capacityServer) sweep(values []int) []bench.Point {
-	out := make([]bench.Point, 0, len(values))
+func (s capacityServer) sweep(values []int) []measure.Point {
+	out := make([]measure.Point, 0, len(values))
 	for _, c := range values {
 		out = append(out, s.point(c))
 	}
@@ -60,20 +60,20 @@ func expJitter(r *rand.Rand, n int) func(float64) float64 {
 
 // uslPoints samples X(N) = λN/(1+σ(N−1)+κN(N−1)) at ns, with optional
 // relative noise.
-func uslPoints(lambda, sigma, kappa float64, ns []int, r *rand.Rand, rel float64) []bench.Point {
-	out := make([]bench.Point, 0, len(ns))
+func uslPoints(lambda, sigma, kappa float64, ns []int, r *rand.Rand, rel float64) []measure.Point {
+	out := make([]measure.Point, 0, len(ns))
 	for _, n := range ns {
 		x := uslX(lambda, sigma, kappa, float64(n))
 		if r != nil {
 			x *= 1 + rel*r.NormFloat64()
 		}
-		out = append(out, bench.Point{Concurrency: n, RPS: x})
+		out = append(out, measure.Point{Concurrency: n, RPS: x})
 	}
 	return out
 }
 
-func ratePoint(rate, achieved, p95, p99, errRate float64) bench.Point {
-	p := bench.Point{Rate: &rate, RPS: achieved}
+func ratePoint(rate, achieved, p95, p99, errRate float64) measure.Point {
+	p := measure.Point{Rate: &rate, RPS: achieved}
 	p.P50MS, p.P95MS, p.P99MS = p95/2, p95, p99
 	p.ErrorRate = errRate
 	return p

@@ -6,7 +6,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/mcpbench/mcpbench/bench"
+	"github.com/mcpbench/mcpbench/measure"
 )
 
 // USL is a fit of Gunther's Universal Scalability Law to throughput against
@@ -66,7 +66,7 @@ func uslX(lambda, sigma, kappa, n float64) float64 {
 // The fit is the linearisation N/X = (1 + σ(N−1) + κN(N−1))/λ solved by
 // least squares, refined by Levenberg–Marquardt on the squared relative
 // throughput residuals with σ, κ ≥ 0.
-func FitUSL(points []bench.Point) *USL {
+func FitUSL(points []measure.Point) *USL {
 	for _, p := range points {
 		if p.Rate == nil && p.Concurrency > 0 && (!finite(p.RPS) || p.RPS <= 0) {
 			return nil

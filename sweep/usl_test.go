@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcpbench/mcpbench/bench"
+	"github.com/mcpbench/mcpbench/measure"
 )
 
 func relErr(got, want float64) float64 { return math.Abs(got-want) / math.Abs(want) }
@@ -93,20 +93,20 @@ func TestFitUSLPeakCases(t *testing.T) {
 
 func TestFitUSLRefuses(t *testing.T) {
 	nan, rate := math.NaN(), 10.0
-	pts := func(rps ...float64) []bench.Point {
-		var out []bench.Point
+	pts := func(rps ...float64) []measure.Point {
+		var out []measure.Point
 		for i, x := range rps {
-			out = append(out, bench.Point{Concurrency: 1 << i, RPS: x})
+			out = append(out, measure.Point{Concurrency: 1 << i, RPS: x})
 		}
 		return out
 	}
 	tests := []struct {
 		name   string
-		points []bench.Point
+		points []measure.Point
 	}{
 		{"none", nil},
 		{"two points", pts(100, 190)},
-		{"two distinct levels", append(pts(100, 190), bench.Point{Concurrency: 2, RPS: 185})},
+		{"two distinct levels", append(pts(100, 190), measure.Point{Concurrency: 2, RPS: 185})},
 		{"zeros", pts(0, 0, 0, 0)},
 		{"one zero", pts(100, 190, 0, 350)},
 		{"NaN", pts(100, nan, 300)},
@@ -114,7 +114,7 @@ func TestFitUSLRefuses(t *testing.T) {
 		{"negative", pts(100, -5, 300)},
 		{"superlinear", pts(10, 40, 160, 640, 2560)},
 		{"noise without shape", pts(100, 300, 90, 310, 95, 305, 100)},
-		{"rate points only", []bench.Point{{Rate: &rate, RPS: 10}, {Rate: &rate, RPS: 10}, {Rate: &rate, RPS: 10}}},
+		{"rate points only", []measure.Point{{Rate: &rate, RPS: 10}, {Rate: &rate, RPS: 10}, {Rate: &rate, RPS: 10}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

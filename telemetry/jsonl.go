@@ -14,8 +14,10 @@ import (
 	"time"
 
 	"github.com/mcpbench/mcpbench/harness"
+	"github.com/mcpbench/mcpbench/measure"
 	"github.com/mcpbench/mcpbench/results"
 	"github.com/mcpbench/mcpbench/sweep"
+	"github.com/mcpbench/mcpbench/workload"
 )
 
 // SchemaJSONL names the JSON Lines file's format in its header line.
@@ -52,9 +54,9 @@ type headerLine struct {
 // workloadLine is the report's header and the tools called, once the
 // target has answered.
 type workloadLine struct {
-	Type   string             `json:"type"`
-	Header results.Header     `json:"header"`
-	Tools  []harness.ToolInfo `json:"tools,omitempty"`
+	Type   string              `json:"type"`
+	Header results.Header      `json:"header"`
+	Tools  []workload.ToolInfo `json:"tools,omitempty"`
 }
 
 // intervalLine is one settled bucket: answers by operation and outcome,
@@ -89,7 +91,7 @@ type outcomes struct {
 // operationCounts are one operation's answers in a bucket, and their
 // latencies when the bucket mixes operations.
 type operationCounts struct {
-	results.Operation
+	measure.Operation
 	outcomes
 	Histogram string `json:"histogram,omitempty"`
 }
@@ -110,7 +112,7 @@ type eventLine struct {
 	Event   string         `json:"event"`
 	Step    int            `json:"step,omitempty"`
 	Setting string         `json:"setting,omitempty"`
-	Point   *results.Point `json:"point,omitempty"`
+	Point   *measure.Point `json:"point,omitempty"`
 	// Stage names a set-up step (event "stage").
 	Stage string `json:"stage,omitempty"`
 	// LoadStage is one stage of a staged point (event "load_stage").
@@ -223,7 +225,7 @@ func intervalLineOf(iv harness.PointInterval) intervalLine {
 		if iv.ByOperation != nil {
 			counts = iv.ByOperation[i][:]
 		}
-		l.Operations = append(l.Operations, operationCounts{Operation: results.Operation(op), outcomes: outcomesOf(iv.Kinds, counts),
+		l.Operations = append(l.Operations, operationCounts{Operation: measure.Operation(op), outcomes: outcomesOf(iv.Kinds, counts),
 			Histogram: iv.OperationHistogram(i)})
 	}
 	for i, g := range iv.Gauges {
@@ -267,8 +269,8 @@ func (j *JSONL) Event(e harness.Event) {
 		j.write(workloadLine{Type: lineWorkload, Header: e.Header, Tools: e.Tools})
 		return
 	}
-	if e.Kind == harness.EventStage {
-		if name, ok := stageNames[e.Stage]; ok {
+	if e.Kind == harness.EventPhase {
+		if name, ok := phaseNames[e.Phase]; ok {
 			j.write(eventLine{Type: lineEvent, Event: "stage", Step: e.Step.N, Stage: name})
 		}
 		return
@@ -286,11 +288,11 @@ func (j *JSONL) Event(e harness.Event) {
 	}
 }
 
-// stageNames are the set-up steps, by their names in the file.
-var stageNames = map[harness.Stage]string{
-	harness.StageConnecting: "connecting", harness.StageLogSettle: "log_settle",
-	harness.StageStartWait: "start_wait", harness.StageWorkload: "workload",
-	harness.StageDone: "setup_done", harness.StageWarmUp: "warm_up",
+// phaseNames are the set-up phases, by their names in the file.
+var phaseNames = map[harness.Phase]string{
+	harness.PhaseConnecting: "connecting", harness.PhaseLogSettle: "log_settle",
+	harness.PhaseStartWait: "start_wait", harness.PhaseWorkload: "workload",
+	harness.PhaseDone: "setup_done", harness.PhaseWarmUp: "warm_up",
 }
 
 // Gates appends the command's pass/fail checks, as its exit code saw

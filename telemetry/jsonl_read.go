@@ -11,6 +11,7 @@ import (
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/mcpbench/mcpbench/internal/hist"
+	"github.com/mcpbench/mcpbench/measure"
 	"github.com/mcpbench/mcpbench/results"
 )
 
@@ -20,7 +21,7 @@ type Recording struct {
 	header    headerLine
 	workload  *workloadLine
 	intervals []intervalLine
-	points    map[int]*results.Point // level_end events' points, by step
+	points    map[int]*measure.Point // level_end events' points, by step
 	gates     []results.Gate         // gate events, after the summary
 	summary   *summaryLine
 	// Cut says the file ends inside a line: the process died writing it.
@@ -36,7 +37,7 @@ var ErrNotJSONL = errors.New("not an mcpbench JSON Lines file (no " + SchemaJSON
 func ReadJSONL(rd io.Reader) (*Recording, error) {
 	sc := bufio.NewScanner(rd)
 	sc.Buffer(nil, 256<<20) // a summary holds a whole report
-	rec := &Recording{points: map[int]*results.Point{}}
+	rec := &Recording{points: map[int]*measure.Point{}}
 	n := 0
 	var pending error
 	for sc.Scan() {
@@ -168,14 +169,14 @@ func (rec *Recording) RebuildRun() (*results.RunReport, error) {
 
 // pointOf adds up a level's intervals into its point: counts, the merged
 // histogram and what it gives, and the series.
-func pointOf(lv level, intervalS float64, ivs []intervalLine) (results.Point, []results.Operation, error) {
-	p := results.Point{Concurrency: lv.Concurrency, Latency: results.Latency{ErrorsByKind: map[string]int64{}}}
+func pointOf(lv level, intervalS float64, ivs []intervalLine) (measure.Point, []measure.Operation, error) {
+	p := measure.Point{Concurrency: lv.Concurrency, Latency: measure.Latency{ErrorsByKind: map[string]int64{}}}
 	if lv.Rate > 0 {
 		rate := lv.Rate
 		p.Rate = &rate
 	}
 	h := hist.New()
-	var ops []results.Operation
+	var ops []measure.Operation
 	for i, iv := range ivs {
 		if iv.Histogram != "" {
 			if err := hist.MergeEncoded(h, iv.Histogram); err != nil {
@@ -219,11 +220,11 @@ func pointOf(lv level, intervalS float64, ivs []intervalLine) (results.Point, []
 
 // byOperation is the point's figures by operation, from intervals that
 // carry each operation's latencies (a mix's); nil when they do not.
-func byOperation(ops []results.Operation, ivs []intervalLine, elapsedS float64) ([]results.OperationStats, error) {
+func byOperation(ops []measure.Operation, ivs []intervalLine, elapsedS float64) ([]measure.OperationStats, error) {
 	if len(ops) < 2 {
 		return nil, nil
 	}
-	out := make([]results.OperationStats, len(ops))
+	out := make([]measure.OperationStats, len(ops))
 	hs := make([]*hdrhistogram.Histogram, len(ops))
 	carried := false
 	for i := range out {
@@ -267,9 +268,9 @@ func byOperation(ops []results.Operation, ivs []intervalLine, elapsedS float64) 
 
 // seriesOf is the report's series of the intervals. In-flight counts are
 // those the file can tell: sent and filed, less answered.
-func seriesOf(intervalS float64, ivs []intervalLine) *results.Series {
+func seriesOf(intervalS float64, ivs []intervalLine) *measure.Series {
 	last := ivs[len(ivs)-1]
-	s := &results.Series{StartedAt: ivs[0].Start, IntervalS: intervalS, LastS: last.LengthS, Errors: map[string][]int64{}}
+	s := &measure.Series{StartedAt: ivs[0].Start, IntervalS: intervalS, LastS: last.LengthS, Errors: map[string][]int64{}}
 	var sent, done int64
 	for i, iv := range ivs {
 		s.Sent = append(s.Sent, iv.Sent)

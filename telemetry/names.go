@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"github.com/mcpbench/mcpbench/harness"
+	"github.com/mcpbench/mcpbench/measure"
 	"github.com/mcpbench/mcpbench/results"
 )
 
@@ -81,7 +82,7 @@ func baseLabels(runID string, shard *results.Shard, user map[string]string) []la
 
 // opLabels are an operation's labels: method, and tool or scenario step
 // where it has them.
-func opLabels(op results.Operation) []label {
+func opLabels(op measure.Operation) []label {
 	ls := []label{{LabelMethod, op.Method}}
 	if op.Tool != "" {
 		ls = append(ls, label{LabelTool, op.Tool})

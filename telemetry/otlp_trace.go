@@ -17,6 +17,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/mcpbench/mcpbench/harness"
+	"github.com/mcpbench/mcpbench/mcp"
 )
 
 // Spans exports the client spans of the requests --trace sampled, with
@@ -29,7 +30,7 @@ type Spans struct {
 	attrs []attribute.KeyValue
 
 	mu      sync.Mutex
-	pending []harness.Span
+	pending []mcp.Span
 	out     *sender[[]sdktrace.ReadOnlySpan]
 }
 
@@ -60,7 +61,7 @@ func NewSpans(u *url.URL, labels map[string]string, runID, version string) (*Spa
 }
 
 // Span takes one sampled request (Trace.OnSpan), from a worker.
-func (s *Spans) Span(sp harness.Span) {
+func (s *Spans) Span(sp mcp.Span) {
 	s.mu.Lock()
 	if len(s.pending) < maxPending {
 		s.pending = append(s.pending, sp)
@@ -106,7 +107,7 @@ func (s *Spans) flush() {
 
 // stub is a sampled request as a client span (the MCP conventions' name:
 // the method, and the tool for tools/call).
-func (s *Spans) stub(sp *harness.Span) tracetest.SpanStub {
+func (s *Spans) stub(sp *mcp.Span) tracetest.SpanStub {
 	name := sp.Method
 	attrs := append([]attribute.KeyValue{attribute.String("mcp.method.name", sp.Method)}, s.attrs...)
 	if sp.Tool != "" {

@@ -9,7 +9,7 @@ import (
 
 	"github.com/mcpbench/mcpbench/harness"
 	"github.com/mcpbench/mcpbench/internal/hist"
-	"github.com/mcpbench/mcpbench/results"
+	"github.com/mcpbench/mcpbench/measure"
 )
 
 // totals are what a run's intervals add up to, series by series: the
@@ -81,7 +81,7 @@ func (t *totals) fold(iv harness.PointInterval) bool {
 			if n == 0 || k >= len(iv.Kinds) {
 				continue
 			}
-			ls := append(withLevel(t.base, level), opLabels(results.Operation(op))...)
+			ls := append(withLevel(t.base, level), opLabels(measure.Operation(op))...)
 			if k > 0 {
 				ls = append(ls, label{LabelOutcome, iv.Kinds[k]})
 			}
@@ -108,7 +108,7 @@ func (t *totals) foldHistograms(iv harness.PointInterval, level string) bool {
 		if err := iv.MergeOperationHistogram(i, t.scratch); err != nil {
 			return false
 		}
-		c := t.cumulativeOf(t.hists, append(withLevel(t.base, level), opLabels(results.Operation(op))...))
+		c := t.cumulativeOf(t.hists, append(withLevel(t.base, level), opLabels(measure.Operation(op))...))
 		addHistogram(c, t.scratch)
 	}
 	return true
@@ -121,7 +121,7 @@ func (t *totals) foldHistograms(iv harness.PointInterval, level string) bool {
 func durationLabels(iv harness.PointInterval, level string, base []label) []label {
 	ls := withLevel(base, level)
 	if len(iv.Operations) == 1 {
-		return append(ls, opLabels(results.Operation(iv.Operations[0]))...)
+		return append(ls, opLabels(measure.Operation(iv.Operations[0]))...)
 	}
 	return append(ls, label{LabelMethod, "all"})
 }
@@ -199,7 +199,7 @@ func (t *totals) reconcile(f harness.Final) (time.Time, bool) {
 	case f.Run != nil:
 		t.settle("", f.Run.Workload.Operations, &f.Run.Point)
 	case f.Sweep != nil:
-		var ops []results.Operation
+		var ops []measure.Operation
 		if f.Sweep.Workload != nil {
 			ops = f.Sweep.Workload.Operations
 		}
@@ -222,7 +222,7 @@ func (t *totals) reconcile(f harness.Final) (time.Time, bool) {
 }
 
 // pointLevel is a sweep point's level label, as levelLabel names it.
-func pointLevel(p *results.Point) string {
+func pointLevel(p *measure.Point) string {
 	if p.Rate != nil && *p.Rate > 0 {
 		return "rate=" + ftoa(*p.Rate)
 	}
@@ -230,7 +230,7 @@ func pointLevel(p *results.Point) string {
 }
 
 // settle puts the point's exact figures in the totals of level.
-func (t *totals) settle(level string, ops []results.Operation, p *results.Point) {
+func (t *totals) settle(level string, ops []measure.Operation, p *measure.Point) {
 	switch {
 	case len(ops) == 1:
 		t.settleHistogram(append(withLevel(t.base, level), opLabels(ops[0])...), p.Histogram)
@@ -245,7 +245,7 @@ func (t *totals) settle(level string, ops []results.Operation, p *results.Point)
 			t.settleHistogram(append(withLevel(t.base, level), label{LabelMethod, "all"}), p.Histogram)
 		}
 	}
-	set := func(op results.Operation, l *results.Latency) {
+	set := func(op measure.Operation, l *measure.Latency) {
 		if l.OK > 0 {
 			t.cumulativeOf(t.counts, append(withLevel(t.base, level), opLabels(op)...)).count = l.OK
 		}

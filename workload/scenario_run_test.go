@@ -19,6 +19,7 @@ import (
 
 	"github.com/mcpbench/mcpbench/bench"
 	"github.com/mcpbench/mcpbench/mcp"
+	"github.com/mcpbench/mcpbench/measure"
 	"github.com/mcpbench/mcpbench/target"
 	"github.com/mcpbench/mcpbench/workload"
 )
@@ -166,7 +167,7 @@ func build(t *testing.T, c *mcp.Client, yaml string, files map[string]string, fr
 }
 
 // step finds the figures of a step by name.
-func step(t *testing.T, p bench.Point, name string) bench.OperationStats {
+func step(t *testing.T, p measure.Point, name string) measure.OperationStats {
 	t.Helper()
 	for _, o := range p.ByOperation {
 		if o.Step == name {
@@ -174,7 +175,7 @@ func step(t *testing.T, p bench.Point, name string) bench.OperationStats {
 		}
 	}
 	t.Fatalf("no step %q in %+v", name, p.ByOperation)
-	return bench.OperationStats{}
+	return measure.OperationStats{}
 }
 
 // TestScenarioCarriesRowsAndValues: one user, sessions of three calls. The

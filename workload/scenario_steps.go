@@ -6,8 +6,8 @@ import (
 	"math/rand/v2"
 	"time"
 
-	"github.com/mcpbench/mcpbench/bench"
 	"github.com/mcpbench/mcpbench/mcp"
+	"github.com/mcpbench/mcpbench/measure"
 	"github.com/mcpbench/mcpbench/toolschema"
 )
 
@@ -76,7 +76,7 @@ type planner struct {
 }
 
 // operation returns the index of scenario's step name, adding it.
-func (p *planner) operation(scenario, name string, op bench.Operation) int {
+func (p *planner) operation(scenario, name string, op measure.Operation) int {
 	key := [2]string{scenario, name}
 	if i, ok := p.opIndex[key]; ok {
 		return i
@@ -95,7 +95,7 @@ func (p *planner) scenario(sc *Scenario) (scenarioPlan, error) {
 			name = StepDiscover
 		}
 		plan.open = &stepPlan{kind: "open", name: name, keep: -1, variants: []mcp.Request{{Method: p.opens}},
-			op: p.operation(sc.Name, name, bench.Operation{Method: p.opens})}
+			op: p.operation(sc.Name, name, measure.Operation{Method: p.opens})}
 		plan.open.id = plan.requests
 		plan.requests++
 	}
@@ -109,7 +109,7 @@ func (p *planner) scenario(sc *Scenario) (scenarioPlan, error) {
 		return plan, err
 	}
 	if p.closes {
-		plan.closeOp = p.operation(sc.Name, StepClose, bench.Operation{Method: "DELETE"})
+		plan.closeOp = p.operation(sc.Name, StepClose, measure.Operation{Method: "DELETE"})
 	}
 	return plan, nil
 }
@@ -146,7 +146,7 @@ func (p *planner) request(plan *scenarioPlan, sc *Scenario, s *Step, st *stepPla
 	if slot, ok := slots[s.Name]; ok {
 		st.keep = slot
 	}
-	op := bench.Operation{Method: "tools/" + s.kind}
+	op := measure.Operation{Method: "tools/" + s.kind}
 	switch s.kind {
 	case "ping":
 		op.Method = "ping"

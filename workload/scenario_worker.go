@@ -9,6 +9,7 @@ import (
 
 	"github.com/mcpbench/mcpbench/bench"
 	"github.com/mcpbench/mcpbench/mcp"
+	"github.com/mcpbench/mcpbench/measure"
 )
 
 // ScenarioSpec says what a session run sends, as plain values.
@@ -48,7 +49,7 @@ var ErrSessionMode = errors.New("scenarios open a session each: use the per-work
 // generator's bench.SessionLoad.
 type ScenarioWorkload struct {
 	Client    *mcp.Client
-	ops       []bench.Operation
+	ops       []measure.Operation
 	scenarios []scenarioPlan
 	cum       []float64 // cumulative scenario weights
 	seed      uint64
@@ -139,7 +140,7 @@ func callsTools(f *ScenarioFile) bool {
 
 // Operations are the steps, each scenario's in order: the opening step,
 // each named request step, the closing DELETE.
-func (wl *ScenarioWorkload) Operations() []bench.Operation { return slices.Clone(wl.ops) }
+func (wl *ScenarioWorkload) Operations() []measure.Operation { return slices.Clone(wl.ops) }
 
 // Kinds are mcp's error kinds and expect_failed.
 func (wl *ScenarioWorkload) Kinds() []string { return scenarioKinds }

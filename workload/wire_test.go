@@ -18,6 +18,7 @@ import (
 	"github.com/mcpbench/mcpbench/internal/evloop"
 	"github.com/mcpbench/mcpbench/internal/h1"
 	"github.com/mcpbench/mcpbench/mcp"
+	"github.com/mcpbench/mcpbench/measure"
 	"github.com/mcpbench/mcpbench/target"
 	"github.com/mcpbench/mcpbench/workload"
 )
@@ -92,7 +93,7 @@ func startServerProcess(t testing.TB, cpu int, sdk bool) string {
 
 // wireRun measures n requests of c workers from genCPU against the server
 // and returns the report's figures and the wire's for the same requests.
-func wireRun(t *testing.T, url string, c, genCPU int, n int64, stamps bool) (bench.Point, []time.Duration) {
+func wireRun(t *testing.T, url string, c, genCPU int, n int64, stamps bool) (measure.Point, []time.Duration) {
 	t.Helper()
 	h1.ReceiveStamps = stamps
 	defer func() { h1.ReceiveStamps = true }()

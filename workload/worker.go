@@ -9,6 +9,7 @@ import (
 	"github.com/mcpbench/mcpbench/bench"
 	"github.com/mcpbench/mcpbench/internal/evloop"
 	"github.com/mcpbench/mcpbench/mcp"
+	"github.com/mcpbench/mcpbench/measure"
 )
 
 // Op is one operation of a workload, with its weight in a mix and, for
@@ -61,10 +62,10 @@ func (wl *Workload) Counters() map[string]int64 { return wl.Client.Counters() }
 func (wl *Workload) Kinds() []string { return kindNames }
 
 // Operations names the workload's operations.
-func (wl *Workload) Operations() []bench.Operation {
-	ops := make([]bench.Operation, len(wl.Ops))
+func (wl *Workload) Operations() []measure.Operation {
+	ops := make([]measure.Operation, len(wl.Ops))
 	for i, op := range wl.Ops {
-		ops[i] = bench.Operation{Method: op.Request.Method, Tool: op.Request.Tool}
+		ops[i] = measure.Operation{Method: op.Request.Method, Tool: op.Request.Tool}
 	}
 	return ops
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/mcpbench/mcpbench/harness"
+	"github.com/mcpbench/mcpbench/mcp"
 )
 
 // usageError is a bad flag or configuration: one line, exit 2.
@@ -122,7 +123,7 @@ func flagError(err error) error {
 		return usagef("%s: %v", settingFlags[cfg.Setting], cfg.Err)
 	}
 	if unr, ok := errors.AsType[*harness.UnreachableError](err); ok {
-		if _, ok := errors.AsType[*harness.AuthError](err); ok {
+		if _, ok := errors.AsType[*mcp.AuthError](err); ok {
 			return authError(unr.Msg)
 		}
 		return unreachableError{unr.Msg}
@@ -137,7 +138,7 @@ func authError(msg string) error {
 }
 
 // dial is harness.Dial with its errors in the command line's terms.
-func dial(ctx context.Context, o harness.Options) (*harness.Client, error) {
+func dial(ctx context.Context, o mcp.Options) (*mcp.Client, error) {
 	c, err := harness.Dial(ctx, o)
 	return c, flagError(err)
 }

@@ -8,8 +8,9 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/mcpbench/mcpbench/harness"
+	"github.com/mcpbench/mcpbench/mcp"
 	"github.com/mcpbench/mcpbench/toolschema"
+	"github.com/mcpbench/mcpbench/workload"
 )
 
 // callFlags shape tools/call traffic: generated arguments, mixes, injected
@@ -43,13 +44,13 @@ func (f *callFlags) register(fs *pflag.FlagSet) {
 	limitFlags(fs, atLeastOne(maxCardinality), "arg-cardinality")
 }
 
-// spec turns the workload flags into a harness.Spec, with every check
+// spec turns the workload flags into a workload.Spec, with every check
 // that needs no server, so a usage error is exit 2 even when the server is
 // down. Flags that replace others go into the Spec as given: building it
 // refuses them, after dialling, so a server that is down is reported
 // first, as it always was.
-func (f *callFlags) spec(w *workloadFlags) (harness.Spec, error) {
-	s := harness.Spec{Method: w.method, Tool: w.tool, URI: w.uri, Prompt: w.prompt, GenArgs: f.genArgs, Cardinality: f.cardinality,
+func (f *callFlags) spec(w *workloadFlags) (workload.Spec, error) {
+	s := workload.Spec{Method: w.method, Tool: w.tool, URI: w.uri, Prompt: w.prompt, GenArgs: f.genArgs, Cardinality: f.cardinality,
 		Seed: w.seed, Validate: !f.noValidate, Select: f.selection()}
 	if f.cardinality < 1 {
 		return s, usagef("--arg-cardinality must be at least 1")
@@ -76,8 +77,8 @@ func (f *callFlags) spec(w *workloadFlags) (harness.Spec, error) {
 
 // scenarioError is a scenario step the server's tools make impossible:
 // the file names the step, the flags only the selection.
-func scenarioError(err *harness.StepError) error {
-	var sel *harness.SelectionError
+func scenarioError(err *workload.StepError) error {
+	var sel *workload.SelectionError
 	if errors.As(err, &sel) {
 		hint := strings.ReplaceAll(selectionHint(sel), "name a tool with --tool", "name the tool in the step")
 		return usagef("--scenario: %v: %s", err, hint)
@@ -87,17 +88,17 @@ func scenarioError(err *harness.StepError) error {
 
 // selection is which tools a workload may pick itself: by --gen-args, a
 // mix entry or a scenario step that names no tool.
-func (f *callFlags) selection() harness.Selection {
-	return harness.Selection{AllowWrites: f.allowWrites, AllowDestructive: f.allowDestructive, Include: f.tools, Exclude: f.excludeTools}
+func (f *callFlags) selection() workload.Selection {
+	return workload.Selection{AllowWrites: f.allowWrites, AllowDestructive: f.allowDestructive, Include: f.tools, Exclude: f.excludeTools}
 }
 
 // readMix reads a --mix file.
-func readMix(path string) ([]harness.MixEntry, error) {
+func readMix(path string) ([]workload.MixEntry, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, usagef("--mix: %v", err)
 	}
-	mix, err := harness.ParseMix(b)
+	mix, err := workload.ParseMix(b)
 	if err != nil {
 		return nil, usagef("--mix %s: %v", path, err)
 	}
@@ -118,15 +119,15 @@ func rawArgs(v string) json.RawMessage {
 // exit for a server whose tools make it impossible.
 func workloadError(err error) error {
 	var (
-		server *harness.ServerError
-		method *harness.MethodError
-		tool   *harness.UnknownToolError
-		inject *harness.InjectError
+		server *workload.ServerError
+		method *workload.MethodError
+		tool   *workload.UnknownToolError
+		inject *workload.InjectError
 		card   *toolschema.CardinalityError
-		sel    *harness.SelectionError
-		glob   *harness.GlobError
+		sel    *workload.SelectionError
+		glob   *workload.GlobError
 	)
-	var step *harness.StepError
+	var step *workload.StepError
 	switch {
 	case err == nil:
 		return nil
@@ -134,19 +135,19 @@ func workloadError(err error) error {
 		return serverError(server)
 	case errors.As(err, &step):
 		return scenarioError(step)
-	case errors.Is(err, harness.ErrMixReplaces):
+	case errors.Is(err, workload.ErrMixReplaces):
 		return usagef("--mix replaces --tool and --args")
-	case errors.Is(err, harness.ErrGenArgsReplaces):
+	case errors.Is(err, workload.ErrGenArgsReplaces):
 		return usagef("--gen-args replaces --args")
 	case errors.As(err, &method):
 		return usagef("--%v", method) // "--method must be ..."
-	case errors.Is(err, harness.ErrTargetUnused):
+	case errors.Is(err, workload.ErrTargetUnused):
 		return usagef("--uri and --prompt go with --method resources/read, prompts/get or completion/complete")
-	case errors.Is(err, harness.ErrToolWithoutCall):
+	case errors.Is(err, workload.ErrToolWithoutCall):
 		return usagef("--tool goes with --method tools/call")
-	case errors.Is(err, harness.ErrCallWithoutTool):
+	case errors.Is(err, workload.ErrCallWithoutTool):
 		return usagef("--method tools/call needs --tool NAME")
-	case errors.Is(err, harness.ErrGlobsUnused):
+	case errors.Is(err, workload.ErrGlobsUnused):
 		return usagef("--tools and --exclude-tools narrow the tools --gen-args picks; here every tool is named (--tool, or the mix)")
 	case errors.As(err, &glob):
 		return usagef("--tools/--exclude-tools: bad glob %q", glob.Glob)
@@ -166,8 +167,8 @@ func workloadError(err error) error {
 
 // selectionHint names the flags that would let --gen-args call the tools
 // it left out.
-func selectionHint(sel *harness.SelectionError) string {
-	writes, destructive := sel.Left[harness.Additive], sel.Left[harness.Destructive]
+func selectionHint(sel *workload.SelectionError) string {
+	writes, destructive := sel.Left[workload.Additive], sel.Left[workload.Destructive]
 	switch {
 	case writes == 0 && destructive == 0:
 		return "widen --tools or --exclude-tools, or name a tool with --tool"
@@ -181,8 +182,8 @@ func selectionHint(sel *harness.SelectionError) string {
 
 // serverError is a server whose tools make the workload impossible: the
 // unreachable exit, with the auth hint when credentials were the trouble.
-func serverError(e *harness.ServerError) error {
-	if _, ok := errors.AsType[*harness.AuthError](e); ok {
+func serverError(e *workload.ServerError) error {
+	if _, ok := errors.AsType[*mcp.AuthError](e); ok {
 		return authError(e.Msg)
 	}
 	return unreachableError{e.Msg}

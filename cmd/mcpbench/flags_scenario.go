@@ -7,6 +7,8 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/mcpbench/mcpbench/harness"
+	"github.com/mcpbench/mcpbench/mcp"
+	"github.com/mcpbench/mcpbench/workload"
 )
 
 // scenarioFlags run sessions of a scenario file in place of single
@@ -64,7 +66,7 @@ func (f *scenarioFlags) check(fs *pflag.FlagSet, session string) error {
 		}
 	}
 	switch {
-	case session != string(harness.SessionPerWorker):
+	case session != string(mcp.SessionPerWorker):
 		return usagef("--scenario runs each session on an MCP session of its own: --session must be per-worker")
 	case f.users < 0 || f.maxSessions < 0:
 		return usagef("--users and --max-sessions must not be negative")
@@ -77,15 +79,15 @@ func (f *scenarioFlags) check(fs *pflag.FlagSet, session string) error {
 }
 
 // spec reads the scenario file, with the data files its steps name.
-func (f *scenarioFlags) spec(w *workloadFlags, c *callFlags) (*harness.ScenarioSpec, error) {
-	file, err := harness.ReadScenarioFile(f.file)
+func (f *scenarioFlags) spec(w *workloadFlags, c *callFlags) (*workload.ScenarioSpec, error) {
+	file, err := workload.ReadScenarioFile(f.file)
 	if err != nil {
 		return nil, usagef("--scenario %s: %v", f.file, oneLine(err.Error()))
 	}
 	if c.cardinality < 1 {
 		return nil, usagef("--arg-cardinality must be at least 1")
 	}
-	return &harness.ScenarioSpec{File: file, Seed: w.seed, Cardinality: c.cardinality, NewConnectionPerSession: f.newConnection,
+	return &workload.ScenarioSpec{File: file, Seed: w.seed, Cardinality: c.cardinality, NewConnectionPerSession: f.newConnection,
 		Select: c.selection(), ThinkScale: f.thinkScale}, nil
 }
 

@@ -8,7 +8,9 @@ import (
 
 	"github.com/mcpbench/mcpbench/dashboard"
 	"github.com/mcpbench/mcpbench/harness"
+	"github.com/mcpbench/mcpbench/mcp"
 	"github.com/mcpbench/mcpbench/results"
+	"github.com/mcpbench/mcpbench/workload"
 )
 
 // shapeFlags are run's load shapes and the watches that go with them:
@@ -80,7 +82,7 @@ func setStages(load *harness.Load, name string, st harness.Stages, interval time
 }
 
 // fromFile takes a scenario file's stages when no flag gave any.
-func (s *shapeFlags) fromFile(fs *pflag.FlagSet, load *harness.Load, file *harness.ScenarioFile, interval time.Duration) error {
+func (s *shapeFlags) fromFile(fs *pflag.FlagSet, load *harness.Load, file *workload.ScenarioFile, interval time.Duration) error {
 	if s.stages != "" || s.rateStages != "" || file == nil {
 		return nil
 	}
@@ -127,7 +129,7 @@ func (s *shapeFlags) check() error {
 func (s *shapeFlags) attach(ctx context.Context, setup *harness.Setup, e env, cmd string) (context.Context, *abortOutput, func()) {
 	closePage := func() {}
 	if s.dashboard != "" {
-		d := dashboard.New(s.dashboard, harness.Redact(setup.Options.URL))
+		d := dashboard.New(s.dashboard, mcp.Redact(setup.Options.URL))
 		setup.Outputs = append(setup.Outputs, dashboardOutput{Dashboard: d, e: e, cmd: cmd})
 		closePage = d.Close
 	}

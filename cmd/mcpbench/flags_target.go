@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/mcpbench/mcpbench/harness"
+	"github.com/mcpbench/mcpbench/mcp"
 )
 
 // targetFlags say where the server is and how to speak to it.
@@ -52,9 +53,9 @@ func (t *targetFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&t.url, "url", "", "MCP endpoint, e.g. http://127.0.0.1:3002/mcp (alias --base-url; an empty path means /mcp)")
 	fs.StringVar(&t.transport, "transport", "auto", "auto|http|sse|stdio (stdio: the server command follows --)")
 	fs.IntVar(&t.stdioProcs, "stdio-procs", 1, "stdio: server processes to spread the workers over")
-	fs.StringVar(&t.engine, "engine", string(harness.EngineAuto), "HTTP engine for the measured requests: auto (direct for plain http, else net/http), direct, net/http")
+	fs.StringVar(&t.engine, "engine", string(mcp.EngineAuto), "HTTP engine for the measured requests: auto (direct for plain http, else net/http), direct, net/http")
 	fs.StringVar(&t.protocolVersion, "protocol-version", "auto", "auto, or a revision from 2024-11-05 to 2026-07-28")
-	fs.StringVar(&t.session, "session", string(harness.SessionPerWorker), "per-worker|shared|per-request (stateful revisions)")
+	fs.StringVar(&t.session, "session", string(mcp.SessionPerWorker), "per-worker|shared|per-request (stateful revisions)")
 	fs.Float64Var(&t.abandon, "abandon-sessions", 0, "end this `FRACTION` of sessions (of a scenario, or --session per-request) without a DELETE, as clients that go away do; with --server-pid or --server-metrics the report gives the server memory kept per abandoned session")
 	fs.StringArrayVarP(&t.headers, "header", "H", nil, "extra header 'Name: value', repeatable (MCPBENCH_TOKEN adds Authorization: Bearer)")
 	fs.StringArrayVar(&t.secretHeaders, "secret-header", nil, "header NAME whose value is a secret, redacted everywhere (repeatable)")
@@ -77,9 +78,9 @@ func (t *targetFlags) register(fs *pflag.FlagSet) {
 	t.logSettle = autoSettle
 	fs.Var(&t.logSettle, "log-settle", "with --log-file: after the load, wait up to this long for the stats line that covers its end (auto: the lines' interval and a half, at most 15s; 0: no wait); before it, as long for a first stats line when the log has none yet (auto: 1s)")
 	enumFlag(fs, "transport", "auto", "http", "sse", "stdio")
-	enumFlag(fs, "engine", string(harness.EngineAuto), string(harness.EngineDirect), string(harness.EngineNetHTTP))
-	enumFlag(fs, "protocol-version", append([]string{"auto"}, harness.Revisions()...)...)
-	enumFlag(fs, "session", string(harness.SessionPerWorker), string(harness.SessionShared), string(harness.SessionPerRequest))
+	enumFlag(fs, "engine", string(mcp.EngineAuto), string(mcp.EngineDirect), string(mcp.EngineNetHTTP))
+	enumFlag(fs, "protocol-version", append([]string{"auto"}, mcp.Revisions()...)...)
+	enumFlag(fs, "session", string(mcp.SessionPerWorker), string(mcp.SessionShared), string(mcp.SessionPerRequest))
 	limitFlags(fs, atLeastOne(maxProcs), "stdio-procs")
 	limitFlags(fs, zeroOrMore(1), "abandon-sessions")
 	limitFlags(fs, durationUpTo(maxWait), "timeout")
@@ -88,34 +89,34 @@ func (t *targetFlags) register(fs *pflag.FlagSet) {
 }
 
 // options turns the flags into client options.
-func (t *targetFlags) options(e *env, pool int) (harness.Options, error) {
+func (t *targetFlags) options(e *env, pool int) (mcp.Options, error) {
 	if err := t.checkTransport(); err != nil {
-		return harness.Options{}, err
+		return mcp.Options{}, err
 	}
 	if err := t.checkFiles(pool); err != nil {
-		return harness.Options{}, err
+		return mcp.Options{}, err
 	}
 	h, err := t.header(e)
 	if err != nil {
-		return harness.Options{}, err
+		return mcp.Options{}, err
 	}
 	timeout := t.timeout
 	if t.timeoutSecs > 0 {
 		timeout = time.Duration(t.timeoutSecs * float64(time.Second))
 	}
 	if timeout <= 0 {
-		return harness.Options{}, usagef("--timeout must be positive")
+		return mcp.Options{}, usagef("--timeout must be positive")
 	}
 	if t.maxResponseBytes <= 0 {
-		return harness.Options{}, usagef("--max-response-bytes must be positive")
+		return mcp.Options{}, usagef("--max-response-bytes must be positive")
 	}
-	policy, err := harness.ParseClientRequests(t.clientRequests)
+	policy, err := mcp.ParseClientRequests(t.clientRequests)
 	if err != nil {
-		return harness.Options{}, usagef("%v", err)
+		return mcp.Options{}, usagef("%v", err)
 	}
 	oauth, err := t.oauth.options(e)
 	if err != nil {
-		return harness.Options{}, err
+		return mcp.Options{}, err
 	}
 	if oauth != nil { // the server's text must not echo these either
 		for _, v := range []string{oauth.ClientSecret, oauth.IDToken} {
@@ -124,14 +125,14 @@ func (t *targetFlags) options(e *env, pool int) (harness.Options, error) {
 			}
 		}
 	}
-	return harness.Options{
+	return mcp.Options{
 		ClientRequests:   policy,
 		Listen:           t.getStream,
 		OAuth:            oauth,
 		URL:              t.url,
-		Transport:        harness.Transport(t.transport),
+		Transport:        mcp.Transport(t.transport),
 		ProtocolVersion:  t.protocolVersion,
-		SessionMode:      harness.SessionMode(t.session),
+		SessionMode:      mcp.SessionMode(t.session),
 		AbandonFraction:  t.abandon,
 		Header:           h,
 		Timeout:          timeout,
@@ -139,8 +140,8 @@ func (t *targetFlags) options(e *env, pool int) (harness.Options, error) {
 		PoolSize:         pool,
 		Insecure:         t.insecure,
 		CACert:           t.cacert,
-		Client:           harness.ClientInfo{Name: "mcpbench", Version: buildVersion()},
-		Engine:           harness.Engine(t.engine),
+		Client:           mcp.ClientInfo{Name: "mcpbench", Version: buildVersion()},
+		Engine:           mcp.Engine(t.engine),
 		Command:          t.command,
 		StdioProcs:       t.stdioProcs,
 		Secrets:          t.secrets,
@@ -171,12 +172,12 @@ func (t *targetFlags) checkTransport() error {
 	default:
 		return usagef("--transport must be auto, http, sse or stdio, not %q", t.transport)
 	}
-	switch harness.SessionMode(t.session) {
-	case harness.SessionPerWorker, harness.SessionShared, harness.SessionPerRequest:
+	switch mcp.SessionMode(t.session) {
+	case mcp.SessionPerWorker, mcp.SessionShared, mcp.SessionPerRequest:
 	default:
 		return usagef("--session must be per-worker, shared or per-request, not %q", t.session)
 	}
-	if t.abandon > 0 && harness.SessionMode(t.session) == harness.SessionShared {
+	if t.abandon > 0 && mcp.SessionMode(t.session) == mcp.SessionShared {
 		return usagef("--abandon-sessions ends sessions without a DELETE; with --session shared there is one session, never ended")
 	}
 	return nil
@@ -186,9 +187,9 @@ func (t *targetFlags) checkTransport() error {
 // suggesting the scheme a bare host:port lacks.
 func checkURL(raw string) error {
 	if !strings.Contains(raw, "://") {
-		return usagef("--url %q has no scheme: did you mean --url http://%s ?", harness.Redact(raw), strings.TrimPrefix(harness.Redact(raw), "//"))
+		return usagef("--url %q has no scheme: did you mean --url http://%s ?", mcp.Redact(raw), strings.TrimPrefix(mcp.Redact(raw), "//"))
 	}
-	if _, err := harness.ParseURL(raw); err != nil {
+	if _, err := mcp.ParseURL(raw); err != nil {
 		return usagef("--url: %v", err)
 	}
 	return nil
@@ -236,13 +237,13 @@ func secretValues(h http.Header, extra []string, token string) []string {
 	if token = strings.TrimSpace(token); len(token) >= 4 {
 		out = append(out, token)
 	}
-	return append(out, harness.SecretValues(h, extra...)...)
+	return append(out, mcp.SecretValues(h, extra...)...)
 }
 
 // options turns the OAuth flags into the client's OAuth settings (nil
 // without --oauth). The secret, the ID token and each token the client
 // obtains are scrubbed from everything e writes.
-func (o *oauthFlags) options(e *env) (*harness.OAuth, error) {
+func (o *oauthFlags) options(e *env) (*mcp.OAuth, error) {
 	secret := o.secret
 	if secret == "" {
 		secret = e.getenv("MCPBENCH_OAUTH_CLIENT_SECRET")
@@ -262,21 +263,21 @@ func (o *oauthFlags) options(e *env) (*harness.OAuth, error) {
 		}
 	}
 	switch o.flow {
-	case harness.OAuthClientCredentials:
+	case mcp.OAuthClientCredentials:
 		if o.clientID == "" || secret == "" && key == nil {
 			return nil, usagef("--oauth client-credentials needs --oauth-client-id and --oauth-client-secret (or MCPBENCH_OAUTH_CLIENT_SECRET, or --oauth-client-key)")
 		}
-	case harness.OAuthEnterprise:
+	case mcp.OAuthEnterprise:
 		if o.clientID == "" || o.idpTokenURL == "" || o.idpClientID == "" || idToken == "" {
 			return nil, usagef("--oauth enterprise needs --oauth-client-id, --oauth-idp-token-endpoint, --oauth-idp-client-id and MCPBENCH_OAUTH_ID_TOKEN")
 		}
-	case harness.OAuthAuthorizationCode, harness.OAuthAuto:
+	case mcp.OAuthAuthorizationCode, mcp.OAuthAuto:
 	default:
 		return nil, usagef("--oauth must be client-credentials, authorization-code, enterprise or auto, not %q", o.flow)
 	}
 	e.protect([]string{secret, idToken})
 	secrets := e.secrets
-	return &harness.OAuth{Flow: o.flow, ClientID: o.clientID, ClientSecret: secret, ClientKey: key, Scopes: o.scopes,
+	return &mcp.OAuth{Flow: o.flow, ClientID: o.clientID, ClientSecret: secret, ClientKey: key, Scopes: o.scopes,
 		IdPTokenURL: o.idpTokenURL, IdPClientID: o.idpClientID, IDToken: idToken,
 		OnToken: func(tok string) { secrets.add(tok) }}, nil
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/mcpbench/mcpbench/harness"
+	"github.com/mcpbench/mcpbench/mcp"
 	"github.com/mcpbench/mcpbench/results"
 	"github.com/mcpbench/mcpbench/telemetry"
 )
@@ -114,24 +115,24 @@ func (f *telemetryFlags) apply(s *harness.Setup, e env, cmd string) error {
 		if col, ok := o.(*telemetry.OTLP); ok && f.trace > 0 {
 			sp, err := telemetry.NewSpans(col.URL, labels, runID, s.Version)
 			if err != nil {
-				return usagef("--out %s: %v", harness.Redact(spec), err)
+				return usagef("--out %s: %v", mcp.Redact(spec), err)
 			}
 			spans = append(spans, sp)
 			s.Outputs = append(s.Outputs, telemetryOutput{Output: sp, e: e, cmd: cmd, name: name + " (spans)"})
 		}
 	}
 	if f.trace > 0 {
-		s.Options.Trace = &harness.Trace{Fraction: f.trace, OnSpan: fanOut(spans)}
+		s.Options.Trace = &mcp.Trace{Fraction: f.trace, OnSpan: fanOut(spans)}
 	}
 	return nil
 }
 
 // fanOut hands a sampled request to every span exporter; nil for none.
-func fanOut(spans []*telemetry.Spans) func(harness.Span) {
+func fanOut(spans []*telemetry.Spans) func(mcp.Span) {
 	if len(spans) == 0 {
 		return nil
 	}
-	return func(sp harness.Span) {
+	return func(sp mcp.Span) {
 		for _, s := range spans {
 			s.Span(sp)
 		}
@@ -149,17 +150,17 @@ func newTelemetryOutput(name, tgt string, labels map[string]string, runID string
 	case "prometheus-rw":
 		u, err := telemetry.CheckEndpoint(tgt)
 		if err != nil {
-			return nil, usagef("--out prometheus-rw=%s: %v", harness.Redact(tgt), err)
+			return nil, usagef("--out prometheus-rw=%s: %v", mcp.Redact(tgt), err)
 		}
 		return telemetry.NewRemoteWrite(u, labels, s.Shard, runID), nil
 	case "otlp":
 		u, err := telemetry.CheckEndpoint(tgt)
 		if err != nil {
-			return nil, usagef("--out otlp=%s: %v", harness.Redact(tgt), err)
+			return nil, usagef("--out otlp=%s: %v", mcp.Redact(tgt), err)
 		}
 		o, err := telemetry.NewOTLP(u, labels, s.Shard, runID, s.Version)
 		if err != nil {
-			return nil, usagef("--out otlp=%s: %v", harness.Redact(tgt), err)
+			return nil, usagef("--out otlp=%s: %v", mcp.Redact(tgt), err)
 		}
 		return o, nil
 	}

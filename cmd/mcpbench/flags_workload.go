@@ -9,8 +9,8 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/mcpbench/mcpbench/harness"
 	"github.com/mcpbench/mcpbench/internal/textfmt"
+	"github.com/mcpbench/mcpbench/workload"
 )
 
 // workloadFlags say what to send and how much.
@@ -33,7 +33,7 @@ type workloadFlags struct {
 }
 
 func (w *workloadFlags) register(fs *pflag.FlagSet, sweep bool) {
-	fs.StringVar(&w.method, "method", "tools/list", strings.Join(harness.Methods(), "|"))
+	fs.StringVar(&w.method, "method", "tools/list", strings.Join(workload.Methods(), "|"))
 	fs.StringVar(&w.tool, "tool", "", "tool NAME for tools/call")
 	fs.StringVar(&w.args, "args", "", "tools/call (or prompts/get) arguments: JSON, or @FILE; for completion/complete the argument and its value so far, e.g. '{\"style\":\"a\"}'")
 	fs.StringVar(&w.uri, "uri", "", "resource URI for resources/read (or a resource template for completion/complete)")
@@ -55,7 +55,7 @@ func (w *workloadFlags) register(fs *pflag.FlagSet, sweep bool) {
 	fs.Float64Var(&w.maxRate, "max-rate", 0, "cap a closed loop at R requests/s")
 	fs.Uint64Var(&w.seed, "seed", 1, "seed for mixes and generated arguments")
 	fs.StringVar(&w.driver, "driver", "auto", "what runs the workers: auto or loops (event loops, one per core, where they fit: the direct engine without --max-rate or sessions of a scenario; else goroutines), goroutines")
-	enumFlag(fs, "method", harness.Methods()...)
+	enumFlag(fs, "method", workload.Methods()...)
 	enumFlag(fs, "driver", "auto", "loops", "goroutines")
 	if !sweep {
 		limitFlags(fs, atLeastOne(maxWorkers), "concurrency")

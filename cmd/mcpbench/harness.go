@@ -7,11 +7,13 @@ import (
 	"time"
 
 	"github.com/mcpbench/mcpbench/harness"
+	"github.com/mcpbench/mcpbench/mcp"
+	"github.com/mcpbench/mcpbench/workload"
 )
 
 // setup is the part of run's and sweep's harness configuration that
 // their shared flags give.
-func (t *targetFlags) setup(opts harness.Options, spec harness.Spec, s *shardFlags) harness.Setup {
+func (t *targetFlags) setup(opts mcp.Options, spec workload.Spec, s *shardFlags) harness.Setup {
 	return harness.Setup{
 		Options:   opts,
 		Workload:  spec,
@@ -59,20 +61,20 @@ type stageWatch struct {
 
 // newStageWatch watches the setup of a command against the target o;
 // line says the progress line is on.
-func newStageWatch(e env, cmd string, o harness.Options, line bool) *stageWatch {
+func newStageWatch(e env, cmd string, o mcp.Options, line bool) *stageWatch {
 	return &stageWatch{e: e, cmd: cmd, target: targetName(o), timeout: o.Timeout, line: line}
 }
 
 // enter maps the harness's stages to show.
-func (w *stageWatch) enter(st harness.Stage) {
+func (w *stageWatch) enter(st harness.Phase) {
 	switch st {
-	case harness.StageConnecting:
+	case harness.PhaseConnecting:
 		w.show("connecting to "+w.target, true)
-	case harness.StageWorkload:
+	case harness.PhaseWorkload:
 		w.show("listing what "+w.target+" offers", true)
-	case harness.StageStartWait:
+	case harness.PhaseStartWait:
 		w.show("waiting for --start-at", false) // a wait the user asked for
-	case harness.StageLogSettle:
+	case harness.PhaseLogSettle:
 		w.show("waiting for the server's log to settle", false)
 	default:
 		w.show("", false)
@@ -114,9 +116,9 @@ func (w *stageWatch) show(what string, waitsOnServer bool) {
 
 // targetName is the server as the user gave it: the URL, or the stdio
 // command.
-func targetName(o harness.Options) string {
+func targetName(o mcp.Options) string {
 	if len(o.Command) > 0 {
 		return strings.Join(o.Command, " ")
 	}
-	return harness.Redact(o.URL)
+	return mcp.Redact(o.URL)
 }

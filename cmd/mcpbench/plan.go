@@ -3,9 +3,9 @@ package main
 import (
 	"fmt"
 
-	"github.com/mcpbench/mcpbench/harness"
 	"github.com/mcpbench/mcpbench/report"
 	"github.com/mcpbench/mcpbench/results"
+	"github.com/mcpbench/mcpbench/workload"
 )
 
 // dryRunExit ends a --dry-run: the plan goes to stdout and to --json-out
@@ -23,8 +23,8 @@ func dryRunExit(e env, cmd string, r *results.PlanReport, err error, o *outputFl
 
 // announce prints on stderr, before the load, the warnings about the
 // tools about to be called and the one line that names them all.
-func announce(e env, cmd string) func([]harness.ToolInfo, []string) {
-	return func(tools []harness.ToolInfo, warnings []string) {
+func announce(e env, cmd string) func([]workload.ToolInfo, []string) {
+	return func(tools []workload.ToolInfo, warnings []string) {
 		for _, w := range warnings {
 			fmt.Fprintf(e.stderr, "mcpbench %s: warning: %s\n", cmd, w)
 		}

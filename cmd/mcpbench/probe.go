@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/mcpbench/mcpbench/harness"
+	"github.com/mcpbench/mcpbench/mcp"
 	"github.com/mcpbench/mcpbench/probe"
 	"github.com/mcpbench/mcpbench/report"
 	"github.com/mcpbench/mcpbench/results"
@@ -117,7 +118,7 @@ func probeMain(ctx context.Context, args []string, e env) int {
 	cfg.BenchProgress = progress
 	st := newStageWatch(e, "probe", cfg.Options, progress != nil)
 	cfg.Progress = func(stage string) {
-		if stage == probe.StageDial {
+		if stage == probe.PhaseDial {
 			st.show("connecting to "+st.target, true)
 			return
 		}
@@ -131,8 +132,8 @@ func probeMain(ctx context.Context, args []string, e env) int {
 			fmt.Fprintln(e.stderr, "mcpbench probe: interrupted before the server answered")
 			return exitInterrupted
 		}
-		var se *probe.StageError
-		if errors.As(err, &se) && se.Stage == probe.StageLogMark {
+		var se *probe.PhaseError
+		if errors.As(err, &se) && se.Phase == probe.PhaseLogMark {
 			return exitFor(e, "probe", usagef("--log-file: %v", se.Err))
 		}
 		if ce := harness.OptionError(err); ce != nil {
@@ -184,7 +185,7 @@ func (f *probeFlags) report(res *probe.Report, cfg probe.Config, started time.Ti
 	return &results.ProbeReport{
 		Header: results.Header{
 			Schema: results.SchemaProbe, MCPBenchVersion: buildVersion(), StartedAt: started.UTC(),
-			Target: results.Target{URL: harness.Redact(si.Endpoint), Transport: si.Transport, ProtocolVersion: si.ProtocolVersion,
+			Target: results.Target{URL: mcp.Redact(si.Endpoint), Transport: si.Transport, ProtocolVersion: si.ProtocolVersion,
 				ServerName: si.Name, ServerVersion: si.Version},
 		},
 		Settings: results.ProbeSettings{
@@ -196,6 +197,6 @@ func (f *probeFlags) report(res *probe.Report, cfg probe.Config, started time.Ti
 			LogFile:           f.target.logFile,
 			MaxErrorRate:      f.maxErrorRate,
 		},
-		ProbeFindings: results.ProbeFindingsOf(*res),
+		Report: *res,
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/mcpbench/mcpbench/harness"
+	"github.com/mcpbench/mcpbench/workload"
 )
 
 // isTerminal reports whether w is a character device (a terminal).
@@ -58,13 +59,13 @@ type terminal struct {
 	draw     func(harness.Progress) // the progress line; nil when off
 	stages   *stageWatch
 	warn     func(harness.Setting, error)
-	announce func([]harness.ToolInfo, []string)
+	announce func([]workload.ToolInfo, []string)
 }
 
 func (t *terminal) Event(ev harness.Event) {
 	switch ev.Kind {
-	case harness.EventStage:
-		t.stages.enter(ev.Stage)
+	case harness.EventPhase:
+		t.stages.enter(ev.Phase)
 	case harness.EventWorkload:
 		t.announce(ev.Tools, ev.Warnings)
 	case harness.EventWarning:

@@ -11,6 +11,7 @@ import (
 
 	"github.com/mcpbench/mcpbench/harness"
 	"github.com/mcpbench/mcpbench/report"
+	"github.com/mcpbench/mcpbench/workload"
 )
 
 const runUsage = `Usage: mcpbench run --url URL [flags]
@@ -242,7 +243,7 @@ func (f *runFlags) scenarioConfig(fs *pflag.FlagSet, e *env) (harness.RunConfig,
 	if err != nil {
 		return harness.RunConfig{}, err
 	}
-	setup := f.target.setup(opts, harness.Spec{}, &f.shard)
+	setup := f.target.setup(opts, workload.Spec{}, &f.shard)
 	setup.Scenario = spec
 	return harness.RunConfig{Setup: setup, Load: load}, nil
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/mcpbench/mcpbench/report"
 	"github.com/mcpbench/mcpbench/results"
 	"github.com/mcpbench/mcpbench/sweep"
+	"github.com/mcpbench/mcpbench/workload"
 )
 
 const sweepUsage = `Usage: mcpbench sweep --url URL (--concurrency-values LIST | --concurrency-range R |
@@ -261,7 +262,7 @@ func (f *sweepFlags) setup(e *env, cs []int, rs []float64) (harness.Setup, error
 		if err != nil {
 			return harness.Setup{}, err
 		}
-		setup := f.target.setup(opts, harness.Spec{}, &f.shard)
+		setup := f.target.setup(opts, workload.Spec{}, &f.shard)
 		setup.Scenario = spec
 		return setup, nil
 	}

@@ -29,7 +29,6 @@ var layers = map[string]int{
 	"abstat":               0,
 	"internal/h1":          1,
 	"mcp/oauth":            1,
-	"mcp":                  2,
 	"toolschema":           1,
 	"logscan":              1,
 	"target":               1,
@@ -39,16 +38,18 @@ var layers = map[string]int{
 	"hostile":              1,
 	"record":               1,
 	"sampler":              1,
-	"bench":                2,
-	"ab":                   2,
-	"workload":             3,
-	"sweep":                3,
-	"probe":                4,
-	"results":              5,
-	"report":               6,
-	"harness":              7,
-	"dashboard":            8,
-	"telemetry":            8,
+	"measure":              2, // the measurement vocabulary, over internal/hist
+	"mcp":                  3,
+	"bench":                3,
+	"ab":                   3,
+	"workload":             4,
+	"sweep":                4,
+	"probe":                5,
+	"results":              6,
+	"report":               7,
+	"harness":              8,
+	"dashboard":            9,
+	"telemetry":            9,
 	"cmd/mcpbench":         10,
 	"interop":              10, // tests only: the differential matrix, above harness
 
@@ -59,12 +60,12 @@ var layers = map[string]int{
 	"scripts/k8s/verify":     10,
 }
 
-// bypasses are imports the ranks allow but the design does not: cmd talks
-// to harness (report to render, results to read reports), never to the
-// generator, the workload or the client beneath it, so harness stays the
-// front door.
+// bypasses are imports the ranks allow but the design does not: cmd
+// fills the client's options and the workload's spec itself, but runs
+// them through harness, never through the generator or the client's
+// engines beneath it, so harness stays the one way to run a load.
 var bypasses = map[string][]string{
-	"cmd/mcpbench": {"bench", "workload", "mcp", "mcp/oauth", "internal/h1", "internal/evloop"},
+	"cmd/mcpbench": {"bench", "mcp/oauth", "internal/h1", "internal/evloop"},
 }
 
 // longFuncs are the functions allowed over maxFuncLines, each with why.
@@ -211,7 +212,7 @@ func TestHouseRulesBite(t *testing.T) {
 	}
 	upward := parse("mcp", "up.go", "package mcp\nimport _ \""+module+"bench\"\n")
 	unknown := parse("newpkg", "n.go", "package newpkg\n")
-	bypass := parse("cmd/mcpbench", "b.go", "package main\nimport _ \""+module+"workload\"\n")
+	bypass := parse("cmd/mcpbench", "b.go", "package main\nimport _ \""+module+"bench\"\n")
 	if got := importViolations([]goFile{upward, unknown, bypass}); len(got) != 3 {
 		t.Errorf("want an upward import, an unplaced package and a bypass of harness caught, got %q", got)
 	}

@@ -19,6 +19,7 @@ import (
 	"os"
 
 	"github.com/mcpbench/mcpbench/internal/hist"
+	"github.com/mcpbench/mcpbench/measure"
 	"github.com/mcpbench/mcpbench/results"
 )
 
@@ -149,7 +150,7 @@ func check(shards []*results.RunReport, merged *results.RunReport, served int64,
 		bad("merged requests %d + warmup %d = %d, the server counted %d", merged.Requests, merged.Workload.Warmup, merged.Requests+merged.Workload.Warmup, served)
 	}
 	lines = append(lines, fmt.Sprintf("merged: %d requests + %d warmup = %d; the server counted %d", merged.Requests, merged.Workload.Warmup, merged.Requests+merged.Workload.Warmup, served))
-	var want results.Latency
+	var want measure.Latency
 	want.FillPercentiles(sum)
 	if merged.P50MS != want.P50MS || merged.P99MS != want.P99MS {
 		bad("merged p50 %.3f ms, p99 %.3f ms; the shards' summed histograms give p50 %.3f ms, p99 %.3f ms", merged.P50MS, merged.P99MS, want.P50MS, want.P99MS)

@@ -1,17 +1,15 @@
-package results
+package sweep
 
 import (
 	"encoding/json"
 	"strings"
 	"testing"
-
-	"github.com/mcpbench/mcpbench/sweep"
 )
 
-// The sweep analysis is written by this package (sweep.Analysis has no
-// JSON names of its own): an empty one still has every section.
+// Analysis carries the sweep report's JSON names (results.SweepReport
+// embeds it): an empty one still has every section.
 func TestAnalyzeEmptyJSON(t *testing.T) {
-	b, err := json.Marshal(analyze(nil, sweep.SLO{P95MS: 400, P99MS: 800}))
+	b, err := json.Marshal(Analyze(nil, SLO{P95MS: 400, P99MS: 800}))
 	if err != nil {
 		t.Fatal(err)
 	}

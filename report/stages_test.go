@@ -5,17 +5,18 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpbench/mcpbench/measure"
 	"github.com/mcpbench/mcpbench/results"
 )
 
 func TestStagedRunIsRenderedStageByStage(t *testing.T) {
 	r := fixtureRun(t, 1, 20)
-	r.Stages = []results.StageSummary{
+	r.Stages = []measure.StageSummary{
 		{FromS: 0, ToS: 5, Target: 4, Requests: 500, RPS: 100, P50MS: 5, P95MS: 8, P99MS: 9},
 		{FromS: 5, ToS: 10, Target: 16, Requests: 1500, RPS: 300, P50MS: 6, P95MS: 30, P99MS: 41.5, Errors: 3, ErrorRate: 0.002},
 		{FromS: 10, ToS: 20, Target: 4, Requests: 1000, RPS: 100, P50MS: 5, P95MS: 8, P99MS: 9},
 	}
-	r.Spikes = []results.Spike{{Stage: 2, Back: 3, EndS: 10, BaselineP99MS: 9, RecoveryS: 2, Recovered: true}}
+	r.Spikes = []measure.Spike{{Stage: 2, Back: 3, EndS: 10, BaselineP99MS: 9, RecoveryS: 2, Recovered: true}}
 	r.Aborted = &results.Aborted{Reason: "p99>40ms for 2s: p99 was 41.5 ms", AtS: 12}
 	var md, sum, page bytes.Buffer
 	if err := WriteRunMarkdown(&md, r); err != nil {
