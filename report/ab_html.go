@@ -26,7 +26,7 @@ func abPage(r *results.ABReport) *htmlPage {
 		Tables: []htmlTable{newTable("", abVerdictHead, abVerdictRows(r))}})
 	if len(r.Rounds) > 0 {
 		page.add(htmlSection{ID: "rounds", Title: "Rounds in run order",
-			Intro: []string{"Each round measured A and B once, in the order shown (AB or BA), drawn anew each round from the seed."},
+			Intro:  []string{"Each round measured A and B once, in the order shown (AB or BA), drawn anew each round from the seed."},
 			Charts: abCharts(r),
 			Tables: []htmlTable{newTable("", abRoundHead(), abRoundRows(r))}})
 	}

@@ -46,10 +46,10 @@ started or reached, 130 when interrupted (the rounds so far are reported).
 Flags:
 %s
 Examples:
-  mcpbench ab --a-cmd 'mcpbench serve --addr 127.0.0.1:{port} --service-time 5ms' \
-      --b-cmd 'mcpbench serve --addr 127.0.0.1:{port} --service-time 5ms --burn 200us' \
-      --method tools/call --tool echo --args '{"message":"hi"}' -c 4 -d 1s \
-      --max-rounds 8 --json-out ab.json --md-out ab.md --html-out ab.html
+  mcpbench ab --a-cmd 'mcpbench serve --addr 127.0.0.1:{port}' \
+      --b-cmd 'mcpbench serve --addr 127.0.0.1:{port} --burn 1ms' \
+      --method tools/call --tool echo --args '{"message":"hi"}' -c 2 -d 500ms \
+      --max-rounds 6 --json-out ab.json --md-out ab.md --html-out ab.html
 `
 
 // abFlags are ab's flags: two sides, the experiment's plan and gate, the

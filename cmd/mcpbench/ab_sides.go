@@ -47,6 +47,9 @@ func (c abRunConfig) measure(ctx context.Context, _ ab.Side, t ab.Target, warmup
 		}
 		return ab.Figures{}, errors.New("the measurement was cut short")
 	}
+	if p.Requests == 0 && !warmup { // no figure to compare, only a stall
+		return ab.Figures{}, fmt.Errorf("no request completed in %.2f s: give each measurement longer (-d) or a count (-n)", p.ElapsedS)
+	}
 	return ab.Figures{Requests: p.Requests, Throughput: p.RPS, P50MS: p.P50MS, P95MS: p.P95MS, P99MS: p.P99MS,
 		ErrorRate: p.ErrorRate, Seconds: p.ElapsedS, GenCPU: p.Client.CPUS}, nil
 }
