@@ -98,24 +98,16 @@ func WriteABMarkdown(w io.Writer, r *results.ABReport) error {
 	if r.Error != "" {
 		fmt.Fprintf(&b, "**Error:** %s\n\n", r.Error)
 	}
-	mdTable(&b, abVerdictHead, abVerdictRows(r))
+	if err := markdownTable(&b, abVerdictHead, abVerdictRows(r)); err != nil {
+		return err
+	}
 	b.WriteString("\n<details><summary>Rounds (in run order)</summary>\n\n")
-	mdTable(&b, abRoundHead(), abRoundRows(r))
+	if err := markdownTable(&b, abRoundHead(), abRoundRows(r)); err != nil {
+		return err
+	}
 	b.WriteString("\n</details>\n")
 	_, err := io.WriteString(w, b.String())
 	return err
-}
-
-// mdTable writes a Markdown table.
-func mdTable(b *strings.Builder, head []string, rows [][]string) {
-	b.WriteString("| " + strings.Join(head, " | ") + " |\n|")
-	for range head {
-		b.WriteString(" --- |")
-	}
-	b.WriteString("\n")
-	for _, row := range rows {
-		b.WriteString("| " + strings.Join(row, " | ") + " |\n")
-	}
 }
 
 // abRoundHead and abRoundRows: each round's order and each side's
