@@ -48,7 +48,7 @@ Flags:
 Examples:
   mcpbench ab --a-cmd 'mcpbench serve --addr 127.0.0.1:{port}' \
       --b-cmd 'mcpbench serve --addr 127.0.0.1:{port} --burn 1ms' \
-      --method tools/call --tool echo --args '{"message":"hi"}' -c 2 -d 500ms \
+      --method tools/call --tool echo --args '{"message":"hi"}' -c 2 -n 200 \
       --max-rounds 6 --json-out ab.json --md-out ab.md --html-out ab.html
 `
 

