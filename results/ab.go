@@ -1,8 +1,6 @@
 package results
 
 import (
-	"encoding/json"
-	"fmt"
 	"io"
 	"math"
 	"time"
@@ -48,14 +46,12 @@ type ABReport struct {
 
 // ReadABReport reads an A/B report.
 func ReadABReport(rd io.Reader) (*ABReport, error) {
-	var r ABReport
-	if err := json.NewDecoder(rd).Decode(&r); err != nil {
-		return nil, fmt.Errorf("not an ab report: %w", err)
+	r := new(ABReport)
+	err := readReport(rd, r, func() string { return r.Schema }, SchemaAB, "ab")
+	if err != nil {
+		r = nil
 	}
-	if r.Schema != SchemaAB {
-		return nil, fmt.Errorf("schema is %q, want %s", r.Schema, SchemaAB)
-	}
-	return &r, nil
+	return r, err
 }
 
 // Verdict is the verdict of metric m; ok is false when it was not judged.

@@ -134,11 +134,17 @@ func (f *abFlags) flagSet() *pflag.FlagSet {
 }
 
 func abMain(ctx context.Context, args []string, e env) int {
-	var f abFlags
+	f := new(abFlags)
 	fs := f.flagSet()
 	if done, code := parseFlags(fs, args, abUsage, e); done {
 		return code
 	}
+	return f.main(ctx, fs, e)
+}
+
+// main runs the experiment the parsed flags describe and writes its
+// reports.
+func (f *abFlags) main(ctx context.Context, fs *pflag.FlagSet, e env) int {
 	x, err := f.experiment(fs, &e)
 	if err != nil {
 		return exitFor(e, "ab", err)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -28,16 +29,15 @@ func abArgs(dir string, a, b string, extra ...string) []string {
 
 func readAB(t *testing.T, dir string) *results.ABReport {
 	t.Helper()
-	f, err := os.Open(filepath.Join(dir, "ab.json"))
-	if err != nil {
-		t.Fatal(err)
+	b, err := os.ReadFile(filepath.Join(dir, "ab.json"))
+	if err == nil {
+		var r *results.ABReport
+		if r, err = results.ReadABReport(bytes.NewReader(b)); err == nil {
+			return r
+		}
 	}
-	defer f.Close()
-	r, err := results.ReadABReport(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return r
+	t.Fatal(err)
+	return nil
 }
 
 // TestABMachinery runs a short A/B end to end: B burns 2 ms of CPU per
