@@ -126,6 +126,9 @@ func (x *abExperiment) startSides(ctx context.Context, e env) (*abSides, error) 
 			return s, err
 		}
 	}
+	if (s.a.target.CPU == nil) != (s.b.target.CPU == nil) { // a ratio needs both
+		fmt.Fprintln(e.stderr, "mcpbench ab: the server's CPU is read on one side only, so CPU per request is not judged: give both sides --a-/--b-metrics or --a-/--b-pid")
+	}
 	if !x.f.quiet {
 		fmt.Fprintf(e.stderr, "mcpbench ab: A %s, B %s\n", s.a.side.URL, s.b.side.URL)
 	}
