@@ -81,7 +81,8 @@ type Settings struct {
 	Gated         []abstat.Metric `json:"gated"`
 	BudgetSeconds float64         `json:"budget_s,omitempty"` // 0: no budget
 	Warmup        bool            `json:"warmup"`
-	A             string          `json:"a"` // where each side was, for the reader
+	Duet          bool            `json:"duet,omitempty"` // A and B measured at the same time
+	A             string          `json:"a"`              // where each side was, for the reader
 	B             string          `json:"b"`
 }
 

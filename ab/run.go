@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"sync"
 	"time"
 
 	"github.com/mcpbench/mcpbench/abstat"
@@ -43,6 +44,11 @@ type Experiment struct {
 	// not end within it (judged by the longest round so far). 0: none.
 	Budget   time.Duration
 	NoWarmup bool
+	// Duet measures A and B at the same time in each round (Bulej et al.,
+	// ICPE 2020): both share whatever disturbs the machine meanwhile, so
+	// their ratio cancels it, where the machine has the cores for both.
+	// The round's order then only says which was started first.
+	Duet bool
 	// OnRound, when set, is told of each round as it ends.
 	OnRound func(Round)
 
@@ -74,7 +80,7 @@ func (e Experiment) Run(ctx context.Context) (*Result, error) {
 		e.Seed = rand.Uint64() | 1
 	}
 	res := &Result{Seed: e.Seed, Settings: Settings{
-		Plan: seq.Plan(), Gated: e.Gated, BudgetSeconds: e.Budget.Seconds(), Warmup: !e.NoWarmup,
+		Plan: seq.Plan(), Gated: e.Gated, BudgetSeconds: e.Budget.Seconds(), Warmup: !e.NoWarmup, Duet: e.Duet,
 		A: e.A.where(), B: e.B.where(),
 	}}
 	rng := rand.New(rand.NewPCG(e.Seed, e.Seed^0x9e3779b97f4a7c15))
@@ -136,6 +142,9 @@ func (e Experiment) round(ctx context.Context, rng *rand.Rand, n int) (Round, er
 	r := Round{Index: n, Order: [2]Side{A, B}}
 	if rng.IntN(2) == 1 {
 		r.Order = [2]Side{B, A}
+	}
+	if e.Duet {
+		return e.duet(ctx, r)
 	}
 	for _, side := range r.Order {
 		t := e.A
@@ -205,4 +214,30 @@ func (t Target) where() string {
 		s += " (CPU: " + t.CPU.Where() + ")"
 	}
 	return s
+}
+
+// duet measures both sides of r at once, each started in r's order.
+func (e Experiment) duet(ctx context.Context, r Round) (Round, error) {
+	var errs [2]error
+	var figs [2]Figures
+	var wg sync.WaitGroup
+	for i, side := range r.Order {
+		t := e.A
+		if side == B {
+			t = e.B
+		}
+		wg.Go(func() { figs[i], errs[i] = e.measure(ctx, side, t) })
+	}
+	wg.Wait()
+	for i, side := range r.Order {
+		if errs[i] != nil {
+			return r, fmt.Errorf("%s: %w", side, errs[i])
+		}
+		if side == A {
+			r.A = figs[i]
+		} else {
+			r.B = figs[i]
+		}
+	}
+	return r, nil
 }

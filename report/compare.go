@@ -79,6 +79,9 @@ func WriteCompareMarkdown(w io.Writer, c *results.Comparison) error {
 	for _, n := range c.Notes {
 		fmt.Fprintf(&b, "\n> %s\n", n)
 	}
+	if line := noiseLine(c.Noise); line != "" {
+		fmt.Fprintf(&b, "\n%s\n", line)
+	}
 	if _, err := io.WriteString(w, b.String()); err != nil {
 		return fmt.Errorf("compare markdown: %w", err)
 	}
@@ -91,4 +94,21 @@ func WriteCompareJSON(w io.Writer, c *results.Comparison) error {
 		return fmt.Errorf("compare json: %w", err)
 	}
 	return nil
+}
+
+// noiseLine says, for each figure, whether its change lies within the
+// noise of the two reports' per-interval series; "" without series.
+func noiseLine(ns []results.Noise) string {
+	if len(ns) == 0 {
+		return ""
+	}
+	parts := make([]string, len(ns))
+	for i, n := range ns {
+		where := "beyond"
+		if n.WithinNoise {
+			where = "within"
+		}
+		parts[i] = fmt.Sprintf("%s %+.1f%% [%+.1f%%, %+.1f%%] %s", n.Metric, 100*n.Change, 100*n.Low, 100*n.High, where)
+	}
+	return "Noise of the reports' own intervals (shift, 95% interval): " + strings.Join(parts, "; ") + "."
 }

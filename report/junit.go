@@ -62,14 +62,19 @@ func WriteCompareJUnit(w io.Writer, c *results.Comparison) error {
 		s.Cases = append(s.Cases, tc)
 		s.Tests++
 	}
-	doc := junitSuites{Name: "mcpbench compare", Tests: s.Tests, Failures: s.Failures, Suites: []junitSuite{s}}
+	return writeJUnit(w, "mcpbench compare", s)
+}
+
+// writeJUnit writes one suite as a JUnit document named name.
+func writeJUnit(w io.Writer, name string, s junitSuite) error {
+	doc := junitSuites{Name: name, Tests: s.Tests, Failures: s.Failures, Suites: []junitSuite{s}}
 	if _, err := io.WriteString(w, xml.Header); err != nil {
-		return fmt.Errorf("compare junit: %w", err)
+		return fmt.Errorf("%s junit: %w", name, err)
 	}
 	enc := xml.NewEncoder(w)
 	enc.Indent("", "  ")
 	if err := enc.Encode(doc); err != nil {
-		return fmt.Errorf("compare junit: %w", err)
+		return fmt.Errorf("%s junit: %w", name, err)
 	}
 	_, err := io.WriteString(w, "\n")
 	return err

@@ -61,6 +61,9 @@ type Comparison struct {
 	Regressions int      `json:"regressions"`
 	Passed      bool     `json:"passed"`
 	Notes       []string `json:"notes,omitempty"`
+	// Noise is each run figure's shift as the two reports' per-interval
+	// series show it (compare_noise.go); absent without series.
+	Noise []Noise `json:"noise,omitempty"`
 
 	// MCPBenchVersion is the mcpbench that compared (each side's own
 	// version is in its Source).
@@ -75,6 +78,7 @@ func CompareRuns(base, cur *RunReport, g Limits) *Comparison {
 	c := newComparison("run", base.Header, cur.Header)
 	c.BaseReport, c.NewReport = Report{Run: base}, Report{Run: cur}
 	c.pointChecks("run", &base.Point, &cur.Point, g, true)
+	c.noiseChecks(&base.Point, &cur.Point)
 	c.workloadNotes(&base.Workload, &cur.Workload)
 	c.finish()
 	return c

@@ -28,6 +28,13 @@ or maximum feasible concurrency, or the maximum sustainable rate, is a
 regression), their knee (shown) and every point measured at the same
 concurrency or rate in both.
 
+Two run reports with per-interval series (five whole intervals or more
+each) get a line under the table saying, for rps and each percentile,
+whether the change lies within the noise those intervals show, and a
+note on each regression that does; the gate is unchanged. For a verdict
+that tells a small change from noise, measure both servers with
+mcpbench ab.
+
 The Markdown table goes to stdout unless --md-out, --json-out - or -q say
 otherwise.
 

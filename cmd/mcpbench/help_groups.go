@@ -14,6 +14,7 @@ import (
 
 // helpGroups is the order of the headings, for every command.
 var helpGroups = []string{
+	"A/B sides",
 	"Target and transport",
 	"Authentication",
 	"Load",
@@ -94,6 +95,12 @@ var flagGroups = map[string]string{
 	"dashboard": "Outputs", "out": "Outputs", "out-label": "Outputs", "trace": "Outputs",
 
 	"shard": "Shards", "start-at": "Shards",
+
+	"a-url": "A/B sides", "b-url": "A/B sides", "a-cmd": "A/B sides", "b-cmd": "A/B sides", "path": "A/B sides",
+	"a-metrics": "A/B sides", "b-metrics": "A/B sides", "a-pid": "A/B sides", "b-pid": "A/B sides",
+	"ab health-url": "A/B sides", "duet": "A/B sides",
+	"alpha": "SLO and gates", "min-effect": "SLO and gates", "max-rounds": "SLO and gates", "budget": "SLO and gates",
+	"fail-on-inconclusive": "SLO and gates",
 
 	"uri": "Workload and tools", "prompt": "Workload and tools",
 	"abandon-sessions": "Target and transport", "think-scale": "Scenarios",

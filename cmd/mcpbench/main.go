@@ -112,6 +112,7 @@ func commands() []command {
 		{"sweep", "a series of load points, knee and SLO recommendation", sweepMain, func() *pflag.FlagSet { return new(sweepFlags).flagSet() }, false},
 		{"probe", "one-shot observability probe", probeMain, func() *pflag.FlagSet { return new(probeFlags).flagSet() }, false},
 		{"logscan", "scan a server log for tools/list stats lines", logscanMain, func() *pflag.FlagSet { return new(logscanFlags).flagSet() }, true},
+		{"ab", "A/B experiment: is B slower than A, beyond the noise?", abMain, func() *pflag.FlagSet { return new(abFlags).flagSet() }, false},
 		{"compare", "regression gate between two reports", compareMain, func() *pflag.FlagSet { return new(compareFlags).flagSet() }, true},
 		{"merge", "combine shard reports into one", mergeMain, func() *pflag.FlagSet { return new(mergeFlags).flagSet() }, true},
 		{"report", "a report from the JSON Lines file of --out json", reportMain, func() *pflag.FlagSet { return new(reportFlags).flagSet() }, true},

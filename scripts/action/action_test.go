@@ -138,6 +138,30 @@ func TestActionSteps(t *testing.T) {
 		}
 	})
 
+	t.Run("ab mode: the base's server against the new one", func(t *testing.T) {
+		// B burns 2 ms of CPU a call, a regression of CPU per request and
+		// throughput no noise hides; both servers started by mcpbench ab.
+		serve := "mcpbench serve --stateless --addr 127.0.0.1:{port}"
+		r := newRunner(t, a, map[string]string{"mode": "ab", "base-command": serve, "new-command": serve + " --burn 2ms",
+			"args": `--method tools/call --tool echo --args '{"message":"ab"}' -c 1 -n 60 --max-rounds 6 --seed 3 --timeout 10s`})
+		r.path = first.path
+		r.run(a, install)
+		if r.failed != "Base against new" || r.output(a, "verdict") != "fail" || r.output(a, "report") != filepath.Join(r.temp, "mcpbench", "ab.json") {
+			t.Fatalf("failed step %q, verdict %q, report %q: want the ab step to fail\n%s", r.failed, r.output(a, "verdict"), r.output(a, "report"), r.dump())
+		}
+		if s := r.summary(); !strings.Contains(s, "## mcpbench ab: B regressed") {
+			t.Errorf("summary:\n%s", s)
+		}
+		for _, f := range []string{"ab.html", "ab.xml", "ab-a-server.log", "ab-b-server.log"} {
+			if _, err := os.Stat(filepath.Join(r.temp, "mcpbench", f)); err != nil {
+				t.Errorf("no %s for the artifact: %v", f, err)
+			}
+		}
+		if r.logs["Load"] != "" || r.logs["Gate"] != "" {
+			t.Errorf("run's steps ran in mode ab")
+		}
+	})
+
 	t.Run("no server at the URL", func(t *testing.T) {
 		r := newRunner(t, a, map[string]string{"url": "http://" + freeAddr(t) + "/mcp", "args": "-n 10"})
 		r.path = first.path

@@ -1,0 +1,308 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/mcpbench/mcpbench/ab"
+	"github.com/mcpbench/mcpbench/abstat"
+	"github.com/mcpbench/mcpbench/report"
+	"github.com/mcpbench/mcpbench/results"
+)
+
+const abUsage = `Usage: mcpbench ab (--a-url URL | --a-cmd CMD) (--b-url URL | --b-cmd CMD) [flags]
+
+Tell whether B is slower than A, or costs its server more CPU, beyond the
+noise of the machine. The load of run's flags is measured in rounds; each
+round measures A and B once, after a short warm-up each, in an order drawn
+anew from --seed (randomized multiple interleaved trials), and the evidence
+is each round's ratio B/A. Wilcoxon's signed-rank test and the
+Hodges-Lehmann interval judge each metric: throughput, p50, p95, p99, error
+rate and, where it can be read, the server's CPU time per request. Rounds
+are added until every gated metric (throughput, p50 and server CPU per
+request) is decided or --max-rounds or --budget is spent; the false-alarm
+rate --alpha holds over these repeated looks, for each metric on its own
+(not for all together). A change smaller than --min-effect is no change.
+
+A side is a URL, or a command mcpbench starts and stops itself: each {port}
+in it becomes a free loopback port and the server is then
+http://127.0.0.1:{port}/mcp (--path), ready when an MCP handshake succeeds
+(or --health-url answers). Its output is kept beside the first report file.
+The server's CPU comes from /proc for a command (the whole process tree),
+from --a-metrics (its Prometheus process_cpu_seconds_total) or --a-pid.
+
+Exit 1 when a gated metric of B regressed, 0 otherwise; inconclusive is 0
+unless --fail-on-inconclusive; 2 for a bad flag, 3 when a side cannot be
+started or reached, 130 when interrupted (the rounds so far are reported).
+
+Flags:
+%s
+Examples:
+  mcpbench ab --a-cmd 'mcpbench serve --addr 127.0.0.1:{port}' \
+      --b-cmd 'mcpbench serve --addr 127.0.0.1:{port} --burn 1ms' \
+      --method tools/call --tool echo --args '{"message":"hi"}' -c 2 -n 200 \
+      --max-rounds 6 --json-out ab.json --md-out ab.md --html-out ab.html
+`
+
+// abFlags are ab's flags: two sides, the experiment's plan and gate, the
+// report files, and run's target and workload flags, shared with run.
+type abFlags struct {
+	run                      runFlags
+	a, b                     abSideFlags
+	path, healthURL          string
+	alpha                    float64
+	minEffect                string
+	maxRounds                int
+	budget                   time.Duration
+	failOnInconclusive, duet bool
+	jsonOut, mdOut, htmlOut  string
+	junitOut                 string
+	quiet                    bool
+}
+
+// abSideFlags say where one side is.
+type abSideFlags struct {
+	url, cmd, metrics string
+	pid               int
+}
+
+// abShared are the help groups of run's flags that ab takes over as they
+// are, and abNotShared the flags of those groups it does not: one URL, a
+// dry run, stdio processes and load shapes have no meaning for two sides.
+var (
+	abShared    = []string{"Target and transport", "Authentication", "Load", "Workload and tools", "Scenarios"}
+	abNotShared = []string{"url", "dry-run", "stdio-procs", "stages", "rate-stages"}
+)
+
+// register adds ab's flags to fs: its own, then run's shared ones.
+func (f *abFlags) register(fs *pflag.FlagSet) {
+	for _, s := range []struct {
+		side *abSideFlags
+		name string
+	}{{&f.a, "a"}, {&f.b, "b"}} {
+		up := strings.ToUpper(s.name)
+		fs.StringVar(&s.side.url, s.name+"-url", "", "side "+up+": MCP endpoint `URL`")
+		fs.StringVar(&s.side.cmd, s.name+"-cmd", "", "side "+up+": server `COMMAND` to start (sh -c), {port} replaced by a free port")
+		fs.StringVar(&s.side.metrics, s.name+"-metrics", "", "side "+up+": Prometheus `URL` whose process_cpu_seconds_total gives the server's CPU")
+		fs.IntVar(&s.side.pid, s.name+"-pid", 0, "side "+up+": `PID` of the server, whose CPU (with its children's) is read from /proc")
+		limitFlags(fs, atLeastOne(1<<22), s.name+"-pid")
+	}
+	fs.StringVar(&f.path, "path", "/mcp", "with --a-cmd/--b-cmd: the endpoint's path")
+	fs.StringVar(&f.healthURL, "health-url", "", "with --a-cmd/--b-cmd: ready when this `URL` ({port} replaced) answers 2xx, instead of an MCP handshake")
+	fs.Float64Var(&f.alpha, "alpha", 0.05, "false-alarm rate of each metric, over all its looks (per metric, not for all metrics together)")
+	fs.StringVar(&f.minEffect, "min-effect", "2%", "smallest change that counts: a change within ± this is no change (2% or 0.02)")
+	fs.IntVar(&f.maxRounds, "max-rounds", 30, "most rounds (each measures A and B once)")
+	fs.DurationVar(&f.budget, "budget", 5*time.Minute, "no round starts that would end after this `D` (0: no limit)")
+	fs.BoolVar(&f.failOnInconclusive, "fail-on-inconclusive", false, "exit 1 when a gated metric is left undecided")
+	fs.BoolVar(&f.duet, "duet", false, "measure A and B at the same time in each round (needs a core for each server and the generator)")
+	fs.StringVar(&f.jsonOut, "json-out", "", "write the report as JSON to `FILE` (- = stdout): rounds, verdicts, seed")
+	fs.StringVar(&f.mdOut, "md-out", "", "write a Markdown summary to `FILE`, e.g. $GITHUB_STEP_SUMMARY (- = stdout)")
+	fs.StringVar(&f.htmlOut, "html-out", "", "write an HTML page to `FILE`: A and B by round, the ratios, the verdicts")
+	fs.StringVar(&f.junitOut, "junit-out", "", "write JUnit XML to `FILE`, one test case per metric")
+	fs.BoolVarP(&f.quiet, "quiet", "q", false, "no summary and no line per round on the terminal")
+	limitFlags(fs, above0(0.5), "alpha")
+	limitFlags(fs, limit{min: 2, max: abstat.MaxRounds}, "max-rounds")
+	limitFlags(fs, pauseUpTo(maxRunTime), "budget")
+
+	// run's flags: registered on a set of their own, which gives every
+	// group of f.run its defaults, and the shared ones moved over.
+	all := newFlagSet("run")
+	f.run.register(all)
+	all.VisitAll(func(fl *pflag.Flag) {
+		if g := helpGroup("run", fl.Name); slices.Contains(abShared, g) && !slices.Contains(abNotShared, fl.Name) {
+			fs.AddFlag(fl)
+		}
+	})
+	fs.Lookup("seed").DefValue = "0" // the order's seed is drawn unless given
+	fs.Lookup("seed").Usage = "seed of the rounds' order (default: drawn, and written in the report) and of mixes and generated arguments"
+	fs.Lookup("duration").Usage = "measure each side for `D` in each round (default 2s when -n is not given)"
+	fs.Lookup("total").Usage = "measure `N` requests of each side in each round"
+}
+
+func (f *abFlags) flagSet() *pflag.FlagSet {
+	fs := newFlagSet("ab")
+	f.register(fs)
+	return fs
+}
+
+func abMain(ctx context.Context, args []string, e env) int {
+	f := new(abFlags)
+	fs := f.flagSet()
+	if done, code := parseFlags(fs, args, abUsage, e); done {
+		return code
+	}
+	return f.main(ctx, fs, e)
+}
+
+// main runs the experiment the parsed flags describe and writes its
+// reports.
+func (f *abFlags) main(ctx context.Context, fs *pflag.FlagSet, e env) int {
+	x, err := f.experiment(fs, &e)
+	if err != nil {
+		return exitFor(e, "ab", err)
+	}
+	outs := f.outputs()
+	if err := checkOutputs(files(outs)); err != nil {
+		return exitFor(e, "ab", err)
+	}
+	sides, err := x.startSides(ctx, e)
+	defer sides.stop()
+	if err != nil {
+		return exitFor(e, "ab", err)
+	}
+	res, runErr := x.exp.Run(ctx)
+	r := x.report(res, sides, runErr)
+	writeErr := writeFormats(report.ABFormats, r, outs, e)
+	switch {
+	case res.Stopped == ab.StopInterrupted:
+		return exitInterrupted
+	case runErr != nil:
+		return exitFor(e, "ab", flagError(runErr))
+	case writeErr != nil:
+		return exitFor(e, "ab", writeErr)
+	case r.GateFailed:
+		return exitGate
+	}
+	return exitOK
+}
+
+// outputs are the report files and the terminal summary.
+func (f *abFlags) outputs() map[string]output {
+	outs := map[string]output{
+		report.FormatJSON:     {path: f.jsonOut, flag: "--json-out"},
+		report.FormatMarkdown: {path: f.mdOut, flag: "--md-out"},
+		report.FormatHTML:     {path: f.htmlOut, flag: "--html-out"},
+		report.FormatJUnit:    {path: f.junitOut, flag: "--junit-out"},
+	}
+	if !f.quiet && f.jsonOut != "-" && f.mdOut != "-" && f.htmlOut != "-" && f.junitOut != "-" {
+		outs[report.FormatSummary] = output{path: "-", flag: "the summary"}
+	}
+	return outs
+}
+
+// plan checks the experiment's flags and turns them into a plan.
+func (f *abFlags) plan() (abstat.Plan, error) {
+	eff, err := parseFraction(f.minEffect)
+	if err != nil || !(eff > 0 && eff < 1) {
+		return abstat.Plan{}, usagef("--min-effect %q: want a share above 0 and below 100%%, e.g. 2%% or 0.02", f.minEffect)
+	}
+	p, err := abstat.Plan{Alpha: f.alpha, MinEffect: eff, MaxRounds: f.maxRounds}.WithDefaults()
+	if err != nil {
+		return p, usagef("%v", err)
+	}
+	return p, nil
+}
+
+// parseFraction reads "2%" or "0.02".
+func parseFraction(s string) (float64, error) {
+	s = strings.TrimSpace(s)
+	if p, ok := strings.CutSuffix(s, "%"); ok {
+		v, err := strconv.ParseFloat(strings.TrimSpace(p), 64)
+		return v / 100, err
+	}
+	return strconv.ParseFloat(s, 64)
+}
+
+// checkSides refuses a side given twice or not at all, and a duet on a
+// machine without the cores for it (warned, not refused: the report says
+// it was a duet).
+func (f *abFlags) checkSides(e env) error {
+	for _, s := range []struct {
+		name string
+		side abSideFlags
+	}{{"a", f.a}, {"b", f.b}} {
+		switch {
+		case s.side.url == "" && s.side.cmd == "":
+			return usagef("side %s needs --%s-url or --%s-cmd", strings.ToUpper(s.name), s.name, s.name)
+		case s.side.url != "" && s.side.cmd != "":
+			return usagef("give --%s-url or --%s-cmd, not both", s.name, s.name)
+		case s.side.cmd != "" && !strings.Contains(s.side.cmd, "{port}"):
+			return usagef("--%s-cmd needs a {port} for the server to listen on, e.g. 'my-server --port {port}'", s.name)
+		case s.side.metrics != "" && s.side.pid != 0:
+			return usagef("give --%s-metrics or --%s-pid, not both", s.name, s.name)
+		case s.side.url != "":
+			if err := checkURL(s.side.url); err != nil {
+				return usagef("--%s-%s", s.name, strings.TrimPrefix(err.Error(), "--"))
+			}
+		}
+	}
+	if f.run.target.transport == "stdio" {
+		return usagef("--transport stdio: ab measures HTTP servers; start a stdio server behind a command with --a-cmd")
+	}
+	if f.duet && runtime.NumCPU() < 4 {
+		fmt.Fprintf(e.stderr, "mcpbench ab: --duet on %d cores: the two servers and the generator share them, so their contention is measured too\n", runtime.NumCPU())
+	}
+	return nil
+}
+
+// abExperiment is the experiment as the flags describe it.
+type abExperiment struct {
+	f    *abFlags
+	exp  ab.Experiment
+	cfg  abRunConfig
+	seed uint64
+}
+
+// experiment checks the flags and builds the experiment, its sides
+// still to be started.
+func (f *abFlags) experiment(fs *pflag.FlagSet, e *env) (*abExperiment, error) {
+	if err := f.checkSides(*e); err != nil {
+		return nil, err
+	}
+	plan, err := f.plan()
+	if err != nil {
+		return nil, err
+	}
+	if !fs.Changed("total") && !fs.Changed("duration") {
+		f.run.workload.duration = 2 * time.Second
+	}
+	// run's checks want one URL; each measurement puts its side's in.
+	f.run.target.url = f.a.url
+	if f.run.target.url == "" {
+		f.run.target.url = "http://127.0.0.1" + f.path
+	}
+	cfg, err := f.run.config(fs, e)
+	if err != nil {
+		return nil, err
+	}
+	x := &abExperiment{f: f, cfg: abRunConfig{cfg}}
+	// A drawn seed stays below 2^53, so that readers holding JSON numbers
+	// as doubles (jq, JavaScript) read it exactly to repeat the order.
+	x.seed = rand.Uint64N(1<<53) | 1
+	if fs.Changed("seed") {
+		x.seed = f.run.workload.seed
+	}
+	x.exp = ab.Experiment{Plan: plan, Seed: x.seed, Budget: f.budget, Duet: f.duet, Measure: x.cfg.measure}
+	if !f.quiet {
+		x.exp.OnRound = func(r ab.Round) { abRoundLine(*e, r) }
+	}
+	return x, nil
+}
+
+// abRoundLine prints a round as it ends.
+func abRoundLine(e env, r ab.Round) {
+	fmt.Fprintf(e.stderr, "round %d (%s%s): A %.1f rps p50 %.3f ms, B %.1f rps p50 %.3f ms\n",
+		r.Index, r.Order[0], r.Order[1], r.A.Throughput, r.A.P50MS, r.B.Throughput, r.B.P50MS)
+}
+
+// report is the A/B report of a finished experiment.
+func (x *abExperiment) report(res *ab.Result, s *abSides, runErr error) *results.ABReport {
+	r := &results.ABReport{
+		Schema: results.SchemaAB, MCPBenchVersion: buildVersion(), StartedAt: s.started,
+		A: s.a.side, B: s.b.side, Workload: x.cfg.describe(), AlphaPerMetric: true, Result: *res,
+		FailOnInconclusive: x.f.failOnInconclusive,
+	}
+	r.GateFailed = res.GateFailed(x.f.failOnInconclusive)
+	if runErr != nil {
+		r.Error = oneLine(runErr.Error())
+	}
+	return r
+}

@@ -1,0 +1,106 @@
+#!/usr/bin/env bash
+# The trial table of issue 47: how often `mcpbench ab` raises a false
+# alarm on identical servers, how often it finds a true 5% regression, and
+# how long it takes to a verdict. Each trial is one `mcpbench ab` run with
+# its own seed, its JSON kept under $AB_OUT; the table counts verdicts per
+# metric over the trials of each kind.
+#
+#   aa-bundled   A/A: the bundled server against itself (same binary, same flags)
+#   cpu-5pct     A/B: B burns 5% more CPU per call (serve --burn, sized from a
+#                calibration run's CPU per request)
+#   latency-5pct A/B: B's service time 5% longer (serve --service-time)
+#   aa-everything A/A: the TypeScript SDK's server-everything (node, .run/peers),
+#                 two processes started by the command
+#
+# Run it on a quiet machine: the table is the machine's as much as the
+# method's. Every count and the budget can be made small to try it:
+#
+#   AB_TRIALS_AA=20 AB_TRIALS_CPU=20 AB_TRIALS_LAT=10 AB_TRIALS_PEER=5 \
+#   AB_BUDGET=3m AB_DURATION=2s AB_CONCURRENCY=8 AB_MAX_ROUNDS=30 scripts/ab-trials.sh
+#
+# (those are the defaults). AB_OUT (default .run/ab-trials) keeps each
+# trial's report; MCPBENCH (default: built from this tree into $AB_OUT)
+# is the binary under test.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+trials_aa=${AB_TRIALS_AA:-20}
+trials_cpu=${AB_TRIALS_CPU:-20}
+trials_lat=${AB_TRIALS_LAT:-10}
+trials_peer=${AB_TRIALS_PEER:-5}
+budget=${AB_BUDGET:-3m}
+duration=${AB_DURATION:-2s}
+conc=${AB_CONCURRENCY:-8}
+max_rounds=${AB_MAX_ROUNDS:-30}
+out=${AB_OUT:-.run/ab-trials}
+mkdir -p "$out"
+bin=${MCPBENCH:-}
+if [[ -z $bin ]]; then
+	bin=$(realpath "$out")/mcpbench
+	go build -o "$bin" ./cmd/mcpbench
+fi
+everything=.run/peers/node_modules/.bin/mcp-server-everything
+
+serve="$bin serve --stateless --addr 127.0.0.1:{port}"
+load=(--method tools/call --tool echo --args '{"message":"ab"}' -c "$conc" -d "$duration"
+	--budget "$budget" --max-rounds "$max_rounds" -q)
+
+# trial KIND N ARGS...: runs N trials of one kind, trial i with seed i, so
+# that any trial can be repeated alone.
+trial() {
+	local kind=$1 n=$2
+	shift 2
+	for ((i = 1; i <= n; i++)); do
+		local json="$out/$kind-$i.json" code=0
+		"$bin" ab "$@" "${load[@]}" --seed "$i" --json-out "$json" || code=$?
+		if [[ $code -gt 1 ]]; then
+			echo "ab-trials: $kind trial $i exited $code (see $json and its server logs)" >&2
+		fi
+		echo "$kind trial $i: exit $code" >&2
+	done
+}
+
+# The bundled server's CPU per request, for a burn of 5% of it: the median
+# of a short A/A's rounds.
+calibrate() {
+	local json="$out/calibrate.json"
+	"$bin" ab --a-cmd "$serve" --b-cmd "$serve" --method tools/call --tool echo --args '{"message":"ab"}' \
+		-c "$conc" -d "$duration" --max-rounds 3 --seed 1 -q --json-out "$json" >/dev/null || true
+	jq -r '[.rounds[].a.server_cpu_per_request_s] | sort | .[length/2|floor] * 0.05 * 1e9 | floor | tostring + "ns"' "$json"
+}
+
+rm -f "$out"/*.json
+trial aa-bundled "$trials_aa" --a-cmd "$serve" --b-cmd "$serve"
+if ((trials_cpu > 0)); then
+	burn=$(calibrate)
+	echo "ab-trials: B burns $burn per call (5% of the calibration's CPU per request)" >&2
+	trial cpu-5pct "$trials_cpu" --a-cmd "$serve" --b-cmd "$serve --burn $burn"
+fi
+trial latency-5pct "$trials_lat" --a-cmd "$serve --service-time 10ms" --b-cmd "$serve --service-time 10500us"
+if ((trials_peer > 0)); then
+	if [[ -x $everything ]]; then
+		peer="PORT={port} node $everything streamableHttp"
+		trial aa-everything "$trials_peer" --a-cmd "$peer" --b-cmd "$peer"
+	else
+		echo "ab-trials: $everything is missing (scripts/install-peers.sh): no server-everything trials" >&2
+	fi
+fi
+
+# The table: per kind, trials, then per metric the regressions found (false
+# alarms in an A/A, detections in an A/B), the improvements and the "no
+# change" verdicts (the rest were inconclusive); the trials that left a
+# gated metric inconclusive; the median and longest time to a verdict.
+echo
+echo "| trials | n | throughput | p50 | p95 | server CPU/req | inconclusive (gated) | median s | longest s |"
+echo "| --- | ---: | --- | --- | --- | --- | ---: | ---: | ---: |"
+for kind in aa-bundled cpu-5pct latency-5pct aa-everything; do
+	files=("$out/$kind"-*.json)
+	[[ -e ${files[0]} ]] || continue
+	jq -rs --arg kind "$kind" '
+		def count(m; v): [.[] | .verdicts[] | select(.metric == m and .verdict == v)] | length;
+		def cell(m): "\(count(m; "regression"))/\(length) reg, \(count(m; "improvement")) imp, \(count(m; "no_change")) same";
+		def median: sort | if length == 0 then 0 else .[(length - 1) / 2 | floor] end;
+		"| \($kind) | \(length) | \(cell("throughput")) | \(cell("p50")) | \(cell("p95")) | \(cell("server_cpu_per_request")) | " +
+		"\([.[] | select(. as $r | any(.verdicts[]; .verdict == "inconclusive" and (.metric as $m | $r.settings.gated | index($m) != null)))] | length) | \([.[].elapsed_s] | median | floor) | \([.[].elapsed_s] | max | floor) |"
+	' "${files[@]}"
+done
