@@ -6,6 +6,8 @@ import (
 	"slices"
 
 	"gonum.org/v1/gonum/stat/distuv"
+
+	"github.com/mcpbench/mcpbench/measure"
 )
 
 // Noise is what the two reports' own per-interval series say of one
@@ -34,18 +36,18 @@ const noiseMinIntervals = 5
 // noiseChecks adds, for each figure of a run that both series carry, the
 // shift the intervals show, and a note for each gated figure whose limit
 // the change passed although it lies within that noise.
-func (c *Comparison) noiseChecks(b, n *Point) {
+func (c *Comparison) noiseChecks(b, n *measure.Point) {
 	if b.Series == nil || n.Series == nil {
 		return
 	}
 	for _, m := range []struct {
 		metric string
-		col    func(*Series) []float64
+		col    func(*measure.Series) []float64
 	}{
-		{"rps", func(s *Series) []float64 { return s.RPS }},
-		{"p50_ms", func(s *Series) []float64 { return s.P50MS }},
-		{"p95_ms", func(s *Series) []float64 { return s.P95MS }},
-		{"p99_ms", func(s *Series) []float64 { return s.P99MS }},
+		{"rps", func(s *measure.Series) []float64 { return s.RPS }},
+		{"p50_ms", func(s *measure.Series) []float64 { return s.P50MS }},
+		{"p95_ms", func(s *measure.Series) []float64 { return s.P95MS }},
+		{"p99_ms", func(s *measure.Series) []float64 { return s.P99MS }},
 	} {
 		bv, nv := fullIntervals(b.Series, m.col(b.Series)), fullIntervals(n.Series, m.col(n.Series))
 		nz, ok := ShiftInterval(bv, nv)
@@ -66,7 +68,7 @@ func (c *Comparison) noiseChecks(b, n *Point) {
 
 // fullIntervals are a column's values over the buckets of a whole
 // interval, without NaN, zero or negative values.
-func fullIntervals(s *Series, col []float64) []float64 {
+func fullIntervals(s *measure.Series, col []float64) []float64 {
 	var out []float64
 	for i, v := range col {
 		if i >= s.Len() || s.BucketS(i) < 0.99*s.IntervalS || !(v > 0) || math.IsInf(v, 0) {

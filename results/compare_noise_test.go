@@ -4,6 +4,8 @@ import (
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/mcpbench/mcpbench/measure"
 )
 
 // TestShiftInterval: the Hodges–Lehmann shift of the log values, against
@@ -42,7 +44,7 @@ func TestShiftInterval(t *testing.T) {
 // each figure's shift.
 func TestCompareSaysWithinNoise(t *testing.T) {
 	run := func(p95 float64, wobble []float64) *RunReport {
-		s := &Series{IntervalS: 1, LastS: 1}
+		s := &measure.Series{IntervalS: 1, LastS: 1}
 		for _, w := range wobble {
 			s.OK = append(s.OK, 100)
 			s.Sent = append(s.Sent, 100)
