@@ -37,8 +37,12 @@ func (r *runner) buildSeries(end time.Time) *measure.Series {
 		sent, done = sent+b.sent, done+answered
 		s.InFlight = append(s.InFlight, sent-done)
 		s.RPS = append(s.RPS, math.Round(1000*measure.BucketRate(answered, i, n, iv, s.LastS))/1000)
-		s.P50MS, s.P95MS = append(s.P50MS, ms(b.p50)), append(s.P95MS, ms(b.p95))
-		s.P99MS, s.MaxMS = append(s.P99MS, ms(b.p99)), append(s.MaxMS, ms(b.max))
+		p50, p95, p99, top := ms(b.p50), ms(b.p95), ms(b.p99), ms(b.max)
+		if answered == 0 {
+			p50, p95, p99, top = math.NaN(), math.NaN(), math.NaN(), math.NaN()
+		}
+		s.P50MS, s.P95MS = append(s.P50MS, p50), append(s.P95MS, p95)
+		s.P99MS, s.MaxMS = append(s.P99MS, p99), append(s.MaxMS, top)
 		s.CPUS = append(s.CPUS, b.cpu.Seconds())
 		s.Histograms = append(s.Histograms, sr.enc.Text(b.packed))
 	}

@@ -1,7 +1,9 @@
 package bench
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"math"
 	"strings"
@@ -345,5 +347,47 @@ func TestNoOperationHistogramsUnasked(t *testing.T) {
 	r.settle(0)
 	if iv := obs.got[0]; iv.HasOperationHistograms() || iv.ByOperation == nil {
 		t.Fatalf("interval: by operation %v, histograms %v", iv.ByOperation, iv.HasOperationHistograms())
+	}
+}
+
+// TestEmptyBucketsHaveNoLatency: a bucket with no answers has no
+// percentiles, and the report writes them as null, not as 0 ms.
+func TestEmptyBucketsHaveNoLatency(t *testing.T) {
+	var n atomic.Int64
+	p, err := Run(context.Background(), Config{Concurrency: 1, Total: 2, Interval: 50 * time.Millisecond},
+		funcWorkload(func(context.Context, int) (Worker, error) {
+			return &sleepWorker{delay: 180 * time.Millisecond, n: &n}, nil
+		}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := p.Series
+	empty, answered := 0, 0
+	for i := range s.Len() {
+		got := []float64{s.P50MS[i], s.P95MS[i], s.P99MS[i], s.MaxMS[i]}
+		if s.Requests(i) == 0 {
+			empty++
+			for _, v := range got {
+				if !math.IsNaN(v) {
+					t.Errorf("bucket %d has no answers but percentiles %v", i, got)
+					break
+				}
+			}
+			continue
+		}
+		answered++
+		if s.P99MS[i] < 170 {
+			t.Errorf("bucket %d: p99 %v ms for 180 ms answers", i, s.P99MS[i])
+		}
+	}
+	if empty == 0 || answered == 0 {
+		t.Fatalf("%d empty and %d answered buckets: nothing to check", empty, answered)
+	}
+	b, err := json.Marshal(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(b, []byte(`"p99_ms":[null,`)) {
+		t.Errorf("the first bucket's p99 is not null: %s", b)
 	}
 }

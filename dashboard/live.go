@@ -1,6 +1,7 @@
 package dashboard
 
 import (
+	"math"
 	"time"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
@@ -61,8 +62,12 @@ func (l *level) add(iv harness.PointInterval) {
 		s.Errors[k] = col
 	}
 	s.RPS = append(s.RPS, iv.RPS)
-	s.P50MS, s.P95MS = append(s.P50MS, iv.P50MS), append(s.P95MS, iv.P95MS)
-	s.P99MS, s.MaxMS = append(s.P99MS, iv.P99MS), append(s.MaxMS, iv.MaxMS)
+	p50, p95, p99, top := iv.P50MS, iv.P95MS, iv.P99MS, iv.MaxMS
+	if iv.Requests == 0 { // no answers: no latency, not 0 ms
+		p50, p95, p99, top = math.NaN(), math.NaN(), math.NaN(), math.NaN()
+	}
+	s.P50MS, s.P95MS = append(s.P50MS, p50), append(s.P95MS, p95)
+	s.P99MS, s.MaxMS = append(s.P99MS, p99), append(s.MaxMS, top)
 	l.sent, l.done = l.sent+iv.Sent, l.done+iv.Requests
 	s.InFlight = append(s.InFlight, max(0, l.sent-l.done))
 	s.CPUS = append(s.CPUS, iv.CPU.Seconds())

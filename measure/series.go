@@ -1,7 +1,6 @@
 package measure
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -31,11 +30,12 @@ type Series struct {
 	// for a last bucket cut to under half an interval (BucketRate).
 	RPS Column `json:"rps"`
 	// Latency percentiles of the requests answered in the bucket, from
-	// its histogram; 0 for a bucket with none.
-	P50MS []float64 `json:"p50_ms"`
-	P95MS []float64 `json:"p95_ms"`
-	P99MS []float64 `json:"p99_ms"`
-	MaxMS []float64 `json:"max_ms"`
+	// its histogram; NaN (null) for a bucket with none: not computed is
+	// not 0 ms.
+	P50MS Column `json:"p50_ms"`
+	P95MS Column `json:"p95_ms"`
+	P99MS Column `json:"p99_ms"`
+	MaxMS Column `json:"max_ms"`
 	// InFlight is the measured requests sent but not yet answered at the
 	// bucket's end.
 	InFlight []int64 `json:"in_flight"`
@@ -160,20 +160,42 @@ func (c Column) MarshalJSON() ([]byte, error) {
 	if c == nil {
 		return []byte("[]"), nil
 	}
-	var b bytes.Buffer
-	b.WriteByte('[')
+	b := []byte{'['}
 	for i, v := range c {
 		if i > 0 {
-			b.WriteByte(',')
+			b = append(b, ',')
 		}
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			b.WriteString("null")
-			continue
-		}
-		b.Write(strconv.AppendFloat(nil, v, 'g', -1, 64))
+		b = appendFigure(b, v)
 	}
-	b.WriteByte(']')
-	return b.Bytes(), nil
+	return append(b, ']'), nil
+}
+
+// appendFigure appends v as JSON, null for NaN and infinities.
+func appendFigure(b []byte, v float64) []byte {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return append(b, "null"...)
+	}
+	return strconv.AppendFloat(b, v, 'g', -1, 64)
+}
+
+// Figure is one measured value that may be missing, as Column's are:
+// NaN in Go, null in JSON.
+type Figure float64
+
+// MarshalJSON writes NaN (and infinities) as null.
+func (f Figure) MarshalJSON() ([]byte, error) { return appendFigure(nil, float64(f)), nil }
+
+// UnmarshalJSON reads null as NaN.
+func (f *Figure) UnmarshalJSON(data []byte) error {
+	var v *float64
+	if err := json.Unmarshal(data, &v); err != nil {
+		return err
+	}
+	*f = Figure(math.NaN())
+	if v != nil {
+		*f = Figure(*v)
+	}
+	return nil
 }
 
 // UnmarshalJSON reads null as NaN.

@@ -134,6 +134,9 @@ func finishSeries(out *measure.Series, hists []*hdrhistogram.Histogram) error {
 		inFlight += out.Sent[k] - answered
 		out.InFlight[k] = inFlight
 		out.RPS[k] = measure.BucketRate(answered, k, out.Len(), out.IntervalS, out.LastS)
+		if answered == 0 {
+			out.P50MS[k], out.P95MS[k], out.P99MS[k], out.MaxMS[k] = math.NaN(), math.NaN(), math.NaN(), math.NaN()
+		}
 		if h == nil {
 			continue
 		}

@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"sync"
 	"time"
@@ -71,10 +72,10 @@ type intervalLine struct {
 	LengthS float64   `json:"length_s"`
 	Sent    int64     `json:"sent"`
 	outcomes
-	P50MS      float64           `json:"p50_ms"`
-	P95MS      float64           `json:"p95_ms"`
-	P99MS      float64           `json:"p99_ms"`
-	MaxMS      float64           `json:"max_ms"`
+	P50MS      measure.Figure    `json:"p50_ms"` // null with no answers, as in late lines
+	P95MS      measure.Figure    `json:"p95_ms"`
+	P99MS      measure.Figure    `json:"p99_ms"`
+	MaxMS      measure.Figure    `json:"max_ms"`
 	Operations []operationCounts `json:"operations,omitempty"`
 	CPUS       float64           `json:"cpu_s"`
 	Histogram  string            `json:"histogram,omitempty"`
@@ -210,8 +211,15 @@ func (j *JSONL) Interval(iv harness.PointInterval) {
 func (j *JSONL) Late(iv harness.PointInterval) {
 	l := intervalLineOf(iv)
 	l.Type, l.Sent, l.CPUS, l.Server = lineLate, 0, 0, nil
-	l.P50MS, l.P95MS, l.P99MS, l.MaxMS = 0, 0, 0, 0
+	l.noLatency()
 	j.write(l)
+}
+
+// noLatency leaves the line's percentiles out (null): it has no answers
+// of its own to take them from.
+func (l *intervalLine) noLatency() {
+	nan := measure.Figure(math.NaN())
+	l.P50MS, l.P95MS, l.P99MS, l.MaxMS = nan, nan, nan, nan
 }
 
 // intervalLineOf is iv as the file has it.
@@ -219,7 +227,10 @@ func intervalLineOf(iv harness.PointInterval) intervalLine {
 	l := intervalLine{Type: lineInterval, Step: iv.Step.N, Index: iv.Index, Start: iv.Start.UTC(),
 		EndS: iv.End.Seconds(), LengthS: iv.Length.Seconds(), Sent: iv.Sent, CPUS: iv.CPU.Seconds(),
 		outcomes: outcomesOf(iv.Kinds, iv.Counts[:]), Histogram: iv.Histogram(),
-		P50MS: iv.P50MS, P95MS: iv.P95MS, P99MS: iv.P99MS, MaxMS: iv.MaxMS}
+		P50MS: measure.Figure(iv.P50MS), P95MS: measure.Figure(iv.P95MS), P99MS: measure.Figure(iv.P99MS), MaxMS: measure.Figure(iv.MaxMS)}
+	if iv.Requests == 0 {
+		l.noLatency()
+	}
 	for i, op := range iv.Operations {
 		counts := iv.Counts[:] // one operation: the bucket's counts are its
 		if iv.ByOperation != nil {

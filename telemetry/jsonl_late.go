@@ -6,6 +6,7 @@ import (
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/mcpbench/mcpbench/internal/hist"
+	"github.com/mcpbench/mcpbench/measure"
 )
 
 // addLate folds a late line into the interval it belongs to: its counts,
@@ -62,7 +63,7 @@ func (iv *intervalLine) mergeHistogram(text string) error {
 	if err != nil {
 		return err
 	}
-	ms := func(us int64) float64 { return float64(us) / 1000 }
+	ms := func(us int64) measure.Figure { return measure.Figure(float64(us) / 1000) }
 	iv.Histogram = enc
 	iv.P50MS, iv.P95MS, iv.P99MS, iv.MaxMS = ms(h.ValueAtQuantile(50)), ms(h.ValueAtQuantile(95)), ms(h.ValueAtQuantile(99)), ms(h.Max())
 	return nil

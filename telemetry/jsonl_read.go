@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
@@ -285,8 +286,12 @@ func seriesOf(intervalS float64, ivs []intervalLine) *measure.Series {
 		sent += iv.Sent
 		done += iv.OK + sumErrors(iv.Errors)
 		s.RPS = append(s.RPS, float64(iv.OK+sumErrors(iv.Errors))/iv.LengthS)
-		s.P50MS, s.P95MS = append(s.P50MS, iv.P50MS), append(s.P95MS, iv.P95MS)
-		s.P99MS, s.MaxMS = append(s.P99MS, iv.P99MS), append(s.MaxMS, iv.MaxMS)
+		p50, p95, p99, top := float64(iv.P50MS), float64(iv.P95MS), float64(iv.P99MS), float64(iv.MaxMS)
+		if iv.OK+sumErrors(iv.Errors) == 0 { // files before null: 0 for none
+			p50, p95, p99, top = math.NaN(), math.NaN(), math.NaN(), math.NaN()
+		}
+		s.P50MS, s.P95MS = append(s.P50MS, p50), append(s.P95MS, p95)
+		s.P99MS, s.MaxMS = append(s.P99MS, p99), append(s.MaxMS, top)
 		s.InFlight = append(s.InFlight, max(sent-done, 0))
 		s.CPUS = append(s.CPUS, iv.CPUS)
 		s.Histograms = append(s.Histograms, iv.Histogram)

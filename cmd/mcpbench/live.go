@@ -24,10 +24,14 @@ type liveLines struct {
 }
 
 func (l liveLines) Interval(iv harness.PointInterval) {
+	p50, p99, top := "-", "-", "-" // no answers: no latency, not 0 ms
+	if iv.Requests > 0 {
+		p50, p99, top = fmtNum(iv.P50MS), fmtNum(iv.P99MS), fmtNum(iv.MaxMS)
+	}
 	kv := []any{
 		"mcpbench", l.cmd, "t", iv.End.Round(time.Millisecond).String(),
 		"requests", iv.Requests, "errors", iv.Errors, "rps", fmt.Sprintf("%.1f", iv.RPS),
-		"p50_ms", fmtNum(iv.P50MS), "p99_ms", fmtNum(iv.P99MS), "max_ms", fmtNum(iv.MaxMS),
+		"p50_ms", p50, "p99_ms", p99, "max_ms", top,
 	}
 	for i, g := range iv.Gauges {
 		v := "-"
