@@ -42,7 +42,7 @@ type Options struct {
 	Command    []string
 	StdioProcs int
 	// Listen opens each stateful Streamable HTTP session's standing GET
-	// stream, to answer what the server sends outside a call (listen.go).
+	// stream, to answer what the server sends outside a call (transport_http_listen.go).
 	Listen bool
 	// OAuth, when set, gets the bearer token by OAuth 2.1 (oauth.go).
 	OAuth *OAuth
@@ -91,7 +91,7 @@ type Client struct {
 	params   toolHeaders  // the x-mcp-header marks of the tools listed
 	secrets  []string     // hidden in the server's text (servertext.go)
 	tracer   *tracer      // nil without Options.Trace (trace.go)
-	inits    *initCache   // shared with detached clients (initcache.go)
+	inits    *initCache   // shared with detached clients (negotiate_initcache.go)
 }
 
 // ParseURL checks an endpoint URL. A URL with an empty path or "/" means
