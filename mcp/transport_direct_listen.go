@@ -96,8 +96,8 @@ func (ls *loopStream) open() {
 func (ls *loopStream) dial() (net.Conn, time.Time, error) {
 	c := ls.t.s.c
 	deadline := time.Now().Add(c.opts.Timeout)
-	if c.opts.DialCount != nil {
-		c.opts.DialCount.Add(1)
+	if c.dials != nil {
+		c.dials.Add(1)
 	}
 	nc, err := ls.loop.Dial(h1.Addr(c.url), deadline)
 	return nc, deadline, err

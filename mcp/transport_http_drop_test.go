@@ -5,6 +5,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -63,7 +64,7 @@ func TestBookedClientClosesIdle(t *testing.T) {
 	}
 	ts.Start()
 	defer ts.Close()
-	hc, _, err := NewHTTPClient(Options{AbandonFraction: 0.5})
+	hc, err := httpSetup{dials: new(atomic.Int64), book: true}.client()
 	if err != nil {
 		t.Fatal(err)
 	}

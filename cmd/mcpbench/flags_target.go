@@ -132,7 +132,6 @@ func (t *targetFlags) options(e *env, pool int) (harness.Options, error) {
 		Transport:        harness.Transport(t.transport),
 		ProtocolVersion:  t.protocolVersion,
 		SessionMode:      harness.SessionMode(t.session),
-		AbandonFraction:  t.abandon,
 		Header:           h,
 		Timeout:          timeout,
 		MaxResponseBytes: t.maxResponseBytes,

@@ -121,7 +121,7 @@ func (f *telemetryFlags) apply(s *harness.Setup, e env, cmd string) error {
 		}
 	}
 	if f.trace > 0 {
-		s.Options.Trace = &harness.Trace{Fraction: f.trace, OnSpan: fanOut(spans)}
+		s.Trace = &harness.Trace{Fraction: f.trace, OnSpan: fanOut(spans)}
 	}
 	return nil
 }

@@ -21,6 +21,8 @@ func (t *targetFlags) setup(opts harness.Options, spec harness.Spec, s *shardFla
 		StartAt:   s.at,
 		Shard:     s.report(),
 		Version:   buildVersion(),
+
+		AbandonSessions: t.abandon,
 	}
 }
 
