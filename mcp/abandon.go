@@ -1,6 +1,10 @@
 package mcp
 
-import "sync/atomic"
+import (
+	"sync/atomic"
+
+	"github.com/mcpbench/mcpbench/mcp/internal/connbook"
+)
 
 // Real clients often go away without ending their session: no DELETE, the
 // connection dropped. A server that keeps such sessions leaks; abandoning
@@ -73,5 +77,13 @@ func (s *Session) abandon() {
 	s.t.close()
 	if d, ok := s.t.(interface{ dropConn() }); ok {
 		d.dropConn()
+	}
+}
+
+// dropConn drops one of net/http's connections, booked for it
+// (connbook): the session is abandoned.
+func (t *httpTransport) dropConn() {
+	if bt, ok := t.hc.Transport.(*connbook.Transport); ok {
+		bt.Drop()
 	}
 }

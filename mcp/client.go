@@ -41,7 +41,8 @@ type Options struct {
 	Command    []string
 	StdioProcs int
 	// Listen opens each stateful Streamable HTTP session's standing GET
-	// stream, to answer what the server sends outside a call (transport_http_listen.go).
+	// stream, to answer what the server sends outside a call
+	// (transport_http_listen.go).
 	Listen bool
 	// OAuth, when set, gets the bearer token by OAuth 2.1 (oauth.go).
 	OAuth *OAuth

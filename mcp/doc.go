@@ -20,6 +20,7 @@
 //     beside jsonrpc.go, negotiate_initcache.go beside negotiate.go, the
 //     direct engine's in transport_direct_*.go)
 //   - what a load test asks for beyond MCP, set by its caller through Hooks
-//     (hooks.go): sessions that go away without ending (abandon.go,
-//     transport_http_drop.go) and trace context (trace.go).
+//     (hooks.go): sessions that go away without ending (abandon.go; the
+//     net/http connections they drop are booked in internal/connbook)
+//     and trace context (trace.go).
 package mcp

@@ -10,7 +10,7 @@ type Hooks struct {
 	// Abandon, when set, is asked as each session that would send a
 	// DELETE ends whether it goes away without one instead (abandon.go).
 	// Being set also has net/http's connections booked, so that an
-	// abandoned session can drop one (transport_http_drop.go).
+	// abandoned session can drop one (internal/connbook).
 	Abandon func() bool
 	// Trace, when set, sends W3C trace context on a share of the
 	// requests (trace.go).

@@ -14,6 +14,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
+
+	"github.com/mcpbench/mcpbench/mcp/internal/connbook"
 )
 
 // Streamable HTTP over net/http. The direct engine (transport_direct.go)
@@ -47,8 +49,8 @@ func sideClient(hc *http.Client) *http.Client {
 	switch tr := hc.Transport.(type) {
 	case *http.Transport:
 		side.Transport = uncapped(tr)
-	case *bookedTransport: // its clone dials through the same book
-		side.Transport = &bookedTransport{base: uncapped(tr.base), book: tr.book}
+	case *connbook.Transport: // its clone dials through the same book
+		side.Transport = tr.Over(uncapped(tr.Base()))
 	}
 	return &side
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/mcpbench/mcpbench/internal/h1"
+	"github.com/mcpbench/mcpbench/mcp/internal/connbook"
 )
 
 // NewHTTPClient builds the pooled HTTP client a load run needs: as many idle
@@ -92,7 +93,7 @@ func (h httpSetup) client() (*http.Client, error) {
 	}
 	var rt http.RoundTripper = tr
 	if h.book {
-		rt, _ = bookConns(tr)
+		rt = connbook.New(tr)
 	}
 	return &http.Client{Transport: rt, CheckRedirect: noRedirect}, nil
 }
