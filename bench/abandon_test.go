@@ -49,8 +49,8 @@ func TestAbandonedSessions(t *testing.T) {
 		}
 		defer srv.Close()
 		url, dropped := engineConnCloses(t, srv.Handler(), c.engine == mcp.EngineNetHTTP, c.tls)
-		cl, err := mcp.Dial(ctx, mcp.Options{URL: url, SessionMode: c.mode, PoolSize: 2, Timeout: 5 * time.Second, AbandonFraction: c.fraction,
-			Engine: c.engine, Insecure: c.tls})
+		cl, err := mcp.DialWith(ctx, mcp.Options{URL: url, SessionMode: c.mode, PoolSize: 2, Timeout: 5 * time.Second,
+			Engine: c.engine, Insecure: c.tls}, mcp.Hooks{Abandon: bench.NewShare(c.fraction).Picker()})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -23,10 +23,9 @@ func TestIdleSessionsGetStream(t *testing.T) {
 	base := serverProcess(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	var dials atomic.Int64
-	wl := idleUsers(ctx, t, mcp.Options{URL: base + "/mcp", PoolSize: users, Timeout: 10 * time.Second, Listen: true, DialCount: &dials}, "4s")
+	wl := idleUsers(ctx, t, mcp.Options{URL: base + "/mcp", PoolSize: users, Timeout: 10 * time.Second, Listen: true}, "4s")
 	before := health(t, base)
-	dials0 := dials.Load()
+	dials0 := wl.Client.Dials()
 	// The most streams the server held at once, read while the sessions think.
 	var streams atomic.Int64
 	watch := make(chan struct{})
@@ -51,7 +50,7 @@ func TestIdleSessionsGetStream(t *testing.T) {
 	after := health(t, base)
 	s := p.Sessions
 	inits := after.RequestsByMethod["initialize"] - before.RequestsByMethod["initialize"]
-	opened := dials.Load() - dials0
+	opened := wl.Client.Dials() - dials0
 	t.Logf("%d sessions, %d open at once, %d initialized, %d streams at once, %d dials: %.0f B per idle session (%s)",
 		s.Started, s.PeakOpen, inits, streams.Load(), opened, s.MemoryPerSession, p.Client.Driver)
 	if p.Errors != 0 || s.PeakOpen != users || inits != users || streams.Load() != users {

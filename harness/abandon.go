@@ -21,8 +21,8 @@ type abandonedGauge struct {
 
 // withAbandoned adds the count to g when sessions are abandoned and the
 // server is sampled; otherwise g as it is.
-func withAbandoned(g bench.GaugeSource, c *mcp.Client, o mcp.Options) bench.GaugeSource {
-	if g == nil || o.AbandonFraction <= 0 {
+func withAbandoned(g bench.GaugeSource, c *mcp.Client, fraction float64) bench.GaugeSource {
+	if g == nil || fraction <= 0 {
 		return g
 	}
 	descr := append(g.Gauges()[:len(g.Gauges()):len(g.Gauges())], measure.ServerSeries{

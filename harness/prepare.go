@@ -56,6 +56,12 @@ type Setup struct {
 	// Outputs observe the command: its events, every interval of every
 	// point, and the final report (output.go).
 	Outputs []Output
+	// AbandonSessions is the fraction of the sessions that end without a
+	// DELETE, as clients that go away do; 0 ends every one (loadtest.go).
+	AbandonSessions float64
+	// Trace, when set, sends W3C trace context on a share of the
+	// requests; the slowest of them are the report's exemplars.
+	Trace *mcp.Trace
 }
 
 // Phase is a step of the setup before the load (not a load stage).
@@ -85,13 +91,20 @@ type prepared struct {
 	health  *probe.HealthWatch
 	gauges  bench.GaugeSource // nil without sampling
 	dials   int64             // the client's dials when the last point ended
+	slowest *exemplars        // nil without Setup.Trace
 }
 
-// Dial connects to the target and types its failure: a *ConfigError for
-// options mcp refuses, an *UnreachableError for a server that is not there
-// or not MCP.
-func Dial(ctx context.Context, o mcp.Options) (*mcp.Client, error) {
-	c, err := mcp.Dial(ctx, o)
+// Dial connects to the target, with the fraction abandon of its sessions
+// ending without a DELETE (as Setup.AbandonSessions), and types its
+// failure: a *ConfigError for options mcp refuses, an *UnreachableError
+// for a server that is not there or not MCP.
+func Dial(ctx context.Context, o mcp.Options, abandon float64) (*mcp.Client, error) {
+	h, _ := (&Setup{AbandonSessions: abandon}).hooks()
+	return dialWith(ctx, o, h)
+}
+
+func dialWith(ctx context.Context, o mcp.Options, h mcp.Hooks) (*mcp.Client, error) {
+	c, err := mcp.DialWith(ctx, o, h)
 	if err != nil {
 		if ce := OptionError(err); ce != nil {
 			return nil, ce
@@ -121,8 +134,10 @@ func prepare(ctx context.Context, s *Setup, out *stream) (*prepared, error) {
 func connect(ctx context.Context, s *Setup, out *stream) (*prepared, error) {
 	ss := &prepared{setup: s, out: out, started: time.Now()}
 	out.phase(PhaseConnecting)
+	hooks, slowest := s.hooks()
+	ss.slowest = slowest
 	var err error
-	if ss.client, err = Dial(ctx, s.Options); err != nil {
+	if ss.client, err = dialWith(ctx, s.Options, hooks); err != nil {
 		if ctx.Err() != nil {
 			return nil, &InterruptedError{}
 		}
@@ -146,7 +161,7 @@ func (ss *prepared) ready(ctx context.Context) error {
 	if ss.gauges, err = openSampling(ctx, s.Sampling, ss.out.warn); err != nil {
 		return err
 	}
-	ss.gauges = withAbandoned(ss.gauges, ss.client, s.Options)
+	ss.gauges = withAbandoned(ss.gauges, ss.client, s.AbandonSessions)
 	if !s.StartAt.IsZero() {
 		ss.out.phase(PhaseStartWait)
 		if err := waitUntil(ctx, s.StartAt); err != nil {
@@ -215,7 +230,7 @@ func (ss *prepared) observe(ctx context.Context) (*logscan.WindowScan, *probe.He
 // run), with the client's pool figures added. The outputs observe it.
 func (ss *prepared) measure(ctx context.Context, cfg bench.Config, st sweep.Step) (measure.Point, error) {
 	cfg.Gauges = ss.gauges
-	ss.out.measuring = ss.client.ResetExemplars
+	ss.out.measuring = ss.slowest.reset
 	cfg.Observer = ss.out.level(st, cfg.Stages, cfg.RateStages)
 	if cfg.Warmup > 0 {
 		ss.out.event(Event{Kind: EventPhase, Phase: PhaseWarmUp, Step: st})

@@ -51,7 +51,7 @@ func run(ctx context.Context, cfg *RunConfig, out *stream) (*results.RunReport, 
 	}
 	r := &results.RunReport{Header: ss.header(results.SchemaRun), Workload: *ss.workload(mode, cfg.Load), Point: point, Shard: cfg.Shard}
 	r.Workload.Session = sessionLabel(ss.client, cfg.Options)
-	r.Exemplars = exemplarsOf(ss.client.Exemplars())
+	r.Exemplars = exemplarsOf(ss.slowest.list())
 	r.Soak = results.AnalyzeSoak(r.Series, cfg.Soak)
 	r.AbandonedMemory = results.AnalyzeAbandoned(r.Series)
 	r.LogScan, r.Health = ss.observe(ctx)

@@ -58,7 +58,7 @@ func sweepPoints(ctx context.Context, cfg *SweepConfig, out *stream) (*results.S
 		if err == nil {
 			rp := p
 			end.Point = &rp
-			exemplars = append(exemplars, levelExemplars(st.Level, ss.client.Exemplars())...)
+			exemplars = append(exemplars, levelExemplars(st.Level, ss.slowest.list())...)
 		}
 		out.event(end)
 		return p, err

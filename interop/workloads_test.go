@@ -128,10 +128,10 @@ var loads = []load{
 		return needsSessions(s)
 	}, func(t *testing.T, srv server, s *harness.Setup, l *harness.Load) {
 		scenario(t, srv, s, l)
-		s.Options.AbandonFraction = 0.5
+		s.AbandonSessions = 0.5
 	}},
 	{"abandoned per-request sessions", "--session per-request --abandon-sessions 0.5 --tool echo -n %d", needsSessions, func(t *testing.T, srv server, s *harness.Setup, l *harness.Load) {
-		s.Options.SessionMode, s.Options.AbandonFraction = mcp.SessionPerRequest, 0.5
+		s.Options.SessionMode, s.AbandonSessions = mcp.SessionPerRequest, 0.5
 		s.Workload = workload.Spec{Method: "tools/call", Tool: "echo", Args: echoArgs}
 	}},
 	{"open loop", "--rate 200 --tool echo -n %d", always, func(t *testing.T, srv server, s *harness.Setup, l *harness.Load) {

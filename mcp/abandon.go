@@ -1,19 +1,19 @@
 package mcp
 
 import (
-	"math"
 	"sync/atomic"
+
+	"github.com/mcpbench/mcpbench/mcp/internal/connbook"
 )
 
 // Real clients often go away without ending their session: no DELETE, the
 // connection dropped. A server that keeps such sessions leaks; abandoning
-// a fraction of sessions reproduces that. The choice is by count, not at
-// random, so exactly that fraction of the sessions ended is abandoned
-// (the 1st, 2nd, ... as the running total crosses each whole number).
+// sessions reproduces that. Which ones is Hooks.Abandon's choice; how a
+// session goes away, and the count of those that did, are the client's.
 
-// abandons counts the sessions a client ended and abandoned.
+// abandons counts the sessions a client abandoned.
 type abandons struct {
-	ended, abandoned atomic.Int64
+	abandoned atomic.Int64
 	// owed counts the connections abandoned sessions could not drop at
 	// once (none was idle): the next ones given back are closed instead.
 	owed atomic.Int64
@@ -34,12 +34,7 @@ func (a *abandons) payDrop() bool {
 
 // abandonNext says whether the session ending now is abandoned.
 func (c *Client) abandonNext() bool {
-	f := c.opts.AbandonFraction
-	if f <= 0 || c.abandons == nil {
-		return false
-	}
-	n := c.abandons.ended.Add(1)
-	if math.Floor(float64(n)*f) == math.Floor(float64(n-1)*f) {
+	if c.hooks.Abandon == nil || c.abandons == nil || !c.hooks.Abandon() {
 		return false
 	}
 	c.abandons.abandoned.Add(1)
@@ -47,7 +42,7 @@ func (c *Client) abandonNext() bool {
 }
 
 // AbandonedSessions is how many sessions ended without a DELETE on
-// purpose (Options.AbandonFraction) so far.
+// purpose (Hooks.Abandon) so far.
 func (c *Client) AbandonedSessions() int64 {
 	if c.abandons == nil {
 		return 0
@@ -82,5 +77,13 @@ func (s *Session) abandon() {
 	s.t.close()
 	if d, ok := s.t.(interface{ dropConn() }); ok {
 		d.dropConn()
+	}
+}
+
+// dropConn drops one of net/http's connections, booked for it
+// (connbook): the session is abandoned.
+func (t *httpTransport) dropConn() {
+	if bt, ok := t.hc.Transport.(*connbook.Transport); ok {
+		bt.Drop()
 	}
 }

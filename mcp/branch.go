@@ -60,7 +60,8 @@ func (c *Client) Detached(poolSize int) (*Client, error) {
 	}
 	o := c.opts
 	o.PoolSize = max(poolSize, 1)
-	d := &Client{opts: o, url: c.url, rev: c.rev, meta: c.meta, info: c.info, maxBody: c.maxBody, tracer: c.tracer, abandons: c.abandons, inits: c.inits}
+	d := &Client{opts: o, url: c.url, rev: c.rev, meta: c.meta, info: c.info, maxBody: c.maxBody,
+		hooks: c.hooks, dials: c.dials, tracer: c.tracer, abandons: c.abandons, inits: c.inits}
 	if _, ok := c.link.(legacyLink); ok {
 		// Each session holds a stream beside its POSTs, as in useLegacy.
 		d.opts.PoolSize = 2 * o.PoolSize
@@ -69,14 +70,14 @@ func (c *Client) Detached(poolSize int) (*Client, error) {
 		// On the engine's pools of its own; the loops' parse memos and
 		// the bound on dials are the parent's, shared as they are by its
 		// own sessions.
-		hc, side := lazyHTTPClients(d.opts)
-		cfg := directConfig(c.url, d.opts, o.DialCount)
+		hc, side := lazyHTTPClients(c.http(d.opts))
+		cfg := directConfig(c.url, d.opts, c.dials)
 		cfg.Gate = pl.pool.Gate()
 		pool := h1.NewPool(cfg)
 		d.link = directLink{httpLink{hc: hc, side: side}, pool, h1.NewLoopPools(pool), pl.memos, pl.heads}
 		return d, nil
 	}
-	hc, _, err := NewHTTPClient(d.opts)
+	hc, err := c.http(d.opts).client()
 	if err != nil {
 		return nil, err
 	}
@@ -84,7 +85,7 @@ func (c *Client) Detached(poolSize int) (*Client, error) {
 		d.link = legacyLink{httpLink{hc: hc}}
 		return d, nil
 	}
-	if d.link, err = streamableLink(c.url, d.opts, hc, o.DialCount); err != nil {
+	if d.link, err = streamableLink(c.url, d.opts, hc, c.dials); err != nil {
 		return nil, err
 	}
 	return d, nil

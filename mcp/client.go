@@ -29,11 +29,10 @@ type Options struct {
 	MaxResponseBytes int64
 	// PoolSize is the number of connections kept open to the server: the
 	// concurrency the caller will use, so no request waits for one.
-	PoolSize  int
-	Insecure  bool
-	CACert    string // PEM file of extra roots
-	Client    ClientInfo
-	DialCount *atomic.Int64
+	PoolSize int
+	Insecure bool
+	CACert   string // PEM file of extra roots
+	Client   ClientInfo
 	// Engine carries the Streamable HTTP POSTs: auto (direct for plain
 	// HTTP without a proxy, else net/http), direct or net/http.
 	Engine Engine
@@ -42,7 +41,8 @@ type Options struct {
 	Command    []string
 	StdioProcs int
 	// Listen opens each stateful Streamable HTTP session's standing GET
-	// stream, to answer what the server sends outside a call (listen.go).
+	// stream, to answer what the server sends outside a call
+	// (transport_http_listen.go).
 	Listen bool
 	// OAuth, when set, gets the bearer token by OAuth 2.1 (oauth.go).
 	OAuth *OAuth
@@ -50,16 +50,10 @@ type Options struct {
 	// (ParseClientRequests); nil declines elicitations and answers
 	// sampling and roots with method-not-found.
 	ClientRequests *ClientRequests
-	// AbandonFraction of the sessions end without a DELETE (abandon.go),
-	// as clients that go away do; 0 ends every one.
-	AbandonFraction float64
 	// Secrets are values the server's text must never carry into an
 	// error (a token sent in a header not in SensitiveHeaders, say); the
 	// sensitive headers' own values are hidden without being listed.
 	Secrets []string
-	// Trace, when set, sends W3C trace context on a share of the
-	// requests (trace.go).
-	Trace *Trace
 }
 
 // ServerInfo is what negotiation learned about the server.
@@ -86,12 +80,14 @@ type Client struct {
 	shared   string // session id shared by all workers in shared mode
 	maxBody  int
 	counts   clientCounts
-	abandons *abandons    // shared with detached clients
-	auth     *oauth.State // nil without OAuth
-	params   toolHeaders  // the x-mcp-header marks of the tools listed
-	secrets  []string     // hidden in the server's text (servertext.go)
-	tracer   *tracer      // nil without Options.Trace (trace.go)
-	inits    *initCache   // shared with detached clients (initcache.go)
+	hooks    Hooks         // shared with detached clients
+	dials    *atomic.Int64 // connections opened, shared with detached clients
+	abandons *abandons     // shared with detached clients
+	auth     *oauth.State  // nil without OAuth
+	params   toolHeaders   // the x-mcp-header marks of the tools listed
+	secrets  []string      // hidden in the server's text (servertext.go)
+	tracer   *tracer       // nil without Hooks.Trace (trace.go)
+	inits    *initCache    // shared with detached clients (negotiate_initcache.go)
 }
 
 // ParseURL checks an endpoint URL. A URL with an empty path or "/" means
@@ -132,10 +128,11 @@ func (o Options) Endpoint() string {
 	return Redact(o.URL)
 }
 
-// Dial negotiates with the server at o.URL: server/discover for 2026-07-28,
-// else initialize. The probe session it opens for initialize is closed again;
-// workers open their own with NewSession.
-func Dial(ctx context.Context, o Options) (*Client, error) {
+// DialWith negotiates with the server at o.URL: server/discover for
+// 2026-07-28, else initialize. The probe session it opens for initialize is
+// closed again; workers open their own with NewSession. The client carries
+// out h on every session.
+func DialWith(ctx context.Context, o Options, h Hooks) (*Client, error) {
 	if o.Transport == "" {
 		o.Transport = TransportAuto
 	}
@@ -166,14 +163,13 @@ func Dial(ctx context.Context, o Options) (*Client, error) {
 	if o.ProtocolVersion != "" && !slices.Contains(Revisions(), o.ProtocolVersion) {
 		return nil, configErrorf("unsupported protocol version %q (supported: %s)", o.ProtocolVersion, strings.Join(Revisions(), ", "))
 	}
-	hc, dials, err := NewHTTPClient(o)
+	c := &Client{opts: o, url: u, maxBody: int(o.MaxResponseBytes), hooks: h, dials: new(atomic.Int64), tracer: newTracer(h.Trace),
+		abandons: &abandons{}, inits: &initCache{}, secrets: append(SecretValues(o.Header), o.Secrets...)}
+	hc, err := c.http(o).client()
 	if err != nil {
 		return nil, err
 	}
-	c := &Client{opts: o, url: u, maxBody: int(o.MaxResponseBytes), tracer: newTracer(o.Trace), abandons: &abandons{}, inits: &initCache{},
-		secrets: append(SecretValues(o.Header), o.Secrets...)}
-	c.opts.DialCount = dials
-	if c.link, err = streamableLink(u, o, hc, dials); err != nil {
+	if c.link, err = streamableLink(u, o, hc, c.dials); err != nil {
 		return nil, err
 	}
 	if err := c.startOAuth(ctx, hc); err != nil {
@@ -227,7 +223,7 @@ func (c *Client) Info() ServerInfo { return c.info }
 func (c *Client) URL() string { return c.url.String() }
 
 // Dials is how many connections the client has opened so far.
-func (c *Client) Dials() int64 { return c.opts.DialCount.Load() }
+func (c *Client) Dials() int64 { return c.dials.Load() }
 
 // Engine names what carries the measured requests: direct or net/http for
 // the HTTP transports, stdio for stdio.

@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpbench/mcpbench/bench"
 	"github.com/mcpbench/mcpbench/internal/evloop"
 )
 
@@ -143,7 +144,7 @@ func drawShape(seed uint64) rndShape {
 // options is the client's for shape on e.
 func (sh rndShape) options(url string, e rndEngine) Options {
 	o := Options{URL: url, ProtocolVersion: Rev20250618, Engine: e.engine, PoolSize: sh.users + 1,
-		Timeout: 3 * time.Minute, Listen: sh.listen, AbandonFraction: sh.abandon}
+		Timeout: 3 * time.Minute, Listen: sh.listen}
 	if sh.perRequest && !e.loops {
 		o.SessionMode = SessionPerRequest
 	}
@@ -177,7 +178,7 @@ func runRandomSeed(t *testing.T, seed uint64, e rndEngine, n int) (int, []string
 	defer srv.stop()
 	ctx := context.Background()
 	o := shape.options(srv.url, e)
-	c, err := Dial(ctx, o)
+	c, err := DialWith(ctx, o, Hooks{Abandon: bench.NewShare(shape.abandon).Picker()})
 	if err != nil {
 		srv.stop()
 		return 0, []string{fmt.Sprintf("dial (%+v): %v; server: %v", shape, err, srv.faults)}

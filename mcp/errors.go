@@ -1,10 +1,3 @@
-// Package mcp is mcpbench's MCP client: JSON-RPC framing, the Streamable HTTP
-// transport, SSE parsing, version negotiation and sessions, and the
-// classification of every failure into one error kind.
-//
-// It is written for the load generator's hot path: a Session is owned by one
-// goroutine, builds request bodies from prepared prefixes, reads answers into
-// reused buffers and decodes only what classification needs.
 package mcp
 
 import (

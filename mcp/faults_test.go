@@ -27,8 +27,7 @@ func bareClient(t *testing.T, url string, timeout time.Duration, maxBody int64, 
 	if err != nil {
 		t.Fatal(err)
 	}
-	o.DialCount = dials
-	c := &Client{opts: o, url: u, maxBody: int(maxBody), link: newHTTPLink(hc)}
+	c := &Client{opts: o, url: u, maxBody: int(maxBody), link: newHTTPLink(hc), dials: dials}
 	if engine == EngineDirect {
 		c.link = newDirectLink(hc, directConfig(u, o, dials))
 	}

@@ -164,7 +164,7 @@ func (c *Client) setModern(rev string) {
 func (c *Client) useLegacy() error {
 	o := c.opts
 	o.PoolSize = 2 * max(o.PoolSize, 1)
-	hc, _, err := NewHTTPClient(o)
+	hc, err := c.http(o).client()
 	if err != nil {
 		return err
 	}

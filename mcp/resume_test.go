@@ -42,7 +42,7 @@ func TestSSEPollingResume(t *testing.T) {
 	c := &Client{opts: Options{Timeout: 5 * time.Second, Header: http.Header{}}, maxBody: 1 << 20, rev: Rev20251125}
 	c.url, _ = ParseURL(ts.URL)
 	hc, dials, _ := NewHTTPClient(c.opts)
-	c.link, c.opts.DialCount = newHTTPLink(hc), dials
+	c.link, c.dials = newHTTPLink(hc), dials
 	s := c.newSession()
 	p, _ := s.Prepare(Request{Method: "tools/list"})
 	start := time.Now()

@@ -25,7 +25,7 @@ type sseReader struct {
 	read    int64
 	events  int // events with data dispatched on this stream
 	// idle, when set, is asked at each line with nothing buffered whether
-	// the stream is idle (a standing stream on a loop, listen_loop.go):
+	// the stream is idle (a standing stream on a loop, transport_direct_listen.go):
 	// next then returns errIdle and takes the event up where it was at
 	// its next call (partial).
 	idle    func() bool

@@ -3,12 +3,13 @@ package mcp
 import "context"
 
 // A Session frames requests and classifies answers; how the bytes travel is
-// its transport's business. Each transport lives in a file of its own:
+// its transport's business. Each transport lives in a file of its own, and
+// what it alone uses in files that carry its name:
 //
 //	transport_http.go    Streamable HTTP over net/http
-//	transport_direct.go  Streamable HTTP POSTs on the direct engine (wire.go)
+//	transport_direct.go  Streamable HTTP POSTs on the direct engine (internal/h1)
 //	transport_legacy.go  the 2024-11-05 HTTP+SSE transport
-//	transport_stdio.go   a server process's stdin and stdout (stdio.go)
+//	transport_stdio.go   a server process's stdin and stdout
 //
 // A transport comes in two parts: a link, which the client holds and all
 // its sessions share (a connection pool, server processes), and a

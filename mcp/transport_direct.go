@@ -68,7 +68,7 @@ type directTransport struct {
 	watched  context.Context
 	unwatch  func() bool
 	// standing is the session's GET stream when it is read on the
-	// session's loop (listen_loop.go).
+	// session's loop (transport_direct_listen.go).
 	standing *loopStream
 }
 

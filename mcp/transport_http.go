@@ -14,6 +14,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
+
+	"github.com/mcpbench/mcpbench/mcp/internal/connbook"
 )
 
 // Streamable HTTP over net/http. The direct engine (transport_direct.go)
@@ -47,8 +49,8 @@ func sideClient(hc *http.Client) *http.Client {
 	switch tr := hc.Transport.(type) {
 	case *http.Transport:
 		side.Transport = uncapped(tr)
-	case *bookedTransport: // its clone dials through the same book
-		side.Transport = &bookedTransport{base: uncapped(tr.base), book: tr.book}
+	case *connbook.Transport: // its clone dials through the same book
+		side.Transport = tr.Over(uncapped(tr.Base()))
 	}
 	return &side
 }
@@ -72,7 +74,7 @@ type httpTransport struct {
 	hc   *http.Client
 	side *http.Client // nil: hc
 	ids  int64        // the last request id used
-	// listening is the session's standing GET stream (listen.go), if open.
+	// listening is the session's standing GET stream (transport_http_listen.go), if open.
 	listening *listener
 
 	// Connection wait of the current request, timed by an HTTP trace.
@@ -110,7 +112,7 @@ func (t *httpTransport) open(ctx context.Context) error {
 }
 
 // begin is open's handshake; it reports whether the session is one of
-// its own that may have a GET stream (listen.go).
+// its own that may have a GET stream (transport_http_listen.go).
 func (t *httpTransport) begin(ctx context.Context) (bool, error) {
 	s := t.s
 	if IsModern(s.c.rev) {

@@ -9,7 +9,7 @@ import (
 )
 
 // The stdio transport: newline-delimited JSON-RPC on a server process's
-// stdin and stdout (the process itself is stdio.go's). Several sessions
+// stdin and stdout (the process itself is transport_stdio_proc.go's). Several sessions
 // share a process; each request's id is unique in it.
 
 // stdioLink is the client's server processes; sessions are spread over

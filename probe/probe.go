@@ -267,7 +267,6 @@ func (d dialProgress) Progress(p bench.Progress) { d.progress(p) }
 
 func withPool(o mcp.Options, n int) mcp.Options {
 	o.PoolSize = n
-	o.DialCount = nil
 	return o
 }
 

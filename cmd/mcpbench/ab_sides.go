@@ -81,7 +81,7 @@ func (c abRunConfig) describe() string {
 func (c abRunConfig) handshake(ctx context.Context, s *ab.Server) error {
 	o := c.Setup.Options
 	o.URL = s.URL
-	cl, err := harness.Dial(ctx, o)
+	cl, err := harness.Dial(ctx, o, 0) // a readiness check ends its session
 	if err != nil {
 		return err
 	}

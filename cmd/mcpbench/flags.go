@@ -137,9 +137,10 @@ func authError(msg string) error {
 	return unreachableError{msg + "; give credentials with -H 'Authorization: Bearer …', MCPBENCH_TOKEN=… (sent as a bearer token), or -H 'NAME: value' with --secret-header NAME"}
 }
 
-// dial is harness.Dial with its errors in the command line's terms.
-func dial(ctx context.Context, o mcp.Options) (*mcp.Client, error) {
-	c, err := harness.Dial(ctx, o)
+// dial is harness.Dial with its errors in the command line's terms; the
+// probe's sessions too end as --abandon-sessions says.
+func (t *targetFlags) dial(ctx context.Context, o mcp.Options) (*mcp.Client, error) {
+	c, err := harness.Dial(ctx, o, t.abandon)
 	return c, flagError(err)
 }
 

@@ -133,7 +133,6 @@ func (t *targetFlags) options(e *env, pool int) (mcp.Options, error) {
 		Transport:        mcp.Transport(t.transport),
 		ProtocolVersion:  t.protocolVersion,
 		SessionMode:      mcp.SessionMode(t.session),
-		AbandonFraction:  t.abandon,
 		Header:           h,
 		Timeout:          timeout,
 		MaxResponseBytes: t.maxResponseBytes,

@@ -122,7 +122,7 @@ func (f *telemetryFlags) apply(s *harness.Setup, e env, cmd string) error {
 		}
 	}
 	if f.trace > 0 {
-		s.Options.Trace = &mcp.Trace{Fraction: f.trace, OnSpan: fanOut(spans)}
+		s.Trace = &mcp.Trace{Fraction: f.trace, OnSpan: fanOut(spans)}
 	}
 	return nil
 }

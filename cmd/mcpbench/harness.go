@@ -23,6 +23,8 @@ func (t *targetFlags) setup(opts mcp.Options, spec workload.Spec, s *shardFlags)
 		StartAt:   s.at,
 		Shard:     s.report(),
 		Version:   buildVersion(),
+
+		AbandonSessions: t.abandon,
 	}
 }
 

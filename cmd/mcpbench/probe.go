@@ -167,7 +167,7 @@ func (f *probeFlags) config(fs *pflag.FlagSet, e *env) (probe.Config, error) {
 	}
 	return probe.Config{
 		Options:           opts,
-		Dial:              dial,
+		Dial:              f.target.dial,
 		HealthURL:         f.target.healthURL,
 		SequentialSamples: f.samples,
 		SequentialSleep:   time.Duration(f.sleepMS * float64(time.Millisecond)),

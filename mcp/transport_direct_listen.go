@@ -18,7 +18,7 @@ import (
 // holds its socket and this struct, not a goroutine, a stack or a
 // buffer: with a goroutine and net/http's reader each, a session with
 // --get-stream cost about 154 KB. Off the loops (net/http, TLS, proxies)
-// listen.go reads it on a goroutine.
+// transport_http_listen.go reads it on a goroutine.
 
 // loopStream is one session's GET stream on its loop.
 type loopStream struct {
@@ -96,8 +96,8 @@ func (ls *loopStream) open() {
 func (ls *loopStream) dial() (net.Conn, time.Time, error) {
 	c := ls.t.s.c
 	deadline := time.Now().Add(c.opts.Timeout)
-	if c.opts.DialCount != nil {
-		c.opts.DialCount.Add(1)
+	if c.dials != nil {
+		c.dials.Add(1)
 	}
 	nc, err := ls.loop.Dial(h1.Addr(c.url), deadline)
 	return nc, deadline, err

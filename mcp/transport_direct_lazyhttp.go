@@ -26,7 +26,7 @@ type lazyTransport struct {
 // allocation: an idle session keeps it (the options and two closures
 // each cost it some 450 bytes).
 type lazyPair struct {
-	o          Options
+	h          httpSetup
 	hcT, sideT lazyTransport
 	hc, sideC  http.Client
 }
@@ -35,7 +35,7 @@ func (l *lazyTransport) get() (http.RoundTripper, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.rt == nil {
-		c, _, err := NewHTTPClient(l.pair.o)
+		c, err := l.pair.h.client()
 		if err != nil {
 			return nil, err
 		}
@@ -69,10 +69,10 @@ func (l *lazyTransport) CloseIdleConnections() {
 	}
 }
 
-// lazyHTTPClients are o's pooled client and its side client, each made
-// on first use as NewHTTPClient and sideClient make them.
-func lazyHTTPClients(o Options) (hc, side *http.Client) {
-	p := &lazyPair{o: o}
+// lazyHTTPClients are h's pooled client and its side client, each made
+// on first use as h.client and sideClient make them.
+func lazyHTTPClients(h httpSetup) (hc, side *http.Client) {
+	p := &lazyPair{h: h}
 	p.hcT.pair, p.sideT.pair, p.sideT.side = p, p, true
 	p.hc = http.Client{Transport: &p.hcT, CheckRedirect: noRedirect}
 	p.sideC = http.Client{Transport: &p.sideT, CheckRedirect: noRedirect}

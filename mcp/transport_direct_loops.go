@@ -18,7 +18,7 @@ import (
 // back on the client's, and reports whether it could: only the direct
 // engine, with neither OAuth (its token requests go through net/http) nor
 // a session per request (its DELETE does), waits on nothing but the loop.
-// A session opened on a loop reads its GET stream there (listen_loop.go);
+// A session opened on a loop reads its GET stream there (transport_direct_listen.go);
 // one opened off the loops keeps reading it on its goroutine. A session on a loop must be used by l's tasks
 // alone.
 func (s *Session) OnLoop(l *evloop.Loop) bool {

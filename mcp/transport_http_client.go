@@ -11,19 +11,39 @@ import (
 	"time"
 
 	"github.com/mcpbench/mcpbench/internal/h1"
+	"github.com/mcpbench/mcpbench/mcp/internal/connbook"
 )
 
 // NewHTTPClient builds the pooled HTTP client a load run needs: as many idle
 // connections kept as there are workers, no compression (bytes are measured
 // as sent), no redirects followed (a load tester must not wander off).
+// Its dials are counted on the counter returned.
 func NewHTTPClient(o Options) (*http.Client, *atomic.Int64, error) {
+	h := httpSetup{o: o, dials: new(atomic.Int64)}
+	hc, err := h.client()
+	return hc, h.dials, err
+}
+
+// httpSetup is what a client's HTTP clients are made from: the options,
+// the counter of dials all of the client's share, and whether their
+// connections are booked for abandoned sessions to drop (Hooks.Abandon).
+type httpSetup struct {
+	o     Options
+	dials *atomic.Int64
+	book  bool
+}
+
+// http is the set-up of c's HTTP clients under o.
+func (c *Client) http(o Options) httpSetup {
+	return httpSetup{o: o, dials: c.dials, book: c.hooks.Abandon != nil}
+}
+
+// client makes the pooled HTTP client of NewHTTPClient.
+func (h httpSetup) client() (*http.Client, error) {
+	o, dials := h.o, h.dials
 	pool := o.PoolSize
 	if pool < 1 {
 		pool = 1
-	}
-	dials := o.DialCount
-	if dials == nil {
-		dials = new(atomic.Int64)
 	}
 	dialer := &net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}
 	gate := h1.NewDialGate(maxConcurrentDials)
@@ -58,25 +78,24 @@ func NewHTTPClient(o Options) (*http.Client, *atomic.Int64, error) {
 		if o.CACert != "" {
 			pem, err := os.ReadFile(o.CACert)
 			if err != nil {
-				return nil, nil, optionErrorf("CACert", "%v", err)
+				return nil, optionErrorf("CACert", "%v", err)
 			}
 			pool, err := x509.SystemCertPool()
 			if err != nil || pool == nil {
 				pool = x509.NewCertPool()
 			}
 			if !pool.AppendCertsFromPEM(pem) {
-				return nil, nil, optionErrorf("CACert", "%s: no PEM certificate found", o.CACert)
+				return nil, optionErrorf("CACert", "%s: no PEM certificate found", o.CACert)
 			}
 			cfg.RootCAs = pool
 		}
 		tr.TLSClientConfig = cfg
 	}
 	var rt http.RoundTripper = tr
-	if o.AbandonFraction > 0 {
-		rt, _ = bookConns(tr)
+	if h.book {
+		rt = connbook.New(tr)
 	}
-	hc := &http.Client{Transport: rt, CheckRedirect: noRedirect}
-	return hc, dials, nil
+	return &http.Client{Transport: rt, CheckRedirect: noRedirect}, nil
 }
 
 // maxHeadBytes bounds an answer's status line and headers on net/http.

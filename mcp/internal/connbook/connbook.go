@@ -1,4 +1,8 @@
-package mcp
+// Package connbook books the connections a net/http transport dials, so
+// that one no request holds can be dropped: net/http's pool shows none.
+// mcp drops one for each session abandoned on purpose, as a client that
+// goes away does.
+package connbook
 
 import (
 	"context"
@@ -11,10 +15,7 @@ import (
 	"sync/atomic"
 )
 
-// An abandoned session on the net/http engine drops a kept-alive
-// connection, as it does on the direct engine (abandon.go). net/http's
-// pool shows no connection, so when sessions are abandoned the client's
-// connections are booked as they are dialled, and every request marks
+// The connections are booked as they are dialled, and every request marks
 // the one it holds. A connection no request holds is idle and may be
 // closed; when none is, the next one given back is.
 
@@ -104,15 +105,15 @@ func (b *connBook) booked(c net.Conn) *bookedConn {
 	return bc
 }
 
-// bookedTransport marks, around each request, the connection it holds:
-// from net/http's handing it over until its answer's body is read to the
-// end or closed (or the request fails).
-type bookedTransport struct {
+// Transport marks, around each request, the connection it holds: from
+// net/http's handing it over until its answer's body is read to the end
+// or closed (or the request fails).
+type Transport struct {
 	base *http.Transport
 	book *connBook
 }
 
-func (t *bookedTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	h := &holding{}
 	trace := &httptrace.ClientTrace{GotConn: func(i httptrace.GotConnInfo) {
 		h.let() // a retry on another connection lets the first go
@@ -132,7 +133,7 @@ func (t *bookedTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 
 // CloseIdleConnections is net/http's: http.Client.CloseIdleConnections
 // reaches the transport only through it.
-func (t *bookedTransport) CloseIdleConnections() { t.base.CloseIdleConnections() }
+func (t *Transport) CloseIdleConnections() { t.base.CloseIdleConnections() }
 
 // holding is the connection one request holds, let go once.
 type holding struct{ c atomic.Pointer[bookedConn] }
@@ -164,9 +165,8 @@ func (b *bookedBody) Close() error {
 	return err
 }
 
-// bookConns makes tr book its connections, returning the transport to
-// use and the book.
-func bookConns(tr *http.Transport) (*bookedTransport, *connBook) {
+// New makes tr book its connections, returning the transport to use.
+func New(tr *http.Transport) *Transport {
 	book := newConnBook()
 	dial := tr.DialContext
 	tr.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
@@ -176,12 +176,18 @@ func bookConns(tr *http.Transport) (*bookedTransport, *connBook) {
 		}
 		return book.add(c), nil
 	}
-	return &bookedTransport{base: tr, book: book}, book
+	return &Transport{base: tr, book: book}
 }
 
-// dropConn drops one of net/http's connections: the session is abandoned.
-func (t *httpTransport) dropConn() {
-	if bt, ok := t.hc.Transport.(*bookedTransport); ok {
-		bt.book.drop()
-	}
+// Drop closes one connection no request holds, or the next one given back
+// when every one is held.
+func (t *Transport) Drop() { t.book.drop() }
+
+// Over is a transport that books base's connections in t's book; base
+// dials through t's (a clone of t's transport).
+func (t *Transport) Over(base *http.Transport) *Transport {
+	return &Transport{base: base, book: t.book}
 }
+
+// Base is the net/http transport t books the connections of.
+func (t *Transport) Base() *http.Transport { return t.base }

@@ -3,6 +3,7 @@ package mcp
 import (
 	"net/http"
 	"net/http/httptest"
+	"sync/atomic"
 	"testing"
 )
 
@@ -13,7 +14,7 @@ import (
 func TestLazyTransportAfterClose(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusAccepted) }))
 	defer srv.Close()
-	hc, side := lazyHTTPClients(Options{PoolSize: 1})
+	hc, side := lazyHTTPClients(httpSetup{o: Options{PoolSize: 1}, dials: new(atomic.Int64)})
 	for _, c := range []*http.Client{hc, side} {
 		if c.Transport.(*lazyTransport).rt != nil {
 			t.Fatal("a transport was made before its first request")
