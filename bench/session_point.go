@@ -122,8 +122,8 @@ func means(completed, steps int64, thinkS, elapsedS float64) (meanSteps, meanThi
 // own figures.
 func (sr *sessionRunner) fill(p *Point, elapsed time.Duration) {
 	p.Concurrency = len(sr.users)
-	if sr.cfg.Rate > 0 {
-		rt := sr.cfg.Rate
+	if sr.p.open() {
+		rt := sr.p.rate
 		p.Rate = &rt
 	}
 	s := &SessionStats{ByScenario: make([]ScenarioStats, len(sr.scenarios))}

@@ -56,6 +56,15 @@ func (s Stages) check(interval time.Duration) error {
 	return nil
 }
 
+// beside checks the stages as a level's model: they give its length,
+// so no total or duration beside them.
+func (s Stages) beside(c Config) error {
+	if c.Total > 0 || c.Duration > 0 {
+		return fmt.Errorf("stages give the level its length: no total or duration beside them")
+	}
+	return s.check(c.Interval)
+}
+
 // segment is stage i as [from, to) with its start and end targets.
 func (s Stages) segment(i int) (from, to time.Duration, v0, v1 float64) {
 	for j := range i {

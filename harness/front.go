@@ -21,10 +21,6 @@ import (
 
 // The load of one level, and what the generator reports while it runs.
 type (
-	// Load is the generator's configuration of a level (bench.Config):
-	// workers, rate, duration, warm-up, ramp, interval; its Observer is
-	// harness's, which feeds the Outputs.
-	Load = bench.Config
 	// Progress is a snapshot of a level under way.
 	Progress = bench.Progress
 	// Interval is one settled bucket of the series (an Output gets it in

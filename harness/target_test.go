@@ -20,6 +20,6 @@ func startTarget(t *testing.T) Setup {
 	t.Cleanup(func() { srv.Close() })
 	o := mcp.Options{URL: srv.MCPURL(), PoolSize: 4, Timeout: 10 * time.Second}
 	s := Setup{Options: o, Version: "test"}
-	s.Workload.Method = "tools/list"
+	s.Load = Requests(Spec{Method: "tools/list"})
 	return s
 }

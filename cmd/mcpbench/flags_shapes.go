@@ -41,8 +41,9 @@ func (s *shapeFlags) registerDashboard(fs *pflag.FlagSet) {
 // shapeConflicts are the load flags a stage list replaces.
 var shapeConflicts = []string{"concurrency", "rate", "total", "duration", "ramp-up", "users", "session-rate", "max-sessions", "shard"}
 
-// apply puts the stages into load, refusing the flags they replace.
-func (s *shapeFlags) apply(fs *pflag.FlagSet, load *harness.Load, interval time.Duration) error {
+// apply puts the stages into load, refusing the flags they replace;
+// maxInFlight bounds the workers of rate stages.
+func (s *shapeFlags) apply(fs *pflag.FlagSet, load *harness.LevelConfig, interval time.Duration, maxInFlight int) error {
 	if s.stages == "" && s.rateStages == "" {
 		return nil
 	}
@@ -62,25 +63,25 @@ func (s *shapeFlags) apply(fs *pflag.FlagSet, load *harness.Load, interval time.
 	if err != nil {
 		return usagef("%s: %v", name, err)
 	}
-	return setStages(load, name, st, interval)
+	return setStages(load, name, st, interval, maxInFlight)
 }
 
-// setStages puts checked stages into load in place of its level and length.
-func setStages(load *harness.Load, name string, st harness.Stages, interval time.Duration) error {
+// setStages puts checked stages into load as its model, in place of its
+// level and length.
+func setStages(load *harness.LevelConfig, name string, st harness.Stages, interval time.Duration, maxInFlight int) error {
 	if err := st.Check(interval); err != nil {
 		return usagef("%s: %v", name, err)
 	}
-	load.Concurrency, load.Rate, load.Total, load.Duration = 0, 0, 0, 0
+	load.Total, load.Duration = 0, 0
+	load.Model = harness.ClosedStages{Stages: st}
 	if name == "--rate-stages" || name == "rate_stages" {
-		load.RateStages = st
-	} else {
-		load.Stages = st
+		load.Model = harness.RateStages{Stages: st, MaxInFlight: maxInFlight}
 	}
 	return nil
 }
 
 // fromFile takes a scenario file's stages when no flag gave any.
-func (s *shapeFlags) fromFile(fs *pflag.FlagSet, load *harness.Load, file *harness.ScenarioFile, interval time.Duration) error {
+func (s *shapeFlags) fromFile(fs *pflag.FlagSet, load *harness.LevelConfig, file *harness.ScenarioFile, interval time.Duration) error {
 	if s.stages != "" || s.rateStages != "" || file == nil {
 		return nil
 	}
@@ -100,7 +101,7 @@ func (s *shapeFlags) fromFile(fs *pflag.FlagSet, load *harness.Load, file *harne
 			return usagef("--scenario %s has %s, which set the load and its length: drop --%s", file.Name, name, f)
 		}
 	}
-	return setStages(load, name, st, interval)
+	return setStages(load, name, st, interval, 0)
 }
 
 // check reads the --abort-on rules and the --dashboard address.

@@ -11,10 +11,10 @@ import (
 
 // setup is the part of run's and sweep's harness configuration that
 // their shared flags give.
-func (t *targetFlags) setup(opts harness.Options, spec harness.Spec, s *shardFlags) harness.Setup {
+func (t *targetFlags) setup(opts harness.Options, load harness.LoadKind, s *shardFlags) harness.Setup {
 	return harness.Setup{
 		Options:   opts,
-		Workload:  spec,
+		Load:      load,
 		HealthURL: t.healthURL,
 		LogFile:   t.logFile,
 		LogSettle: time.Duration(t.logSettle),

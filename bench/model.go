@@ -1,0 +1,75 @@
+package bench
+
+import (
+	"fmt"
+	"math"
+	"time"
+)
+
+// A Model is how a level paces its work: ClosedLoop, OpenLoop,
+// ClosedStages, RateStages or ScenarioUsers, each in a file of its own
+// with its own settings and checks. A Config holds one; the drivers read
+// it once, as a pace, and nothing rewrites it.
+type Model interface {
+	// Name is the model's name in Models.
+	Name() string
+	// Validate says what cannot work in the model, or beside it in the
+	// rest of the level.
+	Validate(c Config) error
+	pace() pace
+}
+
+// Models are the load models by name, each new and unset (as k6
+// registers its executors).
+var Models = map[string]func() Model{
+	"closed-loop":    func() Model { return &ClosedLoop{} },
+	"open-loop":      func() Model { return &OpenLoop{} },
+	"closed-stages":  func() Model { return &ClosedStages{} },
+	"rate-stages":    func() Model { return &RateStages{} },
+	"scenario-users": func() Model { return &ScenarioUsers{} },
+}
+
+// pace is what the drivers read of a model: a closed loop of concurrency
+// workers (or stages of them), or an open loop at rate (or its stages).
+type pace struct {
+	concurrency int     // closed: the workers (users), or their peak
+	rate        float64 // open: requests (sessions) per second, or the peak
+	maxInFlight int     // open: the workers' bound; 0 for the default
+	rampUp      time.Duration
+	maxRate     float64       // closed: a cap on requests per second
+	stages      Stages        // the workers' stages (closed) or the rate's
+	duration    time.Duration // the stages' duration; 0 without them
+}
+
+// open says whether the level runs on a schedule.
+func (p pace) open() bool { return p.rate > 0 }
+
+// workers is how many workers the pace runs: see Config.Workers.
+func (p pace) workers() int {
+	switch {
+	case !p.open():
+		return p.concurrency
+	case p.maxInFlight > 0:
+		return p.maxInFlight
+	}
+	return int(min(1000, max(16, math.Ceil(p.rate))))
+}
+
+// Shape is the level's stages, workers' or rate's; nil without.
+func (c Config) Shape() Stages {
+	return c.pace().stages
+}
+
+// RampUp is the model's ramp; 0 for stages.
+func (c Config) RampUp() time.Duration { return c.pace().rampUp }
+
+// finite says whether v is a number of 0 or more.
+func finite(v float64) bool { return v >= 0 && !math.IsNaN(v) && !math.IsInf(v, 0) }
+
+// checkRamp refuses a negative ramp.
+func checkRamp(d time.Duration) error {
+	if d < 0 {
+		return fmt.Errorf("ramp-up must not be negative")
+	}
+	return nil
+}
