@@ -66,6 +66,14 @@ func (c Config) RampUp() time.Duration { return c.pace().rampUp }
 // finite says whether v is a number of 0 or more.
 func finite(v float64) bool { return v >= 0 && !math.IsNaN(v) && !math.IsInf(v, 0) }
 
+// checkMaxRate refuses a cap that is no rate.
+func checkMaxRate(r float64) error {
+	if !finite(r) {
+		return fmt.Errorf("max rate must not be negative")
+	}
+	return nil
+}
+
 // checkRamp refuses a negative ramp.
 func checkRamp(d time.Duration) error {
 	if d < 0 {

@@ -20,11 +20,11 @@ func (ClosedLoop) Name() string { return "closed-loop" }
 
 // Validate wants a worker at least and no negative ramp or cap.
 func (m ClosedLoop) Validate(Config) error {
-	switch {
-	case m.Concurrency < 1:
+	if m.Concurrency < 1 {
 		return fmt.Errorf("concurrency must be at least 1")
-	case !finite(m.MaxRate):
-		return fmt.Errorf("max rate must not be negative")
+	}
+	if err := checkMaxRate(m.MaxRate); err != nil {
+		return err
 	}
 	return checkRamp(m.RampUp)
 }

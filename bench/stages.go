@@ -62,7 +62,11 @@ func (s Stages) beside(c Config) error {
 	if c.Total > 0 || c.Duration > 0 {
 		return fmt.Errorf("stages give the level its length: no total or duration beside them")
 	}
-	return s.check(c.Interval)
+	iv := c.Interval
+	if iv <= 0 {
+		iv = time.Second
+	}
+	return s.check(iv)
 }
 
 // segment is stage i as [from, to) with its start and end targets.
@@ -171,13 +175,4 @@ func ParseStages(s string) (Stages, error) {
 		out = append(out, LoadStage{Duration: dur, Target: v})
 	}
 	return out, nil
-}
-
-// Check says what cannot work in the stages on buckets of interval (0:
-// the default, 1 s).
-func (s Stages) Check(interval time.Duration) error {
-	if interval <= 0 {
-		interval = time.Second
-	}
-	return s.check(interval)
 }

@@ -41,9 +41,9 @@ func (s *shapeFlags) registerDashboard(fs *pflag.FlagSet) {
 // shapeConflicts are the load flags a stage list replaces.
 var shapeConflicts = []string{"concurrency", "rate", "total", "duration", "ramp-up", "users", "session-rate", "max-sessions", "shard"}
 
-// apply puts the stages into load, refusing the flags they replace;
-// maxInFlight bounds the workers of rate stages.
-func (s *shapeFlags) apply(fs *pflag.FlagSet, load *harness.LevelConfig, interval time.Duration, maxInFlight int) error {
+// apply puts the stages into load, refusing the flags they replace; w
+// gives the workers' bound and the rate cap that go with stages.
+func (s *shapeFlags) apply(fs *pflag.FlagSet, load *harness.LevelConfig, interval time.Duration, w *workloadFlags) error {
 	if s.stages == "" && s.rateStages == "" {
 		return nil
 	}
@@ -63,25 +63,31 @@ func (s *shapeFlags) apply(fs *pflag.FlagSet, load *harness.LevelConfig, interva
 	if err != nil {
 		return usagef("%s: %v", name, err)
 	}
-	return setStages(load, name, st, interval, maxInFlight)
+	return setStages(load, name, st, interval, w)
 }
 
 // setStages puts checked stages into load as its model, in place of its
 // level and length.
-func setStages(load *harness.LevelConfig, name string, st harness.Stages, interval time.Duration, maxInFlight int) error {
-	if err := st.Check(interval); err != nil {
+// A cap beside rate stages is refused when the level runs, as it always
+// was, so it is not checked here.
+func setStages(load *harness.LevelConfig, name string, st harness.Stages, interval time.Duration, w *workloadFlags) error {
+	var m harness.Model = harness.ClosedStages{Stages: st, MaxRate: w.maxRate}
+	rate := name == "--rate-stages" || name == "rate_stages"
+	if rate {
+		m = harness.RateStages{Stages: st, MaxInFlight: w.maxInFlight}
+	}
+	if err := m.Validate(harness.LevelConfig{Interval: interval}); err != nil {
 		return usagef("%s: %v", name, err)
 	}
-	load.Total, load.Duration = 0, 0
-	load.Model = harness.ClosedStages{Stages: st}
-	if name == "--rate-stages" || name == "rate_stages" {
-		load.Model = harness.RateStages{Stages: st, MaxInFlight: maxInFlight}
+	if rate {
+		m = harness.RateStages{Stages: st, MaxInFlight: w.maxInFlight, MaxRate: w.maxRate}
 	}
+	load.Model, load.Total, load.Duration = m, 0, 0
 	return nil
 }
 
 // fromFile takes a scenario file's stages when no flag gave any.
-func (s *shapeFlags) fromFile(fs *pflag.FlagSet, load *harness.LevelConfig, file *harness.ScenarioFile, interval time.Duration) error {
+func (s *shapeFlags) fromFile(fs *pflag.FlagSet, load *harness.LevelConfig, file *harness.ScenarioFile, interval time.Duration, w *workloadFlags) error {
 	if s.stages != "" || s.rateStages != "" || file == nil {
 		return nil
 	}
@@ -101,7 +107,7 @@ func (s *shapeFlags) fromFile(fs *pflag.FlagSet, load *harness.LevelConfig, file
 			return usagef("--scenario %s has %s, which set the load and its length: drop --%s", file.Name, name, f)
 		}
 	}
-	return setStages(load, name, st, interval, 0)
+	return setStages(load, name, st, interval, w)
 }
 
 // check reads the --abort-on rules and the --dashboard address.

@@ -190,7 +190,7 @@ func (f *runFlags) config(fs *pflag.FlagSet, e *env) (harness.RunConfig, error) 
 	}
 	load, err := f.benchConfig(fs.Changed("concurrency"))
 	if err == nil {
-		err = f.shapes.apply(fs, &load, f.series.interval, f.workload.maxInFlight)
+		err = f.shapes.apply(fs, &load, f.series.interval, &f.workload)
 	}
 	if err != nil {
 		return harness.RunConfig{}, err
@@ -219,7 +219,7 @@ func (f *runFlags) config(fs *pflag.FlagSet, e *env) (harness.RunConfig, error) 
 func (f *runFlags) scenarioConfig(fs *pflag.FlagSet, e *env) (harness.RunConfig, error) {
 	load, err := f.scenario.runLoad(&f.workload, &f.shard, fs.Changed("users"))
 	if err == nil {
-		err = f.shapes.apply(fs, &load, f.series.interval, f.workload.maxInFlight)
+		err = f.shapes.apply(fs, &load, f.series.interval, &f.workload)
 	}
 	if err == nil {
 		err = f.shapes.check()
@@ -232,7 +232,7 @@ func (f *runFlags) scenarioConfig(fs *pflag.FlagSet, e *env) (harness.RunConfig,
 	}
 	spec, err := f.scenario.spec(&f.workload, &f.calls)
 	if err == nil {
-		err = f.shapes.fromFile(fs, &load, spec.File, f.series.interval)
+		err = f.shapes.fromFile(fs, &load, spec.File, f.series.interval, &f.workload)
 	}
 	if err != nil {
 		return harness.RunConfig{}, err
