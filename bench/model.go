@@ -8,11 +8,9 @@ import (
 
 // A Model is how a level paces its work: ClosedLoop, OpenLoop,
 // ClosedStages, RateStages or ScenarioUsers, each in a file of its own
-// with its own settings and checks. A Config holds one; the drivers read
-// it once, as a pace, and nothing rewrites it.
+// with its settings and checks. A Config holds one; the drivers read it
+// once, as a pace, and nothing rewrites it.
 type Model interface {
-	// Name is the model's name in Models.
-	Name() string
 	// Validate says what cannot work in the model, or beside it in the
 	// rest of the level.
 	Validate(c Config) error
@@ -38,7 +36,7 @@ type pace struct {
 	rampUp      time.Duration
 	maxRate     float64       // closed: a cap on requests per second
 	stages      Stages        // the workers' stages (closed) or the rate's
-	duration    time.Duration // the stages' duration; 0 without them
+	duration    time.Duration // how long: the stages', else Config.Duration
 }
 
 // open says whether the level runs on a schedule.
@@ -56,28 +54,18 @@ func (p pace) workers() int {
 }
 
 // Shape is the level's stages, workers' or rate's; nil without.
-func (c Config) Shape() Stages {
-	return c.pace().stages
-}
+func (c Config) Shape() Stages { return c.pace().stages }
 
 // RampUp is the model's ramp; 0 for stages.
 func (c Config) RampUp() time.Duration { return c.pace().rampUp }
 
 // finite says whether v is a number of 0 or more.
-func finite(v float64) bool { return v >= 0 && !math.IsNaN(v) && !math.IsInf(v, 0) }
+func finite(v float64) bool { return v >= 0 && !math.IsInf(v, 0) }
 
-// checkMaxRate refuses a cap that is no rate.
-func checkMaxRate(r float64) error {
-	if !finite(r) {
-		return fmt.Errorf("max rate must not be negative")
-	}
-	return nil
-}
-
-// checkRamp refuses a negative ramp.
-func checkRamp(d time.Duration) error {
-	if d < 0 {
-		return fmt.Errorf("ramp-up must not be negative")
+// negative refuses a setting below 0 (or not a number) by its name.
+func negative(name string, v float64) error {
+	if !finite(v) {
+		return fmt.Errorf("%s must not be negative", name)
 	}
 	return nil
 }

@@ -1,32 +1,26 @@
 package bench
 
 import (
+	"cmp"
 	"fmt"
 	"time"
 )
 
 // ClosedLoop is Concurrency workers, each sending its next request when
-// its last one is answered.
+// its last one is answered; they join evenly over RampUp, and MaxRate (if
+// above 0) caps their requests per second with a token bucket.
 type ClosedLoop struct {
 	Concurrency int
-	// RampUp adds the workers evenly over this time.
-	RampUp time.Duration
-	// MaxRate caps the request rate (a token bucket); 0: no cap.
-	MaxRate float64
+	RampUp      time.Duration
+	MaxRate     float64
 }
-
-// Name is "closed-loop".
-func (ClosedLoop) Name() string { return "closed-loop" }
 
 // Validate wants a worker at least and no negative ramp or cap.
 func (m ClosedLoop) Validate(Config) error {
 	if m.Concurrency < 1 {
 		return fmt.Errorf("concurrency must be at least 1")
 	}
-	if err := checkMaxRate(m.MaxRate); err != nil {
-		return err
-	}
-	return checkRamp(m.RampUp)
+	return cmp.Or(negative("max rate", m.MaxRate), negative("ramp-up", float64(m.RampUp)))
 }
 
 func (m ClosedLoop) pace() pace {

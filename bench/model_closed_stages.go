@@ -1,25 +1,22 @@
 package bench
 
-import "math"
+import (
+	"cmp"
+	"math"
+)
 
-// ClosedStages is a closed loop whose workers (or users) follow Stages:
-// worker i works while the target is above i. The stages give the
-// level's length; the point summarises each stage.
+// ClosedStages is a closed loop whose workers (or users) follow Stages,
+// worker i working while the target is above i; MaxRate caps it as it
+// does a ClosedLoop. The stages give the level's length, and the point
+// summarises each.
 type ClosedStages struct {
-	Stages Stages
-	// MaxRate caps the request rate as in a ClosedLoop.
+	Stages  Stages
 	MaxRate float64
 }
 
-// Name is "closed-stages".
-func (ClosedStages) Name() string { return "closed-stages" }
-
-// Validate checks the stages against the level's buckets and length.
+// Validate checks the cap, and the stages against the level.
 func (m ClosedStages) Validate(c Config) error {
-	if err := checkMaxRate(m.MaxRate); err != nil {
-		return err
-	}
-	return m.Stages.beside(c)
+	return cmp.Or(negative("max rate", m.MaxRate), m.Stages.check(c))
 }
 
 func (m ClosedStages) pace() pace {

@@ -1,30 +1,27 @@
 package bench
 
-import "fmt"
+import (
+	"cmp"
+	"fmt"
+)
 
-// RateStages is an open loop whose rate follows Stages; MaxInFlight
-// bounds the workers as in an OpenLoop. The stages give the level's
-// length; the point summarises each stage.
+// RateStages is an open loop whose rate follows Stages, MaxInFlight
+// bounding its workers as in an OpenLoop. The stages give the level's
+// length, and the point summarises each. MaxRate must be 0 (the stages
+// fix the rate): it is here so that a cap asked for is refused, not
+// dropped.
 type RateStages struct {
 	Stages      Stages
 	MaxInFlight int
-	// MaxRate must be 0: the stages fix the rate. It is here so that a
-	// cap asked for beside them is refused, not dropped.
-	MaxRate float64
+	MaxRate     float64
 }
 
-// Name is "rate-stages".
-func (RateStages) Name() string { return "rate-stages" }
-
-// Validate checks the stages against the level's buckets and length.
+// Validate checks the bound and the cap, and the stages against the level.
 func (m RateStages) Validate(c Config) error {
-	switch {
-	case m.MaxInFlight < 0:
-		return fmt.Errorf("max in flight must not be negative")
-	case m.MaxRate != 0:
+	if m.MaxRate != 0 {
 		return fmt.Errorf("rate stages fix the rate already: no max rate beside them")
 	}
-	return m.Stages.beside(c)
+	return cmp.Or(negative("max in flight", float64(m.MaxInFlight)), m.Stages.check(c))
 }
 
 func (m RateStages) pace() pace {

@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"strconv"
@@ -38,12 +39,17 @@ func (s Stages) Peak() float64 {
 	return p
 }
 
-// check says what cannot work: a negative or non-finite target or
-// duration, no time at all, or a stage that does not end on a bucket
-// boundary (its summary is made of whole buckets).
-func (s Stages) check(interval time.Duration) error {
+// check says what cannot work in stages as a level's model: a total or
+// duration beside them (they give its length), a negative or non-finite
+// target or duration, no time at all, or a stage that does not end on a
+// bucket boundary (its summary is made of whole buckets).
+func (s Stages) check(c Config) error {
+	if c.Total > 0 || c.Duration > 0 {
+		return fmt.Errorf("stages give the level its length: no total or duration beside them")
+	}
+	interval := cmp.Or(max(c.Interval, 0), time.Second)
 	for i, st := range s {
-		if st.Duration < 0 || st.Target < 0 || math.IsNaN(st.Target) || math.IsInf(st.Target, 0) {
+		if st.Duration < 0 || !finite(st.Target) {
 			return fmt.Errorf("stage %d: a duration and a target of 0 or more", i+1)
 		}
 		if st.Duration%interval != 0 {
@@ -54,19 +60,6 @@ func (s Stages) check(interval time.Duration) error {
 		return fmt.Errorf("stages need some time and a target above 0")
 	}
 	return nil
-}
-
-// beside checks the stages as a level's model: they give its length,
-// so no total or duration beside them.
-func (s Stages) beside(c Config) error {
-	if c.Total > 0 || c.Duration > 0 {
-		return fmt.Errorf("stages give the level its length: no total or duration beside them")
-	}
-	iv := c.Interval
-	if iv <= 0 {
-		iv = time.Second
-	}
-	return s.check(iv)
 }
 
 // segment is stage i as [from, to) with its start and end targets.

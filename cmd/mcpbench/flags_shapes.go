@@ -66,21 +66,19 @@ func (s *shapeFlags) apply(fs *pflag.FlagSet, load *harness.LevelConfig, interva
 	return setStages(load, name, st, interval, w)
 }
 
-// setStages puts checked stages into load as its model, in place of its
-// level and length.
-// A cap beside rate stages is refused when the level runs, as it always
-// was, so it is not checked here.
+// setStages makes checked stages load's model, in place of its level and
+// length. A cap beside rate stages is the model's to refuse when the
+// level runs, as it always was.
 func setStages(load *harness.LevelConfig, name string, st harness.Stages, interval time.Duration, w *workloadFlags) error {
 	var m harness.Model = harness.ClosedStages{Stages: st, MaxRate: w.maxRate}
-	rate := name == "--rate-stages" || name == "rate_stages"
-	if rate {
+	if name == "--rate-stages" || name == "rate_stages" {
 		m = harness.RateStages{Stages: st, MaxInFlight: w.maxInFlight}
 	}
 	if err := m.Validate(harness.LevelConfig{Interval: interval}); err != nil {
 		return usagef("%s: %v", name, err)
 	}
-	if rate {
-		m = harness.RateStages{Stages: st, MaxInFlight: w.maxInFlight, MaxRate: w.maxRate}
+	if r, ok := m.(harness.RateStages); ok {
+		r.MaxRate, m = w.maxRate, r
 	}
 	load.Model, load.Total, load.Duration = m, 0, 0
 	return nil
