@@ -28,6 +28,17 @@ type (
 	Interval = bench.Interval
 	// Stages are a staged level's shape (--stages, --rate-stages).
 	Stages = bench.Stages
+	// LevelConfig is the generator's configuration of a level
+	// (bench.Config): its load model, length, warm-up and interval; its
+	// Observer is harness's, which feeds the Outputs. Model is one of
+	// the load models after it (bench/model*.go).
+	LevelConfig   = bench.Config
+	Model         = bench.Model
+	ClosedLoop    = bench.ClosedLoop
+	OpenLoop      = bench.OpenLoop
+	ClosedStages  = bench.ClosedStages
+	RateStages    = bench.RateStages
+	ScenarioUsers = bench.ScenarioUsers
 )
 
 // ParseStages reads stages written D:N[,D:N…].

@@ -1,24 +1,10 @@
 package harness
 
-import (
-	"github.com/mcpbench/mcpbench/bench"
-	"github.com/mcpbench/mcpbench/sweep"
-)
+import "github.com/mcpbench/mcpbench/sweep"
 
-// The load models a command chooses from (bench/model*.go): each paces a
-// level its own way and checks its own settings.
-type (
-	// LevelConfig is the generator's configuration of a level
-	// (bench.Config): its load model, length, warm-up and interval; its
-	// Observer is harness's, which feeds the Outputs.
-	LevelConfig   = bench.Config
-	Model         = bench.Model
-	ClosedLoop    = bench.ClosedLoop
-	OpenLoop      = bench.OpenLoop
-	ClosedStages  = bench.ClosedStages
-	RateStages    = bench.RateStages
-	ScenarioUsers = bench.ScenarioUsers
-)
+// What harness reads of a level's load model (front.go names the models
+// for cmd): its level for the outputs, the report's mode, and a sweep
+// level's model.
 
 // levelOf is the level a run's model names, for its outputs: none for
 // stages.
