@@ -3,10 +3,11 @@
 // measured load level. It knows nothing of sweeps or reports, nor of the
 // protocol its workers speak: a Load (worker.go) stands for that.
 //
-// Files: generator.go runs a level (Config, Run); closed.go and open.go
-// are the two drivers; measure.go records what workers see; assemble.go
-// and saturation.go turn the records into a Point (point.go); observe.go
-// is what a level reports as it runs (Observer). session.go,
+// Files: generator.go runs a level (Config, Run); model*.go are the load
+// models a Config holds one of; closed.go and open.go are the two
+// drivers; measure.go records what workers see; assemble.go and
+// saturation.go turn the records into a Point (point.go); observe.go is
+// what a level reports as it runs (Observer). session.go,
 // session_run.go and session_point.go run a level whose unit of work is
 // a whole MCP session (a SessionLoad).
 package bench

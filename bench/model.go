@@ -17,14 +17,15 @@ type Model interface {
 	pace() pace
 }
 
-// Models are the load models by name, each new and unset (as k6
-// registers its executors).
-var Models = map[string]func() Model{
-	"closed-loop":    func() Model { return &ClosedLoop{} },
-	"open-loop":      func() Model { return &OpenLoop{} },
-	"closed-stages":  func() Model { return &ClosedStages{} },
-	"rate-stages":    func() Model { return &RateStages{} },
-	"scenario-users": func() Model { return &ScenarioUsers{} },
+// Models are the load models by name, unset (as k6 registers its
+// executors). They are values, as Config holds them and as the drivers
+// and harness tell them apart.
+var Models = map[string]Model{
+	"closed-loop":    ClosedLoop{},
+	"open-loop":      OpenLoop{},
+	"closed-stages":  ClosedStages{},
+	"rate-stages":    RateStages{},
+	"scenario-users": ScenarioUsers{},
 }
 
 // pace is what the drivers read of a model: a closed loop of concurrency
