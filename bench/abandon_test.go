@@ -65,7 +65,7 @@ func TestAbandonedSessions(t *testing.T) {
 			}
 		}
 		before, droppedBefore := srv.Health(), dropped.Load() // the handshake of Dial and a scenario's listing
-		p, err := bench.Run(ctx, bench.Config{Concurrency: 2, Total: c.n}, wl)
+		p, err := bench.Run(ctx, bench.Config{Model: bench.ClosedLoop{Concurrency: 2}, Total: c.n}, wl)
 		if err != nil || p.Errors != 0 {
 			t.Fatalf("%s: %v %v", c.name, err, p.ErrorExamples)
 		}

@@ -33,7 +33,7 @@ func (r *runner) point(end time.Time, cpu, runWait time.Duration) measure.Point 
 		elapsed = time.Nanosecond
 	}
 	p := measure.Point{
-		Concurrency:   r.cfg.Concurrency,
+		Concurrency:   r.p.concurrency,
 		Total:         r.cfg.Total,
 		Latency:       summarize(merged, &c.kinds, r.kinds),
 		ElapsedS:      elapsed.Seconds(),
@@ -49,7 +49,7 @@ func (r *runner) point(end time.Time, cpu, runWait time.Duration) measure.Point 
 	notice := r.notices()
 	p.Client.LatencyClock, p.Client.NoticeDelay = latencyClock(c.stamped, c.unstamped), measure.NewTiming(notice)
 	r.judgeNotice(notice, merged)
-	if r.cfg.Rate > 0 && r.sessions == nil {
+	if r.p.open() && r.sessions == nil {
 		r.openFigures(&p, end)
 	}
 	if r.scheduled > p.Requests {
@@ -136,7 +136,7 @@ func (r *runner) openFigures(p *measure.Point, end time.Time) {
 	if span := end.Sub(r.firstDone()); p.Requests > 1 && span > 0 {
 		p.RPS = float64(p.Requests-1) / span.Seconds()
 	}
-	rt := r.cfg.Rate
+	rt := r.p.rate
 	p.Rate = &rt
 	p.OfferedRPS = rt
 	p.Concurrency = len(r.workers)

@@ -37,17 +37,17 @@ func (r *runner) closedLoop() {
 func (r *runner) closedEach(n int, loop func(worker int, ln lane, measureFrom, deadline time.Time)) {
 	measureFrom := r.measureStart
 	deadline := time.Time{}
-	if r.cfg.Duration > 0 {
-		deadline = measureFrom.Add(r.cfg.Duration)
+	if r.p.duration > 0 {
+		deadline = measureFrom.Add(r.p.duration)
 	}
-	if len(r.cfg.Stages) > 0 {
+	if len(r.p.stages) > 0 {
 		r.each(n, func(i int, ln lane) { r.staged(i, ln, measureFrom, loop) })
 		return
 	}
 	var join func(i int) time.Time
-	if r.cfg.RampUp > 0 && n > 1 {
+	if r.p.rampUp > 0 && n > 1 {
 		join = func(i int) time.Time {
-			return r.start.Add(time.Duration(int64(r.cfg.RampUp) * int64(i) / int64(n)))
+			return r.start.Add(time.Duration(int64(r.p.rampUp) * int64(i) / int64(n)))
 		}
 	}
 	r.eachFrom(n, join, func(i int, ln lane) { loop(i, ln, measureFrom, deadline) })
@@ -57,7 +57,7 @@ func (r *runner) closedEach(n int, loop func(worker int, ln lane, measureFrom, d
 // between them.
 func (r *runner) staged(i int, ln lane, measureFrom time.Time, loop func(worker int, ln lane, measureFrom, deadline time.Time)) {
 	sl := ln.sleeper()
-	for _, w := range r.cfg.Stages.Windows(i) {
+	for _, w := range r.p.stages.Windows(i) {
 		if !sl.until(r.ctx, r.start.Add(w.From)) {
 			return
 		}

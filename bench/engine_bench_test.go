@@ -40,36 +40,38 @@ func benchmarkRun(b *testing.B, cfg Config, wl nopWorkload) {
 }
 
 // BenchmarkClosedLoop is one worker's cost per request in a closed loop.
-func BenchmarkClosedLoop(b *testing.B) { benchmarkRun(b, Config{Concurrency: 1}, nopWorkload{}) }
+func BenchmarkClosedLoop(b *testing.B) {
+	benchmarkRun(b, Config{Model: ClosedLoop{Concurrency: 1}}, nopWorkload{})
+}
 
 // BenchmarkClosedLoopMix adds per-operation figures (three operations).
 func BenchmarkClosedLoopMix(b *testing.B) {
-	benchmarkRun(b, Config{Concurrency: 1}, nopWorkload{ops: []measure.Operation{{Method: "a"}, {Method: "b"}, {Method: "c"}}})
+	benchmarkRun(b, Config{Model: ClosedLoop{Concurrency: 1}}, nopWorkload{ops: []measure.Operation{{Method: "a"}, {Method: "b"}, {Method: "c"}}})
 }
 
 // BenchmarkOpenLoop is the open loop at a rate no worker can keep up
 // with, so it never sleeps: the schedule and the four histograms.
 func BenchmarkOpenLoop(b *testing.B) {
-	benchmarkRun(b, Config{Rate: 1e9, MaxInFlight: 1}, nopWorkload{})
+	benchmarkRun(b, Config{Model: OpenLoop{Rate: 1e9, MaxInFlight: 1}}, nopWorkload{})
 }
 
 // BenchmarkOpenLoopPaced is the open loop at a rate the worker keeps up
 // with, so it waits for every request's time: the cost of pacing.
 func BenchmarkOpenLoopPaced(b *testing.B) {
-	benchmarkRun(b, Config{Rate: 100_000, MaxInFlight: 1}, nopWorkload{})
+	benchmarkRun(b, Config{Model: OpenLoop{Rate: 100_000, MaxInFlight: 1}}, nopWorkload{})
 }
 
 // BenchmarkClosedLoopMixObserved is the mix with an Observer, as harness
 // always sets one: each bucket then counts answers per operation too.
 func BenchmarkClosedLoopMixObserved(b *testing.B) {
-	benchmarkRun(b, Config{Concurrency: 1, Observer: NopObserver{}}, nopWorkload{ops: []measure.Operation{{Method: "a"}, {Method: "b"}, {Method: "c"}}})
+	benchmarkRun(b, Config{Model: ClosedLoop{Concurrency: 1}, Observer: NopObserver{}}, nopWorkload{ops: []measure.Operation{{Method: "a"}, {Method: "b"}, {Method: "c"}}})
 }
 
 // BenchmarkClosedLoopMixByOperation is the mix with an observer that
 // wants each bucket's latencies by operation (an --out exporter): a
 // histogram per operation per bucket besides the bucket's.
 func BenchmarkClosedLoopMixByOperation(b *testing.B) {
-	benchmarkRun(b, Config{Concurrency: 1, Observer: opsObserver{}}, nopWorkload{ops: []measure.Operation{{Method: "a"}, {Method: "b"}, {Method: "c"}}})
+	benchmarkRun(b, Config{Model: ClosedLoop{Concurrency: 1}, Observer: opsObserver{}}, nopWorkload{ops: []measure.Operation{{Method: "a"}, {Method: "b"}, {Method: "c"}}})
 }
 
 type opsObserver struct{ NopObserver }

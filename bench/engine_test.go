@@ -53,7 +53,7 @@ func (w *sleepWorker) Close(context.Context) error { return nil }
 
 func TestClosedLoopCountsExactly(t *testing.T) {
 	var sent atomic.Int64
-	p, err := Run(context.Background(), Config{Concurrency: 4, Total: 200, Warmup: 8},
+	p, err := Run(context.Background(), Config{Model: ClosedLoop{Concurrency: 4}, Total: 200, Warmup: 8},
 		funcWorkload(func(context.Context, int) (Worker, error) {
 			return &sleepWorker{delay: time.Millisecond, failEvery: 10, n: &sent}, nil
 		}))
@@ -88,7 +88,7 @@ func TestInterruptKeepsWhatWasMeasured(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	var sent atomic.Int64
 	time.AfterFunc(150*time.Millisecond, cancel)
-	p, err := Run(ctx, Config{Concurrency: 2, Duration: time.Minute},
+	p, err := Run(ctx, Config{Model: ClosedLoop{Concurrency: 2}, Duration: time.Minute},
 		funcWorkload(func(context.Context, int) (Worker, error) {
 			return &sleepWorker{delay: 5 * time.Millisecond, n: &sent}, nil
 		}))
@@ -106,7 +106,7 @@ func TestInterruptKeepsWhatWasMeasured(t *testing.T) {
 
 func TestOpenLoopKeepsSchedule(t *testing.T) {
 	var sent atomic.Int64
-	p, err := Run(context.Background(), Config{Rate: 500, Duration: time.Second, MaxInFlight: 8},
+	p, err := Run(context.Background(), Config{Model: OpenLoop{Rate: 500, MaxInFlight: 8}, Duration: time.Second},
 		funcWorkload(func(context.Context, int) (Worker, error) {
 			return &sleepWorker{delay: 2 * time.Millisecond, n: &sent}, nil
 		}))
@@ -125,7 +125,7 @@ func TestOpenLoopChargesWaitingToLatency(t *testing.T) {
 	// One worker, 20 ms per request, 100/s offered: requests queue behind
 	// each other, so corrected latency grows far above the 20 ms service.
 	var sent atomic.Int64
-	p, err := Run(context.Background(), Config{Rate: 100, Total: 50, MaxInFlight: 1},
+	p, err := Run(context.Background(), Config{Model: OpenLoop{Rate: 100, MaxInFlight: 1}, Total: 50},
 		funcWorkload(func(context.Context, int) (Worker, error) {
 			return &sleepWorker{delay: 20 * time.Millisecond, n: &sent}, nil
 		}))

@@ -197,7 +197,7 @@ func runFaultCell(t *testing.T, c faultCell, proto workload.Workload, seed uint6
 	wl := proto
 	wl.Client = client
 	before := srv.Health().FaultsInjected[c.kind]
-	p, err := bench.Run(ctx, bench.Config{Concurrency: workers, Total: faultRequests}, &wl)
+	p, err := bench.Run(ctx, bench.Config{Model: bench.ClosedLoop{Concurrency: workers}, Total: faultRequests}, &wl)
 	injected := srv.Health().FaultsInjected[c.kind] - before
 	client.Close(ctx)
 	srv.Close()

@@ -3,10 +3,11 @@
 // measured load level. It knows nothing of sweeps or reports, nor of the
 // protocol its workers speak: a Work (worker.go) stands for that.
 //
-// Files: generator.go runs a level (Config, Run); closed.go and open.go
-// are the two drivers; measure.go records what workers see; assemble.go
-// and saturation.go turn the records into a measure.Point; observe.go
-// is what a level reports as it runs (Observer). session.go,
+// Files: generator.go runs a level (Config, Run); model*.go are the load
+// models a Config holds one of; closed.go and open.go are the two
+// drivers; measure.go records what workers see; assemble.go and
+// saturation.go turn the records into a measure.Point; observe.go is
+// what a level reports as it runs (Observer). session.go,
 // session_run.go and session_point.go run a level whose unit of work is
 // a whole MCP session (a SessionLoad).
 package bench
@@ -14,7 +15,6 @@ package bench
 import (
 	"context"
 	"fmt"
-	"math"
 	"sync/atomic"
 	"time"
 
@@ -25,25 +25,17 @@ import (
 
 // Config is one load level.
 type Config struct {
-	// Concurrency is the number of closed-loop workers.
-	Concurrency int
-	// Rate > 0 makes an open loop of Rate requests/s; MaxInFlight workers
-	// (default: enough for one second of requests, at most 1000) send them.
-	Rate        float64
-	MaxInFlight int
+	// Model paces the level's work: a ClosedLoop, OpenLoop, ClosedStages,
+	// RateStages or ScenarioUsers (model*.go).
+	Model Model
 	// Total stops after that many measured requests; Duration after that
-	// long. One of them is needed.
+	// long. One of them is needed, unless stages give the length.
 	Total    int64
 	Duration time.Duration
 	// Warmup requests are sent first and not measured.
 	Warmup int64
-	// RampUp adds closed-loop workers evenly, or raises the open-loop rate
-	// linearly, over this time; the ramp is not measured unless
-	// MeasureRamp is set.
-	RampUp      time.Duration
+	// MeasureRamp measures the model's ramp-up too.
 	MeasureRamp bool
-	// MaxRate caps a closed loop's request rate (a token bucket).
-	MaxRate float64
 	// Grace is how long in-flight requests may finish after ctx is
 	// cancelled (an interrupt); default 5 s.
 	Grace time.Duration
@@ -62,12 +54,6 @@ type Config struct {
 	// window opens) from a goroutine of its own; the readings become the
 	// Series' server columns.
 	Gauges GaugeSource
-	// Stages shape a closed loop: the worker (or user) count follows them
-	// and Concurrency is their peak. RateStages shape an open loop: the
-	// rate follows them and Rate is their peak. Either sets Duration; the
-	// point then summarises each stage (stages.go).
-	Stages     Stages
-	RateStages Stages
 	// Loops > 0 runs the workers as tasks of that many event loops (at
 	// most one per worker) when every worker is a LoopWorker and the level
 	// has no MaxRate; else, and in session runs, each has a goroutine.
@@ -75,19 +61,10 @@ type Config struct {
 }
 
 // Workers is how many workers the level runs, which is also how many
-// connections it needs: Concurrency in a closed loop; in an open loop
-// MaxInFlight, or by default enough for one second of requests (16 to
-// 1000).
-func (c Config) Workers() int {
-	c.shape()
-	if c.Rate <= 0 {
-		return c.Concurrency
-	}
-	if c.MaxInFlight > 0 {
-		return c.MaxInFlight
-	}
-	return int(min(1000, max(16, math.Ceil(c.Rate))))
-}
+// connections it needs: the workers of a closed loop (their peak with
+// stages); in an open loop MaxInFlight, or by default enough for one
+// second of requests (16 to 1000).
+func (c Config) Workers() int { return c.pace().workers() }
 
 // Progress is a snapshot of a running point, for a progress line.
 type Progress struct {
@@ -115,6 +92,9 @@ func Run(ctx context.Context, cfg Config, l Work) (measure.Point, error) {
 	case SessionLoad:
 		return runSessions(ctx, cfg, l)
 	case RequestLoad:
+		if _, ok := cfg.Model.(ScenarioUsers); ok {
+			return measure.Point{}, fmt.Errorf("scenario users run sessions, not requests")
+		}
 		return runRequests(ctx, cfg, l)
 	}
 	return measure.Point{}, fmt.Errorf("a load starts workers (RequestLoad) or users (SessionLoad); %T does neither", l)
@@ -142,7 +122,7 @@ func runRequests(ctx context.Context, cfg Config, wl RequestLoad) (measure.Point
 	r.startLoops(loopWorkers(workers))
 	defer r.stopLoops()
 	drive := r.closedLoop
-	if cfg.Rate > 0 {
+	if r.p.open() {
 		drive = r.openLoop
 	}
 	return r.measure(r.warmup, drive), nil
@@ -181,51 +161,18 @@ func (r *runner) measure(warmup, drive func()) measure.Point {
 	return p
 }
 
-// shape sets the level's peak and length from its stages, if it has any.
-func (c *Config) shape() {
-	if len(c.Stages) > 0 {
-		c.Concurrency, c.Rate = int(math.Ceil(c.Stages.Peak())), 0
-		c.Duration = c.Stages.Total()
-	}
-	if len(c.RateStages) > 0 {
-		c.Rate, c.Duration = c.RateStages.Peak(), c.RateStages.Total()
-	}
-}
-
-// staging checks the stages against the rest of the level.
-func (c *Config) staging() error {
-	st := c.Stages
-	if len(c.RateStages) > 0 {
-		st = c.RateStages
-	}
-	switch {
-	case len(st) == 0:
-		return nil
-	case len(c.Stages) > 0 && len(c.RateStages) > 0:
-		return fmt.Errorf("stages of workers or of a rate, not both")
-	case c.RampUp > 0 || c.Total > 0:
-		return fmt.Errorf("stages give the level its ramp and its length: no ramp-up or total beside them")
-	case c.MaxRate > 0 && len(c.RateStages) > 0:
-		return fmt.Errorf("rate stages fix the rate already: no max rate beside them")
-	}
-	return st.check(c.Interval)
-}
-
+// normalize checks the level and fills in its defaults.
 func (c *Config) normalize() error {
+	if c.Model == nil {
+		return fmt.Errorf("a level needs a load model")
+	}
 	if c.Interval <= 0 {
 		c.Interval = time.Second
 	}
-	if err := c.staging(); err != nil {
+	if err := c.Model.Validate(*c); err != nil {
 		return err
 	}
-	c.shape()
-	if c.Rate < 0 || math.IsNaN(c.Rate) || math.IsInf(c.Rate, 0) {
-		return fmt.Errorf("rate must be a positive number")
-	}
-	if c.Rate == 0 && c.Concurrency < 1 {
-		return fmt.Errorf("concurrency must be at least 1")
-	}
-	if c.Total <= 0 && c.Duration <= 0 {
+	if c.Total <= 0 && c.pace().duration <= 0 {
 		return fmt.Errorf("give a total or a duration")
 	}
 	if c.Grace <= 0 {
@@ -237,10 +184,20 @@ func (c *Config) normalize() error {
 	if c.LagThreshold <= 0 {
 		c.LagThreshold = 5 * time.Millisecond
 	}
-	if c.Interval <= 0 {
-		c.Interval = time.Second
-	}
 	return nil
+}
+
+// pace is the model's pace (none without a model), lasting the stages'
+// length or Duration.
+func (c Config) pace() pace {
+	var p pace
+	if c.Model != nil {
+		p = c.Model.pace()
+	}
+	if p.duration == 0 {
+		p.duration = c.Duration
+	}
+	return p
 }
 
 // graceContext is the context requests run on: it outlives an interrupt
@@ -259,6 +216,7 @@ func graceContext(ctx context.Context, grace time.Duration) (context.Context, fu
 // clocks both drivers share.
 type runner struct {
 	cfg     Config
+	p       pace // the model's, with the level's length
 	ops     []measure.Operation
 	kinds   []string
 	ctx     context.Context // cancelled on interrupt: stop sending
@@ -289,10 +247,10 @@ type runner struct {
 }
 
 func newRunner(cfg Config, ctx, reqCtx context.Context, workers []Worker, ops []measure.Operation, kinds []string) *runner {
-	r := &runner{cfg: cfg, ops: ops, kinds: kinds, ctx: ctx, reqCtx: reqCtx, workers: workers}
-	r.makeStates(len(workers), shardCount(len(workers)), cfg.Rate > 0, len(ops) > 1)
-	if cfg.MaxRate > 0 {
-		r.limiter = rate.NewLimiter(rate.Limit(cfg.MaxRate), 1)
+	r := &runner{cfg: cfg, p: cfg.pace(), ops: ops, kinds: kinds, ctx: ctx, reqCtx: reqCtx, workers: workers}
+	r.makeStates(len(workers), shardCount(len(workers)), r.p.open(), len(ops) > 1)
+	if r.p.maxRate > 0 {
+		r.limiter = rate.NewLimiter(rate.Limit(r.p.maxRate), 1)
 	}
 	return r
 }
@@ -301,7 +259,7 @@ func newRunner(cfg Config, ctx, reqCtx context.Context, workers []Worker, ops []
 // and the series: with the open loop's histograms if open, per operation
 // if perOp.
 func (r *runner) makeStates(n, nShards int, open, perOp bool) {
-	r.series = newSeriesRec(time.Time{}, r.cfg.Interval, r.cfg.Duration+r.cfg.RampUp)
+	r.series = newSeriesRec(time.Time{}, r.cfg.Interval, r.p.duration+r.p.rampUp)
 	if r.cfg.Observer != nil && len(r.ops) > 1 {
 		r.series.nOps = len(r.ops)
 	}

@@ -124,7 +124,7 @@ func TestIdleSessionsMemory(t *testing.T) {
 		runtime.GC()
 		time.Sleep(500 * time.Millisecond) // the watch looks every 50 ms, if the machine lets it
 	}()
-	p, err := bench.Run(runCtx, bench.Config{Concurrency: users, Duration: 5 * time.Second, RampUp: time.Second, Loops: 1}, wl)
+	p, err := bench.Run(runCtx, bench.Config{Model: bench.ClosedLoop{Concurrency: users, RampUp: time.Second}, Duration: 5 * time.Second, Loops: 1}, wl)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -41,7 +41,7 @@ func TestIdleSessionsGetStream(t *testing.T) {
 			time.Sleep(100 * time.Millisecond)
 		}
 	}()
-	p, err := bench.Run(ctx, bench.Config{Concurrency: users, Duration: 1500 * time.Millisecond, RampUp: 500 * time.Millisecond, Loops: 1}, wl)
+	p, err := bench.Run(ctx, bench.Config{Model: bench.ClosedLoop{Concurrency: users, RampUp: 500 * time.Millisecond}, Duration: 1500 * time.Millisecond, Loops: 1}, wl)
 	cancel()
 	<-watch
 	if err != nil {

@@ -180,7 +180,7 @@ func TestInteropMatrix(t *testing.T) {
 			row := interopRow{cell: c, protocol: client.ProtocolVersion()}
 			for _, op := range []mcp.Request{list, echo} {
 				wl := &workload.Workload{Client: client, Ops: []workload.Op{{Request: op}}}
-				p, err := bench.Run(ctx, bench.Config{Concurrency: 4, Total: 100}, wl)
+				p, err := bench.Run(ctx, bench.Config{Model: bench.ClosedLoop{Concurrency: 4}, Total: 100}, wl)
 				if err != nil {
 					t.Fatalf("%s: %v", op.Method, err)
 				}

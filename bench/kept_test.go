@@ -28,8 +28,7 @@ func keptRun(t *testing.T, url string, c int, n int64, loops int, want workload.
 	defer client.Close(ctx)
 	wl := &workload.Workload{Client: client, Ops: []workload.Op{{Request: echo}}, Validate: want}
 	var atStart int64
-	cfg := bench.Config{Concurrency: c, Total: n, Warmup: int64(2 * c), Loops: loops,
-		Observer: onMeasuring(func() { atStart = client.Dials() })}
+	cfg := bench.Config{Model: bench.ClosedLoop{Concurrency: c}, Total: n, Warmup: int64(2 * c), Loops: loops, Observer: onMeasuring(func() { atStart = client.Dials() })}
 	p, err := bench.Run(ctx, cfg, wl)
 	if err != nil {
 		t.Fatalf("run: %v", err)

@@ -46,7 +46,7 @@ func (ln lane) sleeper() sleeper { return sleeper{loop: ln.loop} }
 // and tells each its loop: ws[i] runs on loop i modulo their number. One
 // that cannot run on its loop sends the level back to goroutines.
 func (r *runner) startLoops(ws []LoopWorker) {
-	if !loopsFit(runtime.GOOS, r.cfg.Loops, r.cfg.MaxRate, len(ws) > 0) {
+	if !loopsFit(runtime.GOOS, r.cfg.Loops, r.p.maxRate, len(ws) > 0) {
 		return
 	}
 	g, err := evloop.NewGroup(min(r.cfg.Loops, len(ws)), r.ctx.Done())

@@ -21,8 +21,8 @@ func (r *runner) openEach(n int, loop func(worker int, ln lane, sched Schedule, 
 	skip := r.rampRequests(sched)
 	measureFrom := r.measureStart
 	r.each(n, func(i int, ln lane) { loop(i, ln, sched, skip, measureFrom) })
-	if r.cfg.Duration > 0 && r.ctx.Err() == nil {
-		r.scheduled = sched.Count(sched.At(skip)+r.cfg.Duration) - skip
+	if r.p.duration > 0 && r.ctx.Err() == nil {
+		r.scheduled = sched.Count(sched.At(skip)+r.p.duration) - skip
 	}
 }
 
@@ -85,13 +85,13 @@ func (r *runner) claim(sl *sleeper, sched Schedule, skip int64, measureFrom time
 		return claimed{}, false
 	}
 	intended := r.start.Add(sched.At(i))
-	if r.cfg.Duration > 0 && i >= skip && intended.Sub(measureFrom) >= r.cfg.Duration {
+	if r.p.duration > 0 && i >= skip && intended.Sub(measureFrom) >= r.p.duration {
 		return claimed{}, false
 	}
 	now := time.Now()
 	// At the end of the window the generator stops, even if it is
 	// behind: what it could not send is counted as unsent.
-	if r.cfg.Duration > 0 && now.Sub(measureFrom) >= r.cfg.Duration {
+	if r.p.duration > 0 && now.Sub(measureFrom) >= r.p.duration {
 		return claimed{}, false
 	}
 	if !sl.until(r.ctx, intended) {
@@ -102,14 +102,14 @@ func (r *runner) claim(sl *sleeper, sched Schedule, skip int64, measureFrom time
 
 // schedule is the open loop's send schedule.
 func (r *runner) schedule() Schedule {
-	return Schedule{Rate: r.cfg.Rate, Ramp: r.cfg.RampUp, Stages: r.cfg.RateStages}
+	return Schedule{Rate: r.p.rate, Ramp: r.p.rampUp, Stages: r.p.stages}
 }
 
 // rampRequests is how many requests of the schedule belong to the ramp
 // and are not measured.
 func (r *runner) rampRequests(sched Schedule) int64 {
-	if r.cfg.RampUp > 0 && !r.cfg.MeasureRamp {
-		return sched.Count(r.cfg.RampUp)
+	if r.p.rampUp > 0 && !r.cfg.MeasureRamp {
+		return sched.Count(r.p.rampUp)
 	}
 	return 0
 }
@@ -117,12 +117,12 @@ func (r *runner) rampRequests(sched Schedule) int64 {
 // measureFrom is when measuring begins: at the start, or once the ramp
 // is over unless it is measured too.
 func (r *runner) measureFrom() time.Time {
-	if r.cfg.Rate > 0 {
+	if r.p.open() {
 		sched := r.schedule()
 		return r.start.Add(sched.At(r.rampRequests(sched)))
 	}
-	if r.cfg.RampUp > 0 && !r.cfg.MeasureRamp {
-		return r.start.Add(r.cfg.RampUp)
+	if r.p.rampUp > 0 && !r.cfg.MeasureRamp {
+		return r.start.Add(r.p.rampUp)
 	}
 	return r.start
 }

@@ -42,8 +42,7 @@ func TestCoordinatedOmission(t *testing.T) {
 	defer c.Close(ctx)
 	wl := &workload.Workload{Client: c, Ops: []workload.Op{{Request: list}}}
 	var start time.Time
-	cfg := bench.Config{Rate: 100, Duration: runFor, MaxInFlight: 1,
-		Observer: onMeasuring(func() { start = time.Now() })}
+	cfg := bench.Config{Model: bench.OpenLoop{Rate: 100, MaxInFlight: 1}, Duration: runFor, Observer: onMeasuring(func() { start = time.Now() })}
 	p, err := bench.Run(ctx, cfg, wl)
 	if err != nil {
 		t.Fatal(err)
@@ -118,7 +117,7 @@ func TestScheduleAccuracy(t *testing.T) {
 	}
 	defer c.Close(ctx)
 	wl := &workload.Workload{Client: c, Ops: []workload.Op{{Request: list}}}
-	p, err := bench.Run(ctx, bench.Config{Rate: 1000, Duration: 5 * time.Second, MaxInFlight: 64}, wl)
+	p, err := bench.Run(ctx, bench.Config{Model: bench.OpenLoop{Rate: 1000, MaxInFlight: 64}, Duration: 5 * time.Second}, wl)
 	if err != nil {
 		t.Fatal(err)
 	}

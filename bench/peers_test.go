@@ -32,8 +32,7 @@ func runExact(t *testing.T, url, rev string, op mcp.Request, c int, n int64) mea
 	}
 	wl := &workload.Workload{Client: client, Ops: []workload.Op{{Request: op}}}
 	var dialsAtStart int64
-	cfg := bench.Config{Concurrency: c, Total: n, Warmup: 5,
-		Observer: onMeasuring(func() { dialsAtStart = client.Dials() })}
+	cfg := bench.Config{Model: bench.ClosedLoop{Concurrency: c}, Total: n, Warmup: 5, Observer: onMeasuring(func() { dialsAtStart = client.Dials() })}
 	p, err := bench.Run(ctx, cfg, wl)
 	if err != nil {
 		t.Fatalf("run: %v", err)

@@ -42,7 +42,7 @@ func runTool(t *testing.T, o mcp.Options, tool string, args string, n int64) (me
 	}
 	defer client.Close(ctx)
 	wl := &workload.Workload{Client: client, Ops: []workload.Op{{Request: mcp.Request{Method: "tools/call", Tool: tool, Arguments: []byte(args)}}}}
-	p, err := bench.Run(ctx, bench.Config{Concurrency: 4, Total: n}, wl)
+	p, err := bench.Run(ctx, bench.Config{Model: bench.ClosedLoop{Concurrency: 4}, Total: n}, wl)
 	if err != nil {
 		t.Fatalf("run: %v", err)
 	}
@@ -134,7 +134,7 @@ func runOAuth(t *testing.T, srv *target.Running, o mcp.OAuth, engine mcp.Engine,
 	}
 	defer client.Close(ctx)
 	wl := &workload.Workload{Client: client, Ops: []workload.Op{{Request: echo}}}
-	p, err := bench.Run(ctx, bench.Config{Concurrency: 4, Duration: d}, wl)
+	p, err := bench.Run(ctx, bench.Config{Model: bench.ClosedLoop{Concurrency: 4}, Duration: d}, wl)
 	if err != nil {
 		t.Fatalf("run: %v", err)
 	}

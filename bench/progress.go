@@ -92,8 +92,8 @@ func (r *runner) snapshot() Progress {
 		done, perSecond = p.Sessions, float64(p.Sessions)/p.Elapsed.Seconds()
 	}
 	switch {
-	case r.cfg.Duration > 0:
-		p.Remaining = max(r.cfg.Duration-p.Elapsed, 0)
+	case r.p.duration > 0:
+		p.Remaining = max(r.p.duration-p.Elapsed, 0)
 	case r.cfg.Total > 0 && perSecond > 0:
 		p.Remaining = time.Duration(float64(r.cfg.Total-done) / perSecond * float64(time.Second))
 	}

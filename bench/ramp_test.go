@@ -12,7 +12,7 @@ import (
 func TestClosedLoopRampUp(t *testing.T) {
 	var sent atomic.Int64
 	start := time.Now()
-	p, err := Run(context.Background(), Config{Concurrency: 4, Duration: 300 * time.Millisecond, RampUp: 400 * time.Millisecond},
+	p, err := Run(context.Background(), Config{Model: ClosedLoop{Concurrency: 4, RampUp: 400 * time.Millisecond}, Duration: 300 * time.Millisecond},
 		funcWorkload(func(context.Context, int) (Worker, error) {
 			return &sleepWorker{delay: 5 * time.Millisecond, n: &sent}, nil
 		}))

@@ -44,7 +44,7 @@ func (r *runner) saturation(b backlog, cpu, runWait, elapsed time.Duration) (boo
 	if late := r.lateNotice(); late != "" && elapsed >= minJudgeWindow {
 		return true, "the generator was slow to notice answers: " + late
 	}
-	if r.cfg.Rate <= 0 {
+	if !r.p.open() {
 		if short != "" {
 			return true, "the generator was short of CPU: " + short
 		}

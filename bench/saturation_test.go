@@ -11,7 +11,7 @@ import (
 // send-lag p99 over a handful of sends is not judged either.
 func TestSaturationNeedsEnoughToJudge(t *testing.T) {
 	cores := time.Duration(min(runtime.GOMAXPROCS(0), runtime.NumCPU()))
-	closed := &runner{cfg: Config{Concurrency: 1}}
+	closed := &runner{cfg: Config{Model: ClosedLoop{Concurrency: 1}}}
 	for _, tt := range []struct {
 		elapsed time.Duration
 		want    bool
@@ -27,7 +27,8 @@ func TestSaturationNeedsEnoughToJudge(t *testing.T) {
 		}
 	}
 
-	open := &runner{cfg: Config{Rate: 1000, LagThreshold: 5 * time.Millisecond}}
+	openCfg := Config{Model: OpenLoop{Rate: 1000}, LagThreshold: 5 * time.Millisecond}
+	open := &runner{cfg: openCfg, p: openCfg.pace()}
 	wake := NewHistogram()
 	for range minJudgeSends - 1 {
 		_ = wake.RecordValue(50_000) // 50 ms late, in µs

@@ -96,7 +96,7 @@ func sameBins(a, b *hdrhistogram.Histogram) bool {
 
 func TestSeriesClosedLoopSumsExactly(t *testing.T) {
 	var n atomic.Int64
-	p, err := Run(context.Background(), Config{Concurrency: 8, Duration: 1200 * time.Millisecond, Interval: 100 * time.Millisecond},
+	p, err := Run(context.Background(), Config{Model: ClosedLoop{Concurrency: 8}, Duration: 1200 * time.Millisecond, Interval: 100 * time.Millisecond},
 		funcWorkload(func(context.Context, int) (Worker, error) {
 			return &sleepWorker{delay: time.Millisecond, failEvery: 7, n: &n}, nil
 		}))
@@ -114,7 +114,7 @@ func TestSeriesClosedLoopSumsExactly(t *testing.T) {
 
 func TestSeriesOpenLoopSumsExactly(t *testing.T) {
 	var n atomic.Int64
-	p, err := Run(context.Background(), Config{Rate: 1500, Duration: time.Second, Interval: 100 * time.Millisecond, MaxInFlight: 8},
+	p, err := Run(context.Background(), Config{Model: OpenLoop{Rate: 1500, MaxInFlight: 8}, Duration: time.Second, Interval: 100 * time.Millisecond},
 		funcWorkload(func(context.Context, int) (Worker, error) {
 			return &sleepWorker{delay: 2 * time.Millisecond, failEvery: 11, n: &n}, nil
 		}))
@@ -138,7 +138,7 @@ func TestSeriesOpenLoopSumsExactly(t *testing.T) {
 func TestSeriesStragglers(t *testing.T) {
 	var n atomic.Int64
 	obs := &intervalLog{}
-	p, err := Run(context.Background(), Config{Concurrency: 4, Total: 24, Interval: 50 * time.Millisecond, Observer: obs},
+	p, err := Run(context.Background(), Config{Model: ClosedLoop{Concurrency: 4}, Total: 24, Interval: 50 * time.Millisecond, Observer: obs},
 		funcWorkload(func(context.Context, int) (Worker, error) {
 			return &sleepWorker{delay: 120 * time.Millisecond, n: &n}, nil
 		}))
@@ -184,7 +184,7 @@ func (g *fakeGauges) Read(_ context.Context, v []float64) {
 func TestSeriesGauges(t *testing.T) {
 	g := &fakeGauges{}
 	var n atomic.Int64
-	p, err := Run(context.Background(), Config{Concurrency: 2, Duration: 550 * time.Millisecond, Interval: 100 * time.Millisecond, Gauges: g},
+	p, err := Run(context.Background(), Config{Model: ClosedLoop{Concurrency: 2}, Duration: 550 * time.Millisecond, Interval: 100 * time.Millisecond, Gauges: g},
 		funcWorkload(func(context.Context, int) (Worker, error) {
 			return &sleepWorker{delay: time.Millisecond, n: &n}, nil
 		}))
@@ -354,7 +354,7 @@ func TestNoOperationHistogramsUnasked(t *testing.T) {
 // percentiles, and the report writes them as null, not as 0 ms.
 func TestEmptyBucketsHaveNoLatency(t *testing.T) {
 	var n atomic.Int64
-	p, err := Run(context.Background(), Config{Concurrency: 1, Total: 2, Interval: 50 * time.Millisecond},
+	p, err := Run(context.Background(), Config{Model: ClosedLoop{Concurrency: 1}, Total: 2, Interval: 50 * time.Millisecond},
 		funcWorkload(func(context.Context, int) (Worker, error) {
 			return &sleepWorker{delay: 180 * time.Millisecond, n: &n}, nil
 		}))

@@ -30,7 +30,7 @@ func TestIdleSessionMemory(t *testing.T) {
 	const users = 1000
 	run := func(loops int) *measure.SessionStats {
 		f := &idleSessions{fakeSessions{think: time.Second}}
-		p, err := Run(context.Background(), Config{Concurrency: users, Duration: 300 * time.Millisecond, Loops: loops}, f)
+		p, err := Run(context.Background(), Config{Model: ClosedLoop{Concurrency: users}, Duration: 300 * time.Millisecond, Loops: loops}, f)
 		if err != nil {
 			t.Fatal(err)
 		}

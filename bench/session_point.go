@@ -11,8 +11,8 @@ import (
 // own figures.
 func (sr *sessionRunner) fill(p *measure.Point, elapsed time.Duration) {
 	p.Concurrency = len(sr.users)
-	if sr.cfg.Rate > 0 {
-		rt := sr.cfg.Rate
+	if sr.p.open() {
+		rt := sr.p.rate
 		p.Rate = &rt
 	}
 	s := &measure.SessionStats{ByScenario: make([]measure.ScenarioStats, len(sr.scenarios))}

@@ -14,13 +14,13 @@ import (
 )
 
 // runSessions measures one load level of sessions. cfg reads as for Run
-// with sessions in place of requests: Concurrency is the number of users
-// of a closed loop, each running sessions back to back (joining evenly
-// over RampUp); Rate is new sessions per second of an open loop, started
-// on the Schedule by at most Users() users at once; Total bounds the
-// measured sessions; Warmup sessions run first, unmeasured. Sessions under
-// way when Duration ends run to their end, so every measured step belongs
-// to a whole session. MaxRate does not apply.
+// with sessions in place of requests: a closed model's workers are users,
+// each running sessions back to back (joining evenly over the ramp); an
+// open model's rate is new sessions per second, started on the Schedule
+// by at most Users() users at once; Total bounds the measured sessions;
+// Warmup sessions run first, unmeasured. Sessions under way when the
+// level ends run to their end, so every measured step belongs to a whole
+// session. A ClosedLoop's MaxRate does not apply.
 func runSessions(ctx context.Context, cfg Config, wl SessionLoad) (measure.Point, error) {
 	ops, kinds, scenarios := wl.Operations(), wl.Kinds(), wl.Scenarios()
 	switch {
@@ -31,7 +31,6 @@ func runSessions(ctx context.Context, cfg Config, wl SessionLoad) (measure.Point
 	case len(scenarios) == 0:
 		return measure.Point{}, fmt.Errorf("a session load names its scenarios")
 	}
-	cfg.MaxRate = 0
 	mem := newMemoryWatch()
 	users, err := startEach(ctx, cfg.Users(), wl.NewUser)
 	if err != nil {
@@ -46,7 +45,7 @@ func runSessions(ctx context.Context, cfg Config, wl SessionLoad) (measure.Point
 	sr.counting, _ = wl.(Counting)
 	sr.mem = mem
 	drive := sr.closedSessions
-	if cfg.Rate > 0 {
+	if sr.p.open() {
 		drive = sr.openSessions
 	}
 	mem.start()
@@ -63,11 +62,11 @@ func runSessions(ctx context.Context, cfg Config, wl SessionLoad) (measure.Point
 // seconds of sessions (16 to 1000), since a session lasts far longer than
 // a request.
 func (c Config) Users() int {
-	c.shape()
-	if c.Rate <= 0 || c.MaxInFlight > 0 {
-		return c.Workers()
+	p := c.pace()
+	if !p.open() || p.maxInFlight > 0 {
+		return p.workers()
 	}
-	return int(min(1000, max(16, math.Ceil(10*c.Rate))))
+	return int(min(1000, max(16, math.Ceil(10*p.rate))))
 }
 
 // maxSessionShards bounds the step histogram shards of a session run:
@@ -112,7 +111,8 @@ type sessionClock struct {
 }
 
 func newSessionRunner(cfg Config, ctx, reqCtx context.Context, users []User, ops []measure.Operation, kinds, scenarios []string) *sessionRunner {
-	r := &runner{cfg: cfg, ops: ops, kinds: kinds, ctx: ctx, reqCtx: reqCtx}
+	r := &runner{cfg: cfg, p: cfg.pace(), ops: ops, kinds: kinds, ctx: ctx, reqCtx: reqCtx}
+	r.p.maxRate = 0 // a session is no request to cap
 	sr := &sessionRunner{runner: r, users: users, scenarios: scenarios}
 	r.sessions = sr
 	r.startLoops(loopWorkers(users))
@@ -132,7 +132,7 @@ func newSessionRunner(cfg Config, ctx, reqCtx context.Context, users []User, ops
 		sr.duration = append(sr.duration, NewHistogram())
 		sr.active = append(sr.active, NewHistogram())
 	}
-	if cfg.Rate > 0 {
+	if r.p.open() {
 		sr.uncorrected, sr.lag, sr.wake = NewHistogram(), NewHistogram(), NewHistogram()
 	}
 	return sr
@@ -152,7 +152,7 @@ func (sr *sessionRunner) warmup() {
 // loops, without stages, a user that can hands its thinks to the loop
 // (parkedUser): an idle session then holds no task.
 func (sr *sessionRunner) closedSessions() {
-	park := len(sr.cfg.Stages) == 0
+	park := len(sr.p.stages) == 0
 	sr.closedEach(len(sr.users), func(i int, ln lane, measureFrom, deadline time.Time) {
 		sr.recs[i].sl = ln.sleeper()
 		if su, ok := sr.users[i].(SteppedUser); ok && park && ln.loop != nil {

@@ -64,7 +64,7 @@ func (*fakeUser) Close(context.Context) error { return nil }
 // duration = active + think.
 func TestClosedSessionsCountExactly(t *testing.T) {
 	f := &fakeSessions{stepDelay: 2 * time.Millisecond, think: 5 * time.Millisecond, failEvery: 5}
-	p, err := Run(context.Background(), Config{Concurrency: 4, Total: 100, Warmup: 4}, f)
+	p, err := Run(context.Background(), Config{Model: ClosedLoop{Concurrency: 4}, Total: 100, Warmup: 4}, f)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,7 +107,7 @@ func TestClosedSessionsCountExactly(t *testing.T) {
 // and a session that waits for a free user carries the wait.
 func TestOpenSessionsStartOnSchedule(t *testing.T) {
 	f := &fakeSessions{stepDelay: time.Millisecond, think: 2 * time.Millisecond}
-	p, err := Run(context.Background(), Config{Rate: 100, Duration: time.Second}, f)
+	p, err := Run(context.Background(), Config{Model: OpenLoop{Rate: 100}, Duration: time.Second}, f)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,7 +123,7 @@ func TestOpenSessionsStartOnSchedule(t *testing.T) {
 	// One user for sessions due every 5 ms that last about 5 ms: the
 	// later ones wait, and the corrected duration shows it.
 	f = &fakeSessions{stepDelay: 2 * time.Millisecond, think: 2 * time.Millisecond}
-	p, err = Run(context.Background(), Config{Rate: 200, MaxInFlight: 1, Total: 50}, f)
+	p, err = Run(context.Background(), Config{Model: OpenLoop{Rate: 200, MaxInFlight: 1}, Total: 50}, f)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,7 +140,7 @@ func TestSessionInterruptStopsThink(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 	defer cancel()
 	t0 := time.Now()
-	p, err := Run(ctx, Config{Concurrency: 2, Duration: time.Minute}, f)
+	p, err := Run(ctx, Config{Model: ClosedLoop{Concurrency: 2}, Duration: time.Minute}, f)
 	if err != nil {
 		t.Fatal(err)
 	}

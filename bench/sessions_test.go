@@ -32,7 +32,7 @@ func TestPerRequestSessions(t *testing.T) {
 		defer c.Close(ctx)
 		before := srv.Health().RequestsByMethod["initialize"]
 		wl := &workload.Workload{Client: c, Ops: []workload.Op{{Request: echo}}}
-		p, err := bench.Run(ctx, bench.Config{Concurrency: 4, Total: 200}, wl)
+		p, err := bench.Run(ctx, bench.Config{Model: bench.ClosedLoop{Concurrency: 4}, Total: 200}, wl)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -73,7 +73,7 @@ func TestStdioEverythingProcs(t *testing.T) {
 		t.Fatal(err)
 	}
 	wl := &workload.Workload{Client: c, Ops: []workload.Op{{Request: echo}}}
-	p, err := bench.Run(ctx, bench.Config{Concurrency: 16, Total: 800}, wl)
+	p, err := bench.Run(ctx, bench.Config{Model: bench.ClosedLoop{Concurrency: 16}, Total: 800}, wl)
 	c.Close(ctx)
 	if err != nil {
 		t.Fatal(err)

@@ -17,14 +17,6 @@ const (
 	RecoveryErrorSlack = 0.01
 )
 
-// Shape is the level's stages, workers' or rate's; nil without.
-func (c Config) Shape() Stages {
-	if len(c.RateStages) > 0 {
-		return c.RateStages
-	}
-	return c.Stages
-}
-
 // StagesOf rebuilds stages from their summaries (a report read back).
 func StagesOf(ss []measure.StageSummary) Stages {
 	st := make(Stages, len(ss))

@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"strconv"
@@ -38,12 +39,17 @@ func (s Stages) Peak() float64 {
 	return p
 }
 
-// check says what cannot work: a negative or non-finite target or
-// duration, no time at all, or a stage that does not end on a bucket
-// boundary (its summary is made of whole buckets).
-func (s Stages) check(interval time.Duration) error {
+// check says what cannot work in stages as a level's model: a total or
+// duration beside them (they give its length), a negative or non-finite
+// target or duration, no time at all, or a stage that does not end on a
+// bucket boundary (its summary is made of whole buckets).
+func (s Stages) check(c Config) error {
+	if c.Total > 0 || c.Duration > 0 {
+		return fmt.Errorf("stages give the level its length: no total or duration beside them")
+	}
+	interval := cmp.Or(max(c.Interval, 0), time.Second)
 	for i, st := range s {
-		if st.Duration < 0 || st.Target < 0 || math.IsNaN(st.Target) || math.IsInf(st.Target, 0) {
+		if st.Duration < 0 || !finite(st.Target) {
 			return fmt.Errorf("stage %d: a duration and a target of 0 or more", i+1)
 		}
 		if st.Duration%interval != 0 {
@@ -162,13 +168,4 @@ func ParseStages(s string) (Stages, error) {
 		out = append(out, LoadStage{Duration: dur, Target: v})
 	}
 	return out, nil
-}
-
-// Check says what cannot work in the stages on buckets of interval (0:
-// the default, 1 s).
-func (s Stages) Check(interval time.Duration) error {
-	if interval <= 0 {
-		interval = time.Second
-	}
-	return s.check(interval)
 }

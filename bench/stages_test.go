@@ -54,7 +54,7 @@ func TestStagesAreChecked(t *testing.T) {
 	for _, bad := range []string{"2s", "x:4", "2s:-1", "1.5s:4"} {
 		st, err := ParseStages(bad)
 		if err == nil {
-			err = st.Check(time.Second)
+			err = ClosedStages{Stages: st}.Validate(Config{Interval: time.Second})
 		}
 		if err == nil {
 			t.Errorf("%q accepted", bad)

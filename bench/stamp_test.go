@@ -40,7 +40,7 @@ func TestKernelEnd(t *testing.T) {
 // than the server takes to give them is saturated, said with the
 // figures; a fast server's few tens of µs of noticing is not.
 func TestSaturationByNoticeDelay(t *testing.T) {
-	r := &runner{cfg: Config{Concurrency: 8}}
+	r := &runner{cfg: Config{Model: ClosedLoop{Concurrency: 8}}}
 	// The slowest 2% of the answers are noticed (and take) the tail's.
 	judgeTail := func(noticeUS, latUS, tailNoticeUS, tailLatUS int64) (bool, string) {
 		n, l := NewHistogram(), NewHistogram()

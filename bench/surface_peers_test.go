@@ -109,7 +109,7 @@ func TestSurfaceEverything(t *testing.T) {
 			t.Fatalf("%s: %v", spec.Method, err)
 		}
 		counts.take() // the listings Build made
-		p, err := bench.Run(ctx, bench.Config{Concurrency: 2, Total: n}, wl)
+		p, err := bench.Run(ctx, bench.Config{Model: bench.ClosedLoop{Concurrency: 2}, Total: n}, wl)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -123,7 +123,7 @@ func TestSurfaceEverything(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := bench.Run(ctx, bench.Config{Concurrency: 1, Total: 3}, wl)
+	p, err := bench.Run(ctx, bench.Config{Model: bench.ClosedLoop{Concurrency: 1}, Total: 3}, wl)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -163,7 +163,7 @@ scenarios:
 	}
 	counts.take()
 	const sessions = 10
-	p, err := bench.Run(ctx, bench.Config{Concurrency: 2, Total: sessions}, wl)
+	p, err := bench.Run(ctx, bench.Config{Model: bench.ClosedLoop{Concurrency: 2}, Total: sessions}, wl)
 	if err != nil || p.Errors != 0 || p.Sessions.Completed != sessions {
 		t.Fatalf("%+v %v %v", p.Sessions, p.ErrorExamples, err)
 	}

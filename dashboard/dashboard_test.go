@@ -18,6 +18,7 @@ import (
 	"github.com/mcpbench/mcpbench/mcp"
 	"github.com/mcpbench/mcpbench/sweep"
 	"github.com/mcpbench/mcpbench/target"
+	"github.com/mcpbench/mcpbench/workload"
 )
 
 // browser runs headless Chromium on url with extra flags.
@@ -57,14 +58,14 @@ func TestDashboardInChromium(t *testing.T) {
 	d.seen = seen.add
 	defer d.Close()
 	setup := harness.Setup{Options: mcp.Options{URL: srv.MCPURL(), PoolSize: 4, Timeout: 10 * time.Second}, Version: "test", Outputs: []harness.Output{d}}
-	setup.Workload.Method = "tools/list"
+	setup.Load = harness.Requests(workload.Spec{Method: "tools/list"})
 	type result struct {
 		r   any
 		err error
 	}
 	done := make(chan harness.Final, 1)
 	go func() {
-		r, err := harness.Run(context.Background(), harness.RunConfig{Setup: setup, Load: harness.Load{Concurrency: 4, Duration: 14 * time.Second}})
+		r, err := harness.Run(context.Background(), harness.RunConfig{Setup: setup, Level: harness.LevelConfig{Model: harness.ClosedLoop{Concurrency: 4}, Duration: 14 * time.Second}})
 		done <- harness.Final{Run: r, Err: err}
 	}()
 	waitFor(t, func() bool { d.mu.Lock(); defer d.mu.Unlock(); return d.cur != nil && d.cur.point.Series.Len() >= 2 })

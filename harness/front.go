@@ -8,10 +8,6 @@ import "github.com/mcpbench/mcpbench/bench"
 // client and the workload it takes from mcp and workload themselves, and
 // the measurements from measure.
 type (
-	// Load is the generator's configuration of a level (bench.Config):
-	// workers, rate, duration, warm-up, ramp, interval; its Observer is
-	// harness's, which feeds the Outputs.
-	Load = bench.Config
 	// Progress is a snapshot of a level under way.
 	Progress = bench.Progress
 	// Interval is one settled bucket of the series (an Output gets it in
@@ -19,6 +15,17 @@ type (
 	Interval = bench.Interval
 	// Stages are a staged level's shape (--stages, --rate-stages).
 	Stages = bench.Stages
+	// LevelConfig is the generator's configuration of a level
+	// (bench.Config): its load model, length, warm-up and interval; its
+	// Observer is harness's, which feeds the Outputs. Model is one of
+	// the load models after it (bench/model*.go).
+	LevelConfig   = bench.Config
+	Model         = bench.Model
+	ClosedLoop    = bench.ClosedLoop
+	OpenLoop      = bench.OpenLoop
+	ClosedStages  = bench.ClosedStages
+	RateStages    = bench.RateStages
+	ScenarioUsers = bench.ScenarioUsers
 )
 
 // ParseStages reads stages written D:N[,D:N…].

@@ -2,6 +2,7 @@ package harness
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/mcpbench/mcpbench/bench"
 	"github.com/mcpbench/mcpbench/mcp"
@@ -11,7 +12,7 @@ import (
 
 // The load-kind seam. What is sent is a LoadKind: plain requests
 // (Requests), sessions of a scenario file (Scenarios), or a kind harness
-// does not know (Setup.LoadKind). prepare, Run, Sweep and the dry run ask
+// does not know (Setup.Load). prepare, Run, Sweep and the dry run ask
 // the kind, never which kind it is.
 
 // LoadKind is one kind of load, before the target is connected.
@@ -90,14 +91,27 @@ func (l scenarioLoad) Describe(w *results.Workload, pl *results.PlannedLoad) {
 	pl.Unit = "sessions"
 }
 
-// kind is the load kind the setup names: LoadKind when set, else a
-// scenario file's sessions, else the plain workload.
+// kind is the load kind the setup names.
 func (s *Setup) kind() LoadKind {
-	switch {
-	case s.LoadKind != nil:
-		return s.LoadKind
-	case s.Scenario != nil:
-		return Scenarios(*s.Scenario, s.Options.SessionMode)
+	if s.Load == nil {
+		return Requests(workload.Spec{})
 	}
-	return Requests(s.Workload)
+	return s.Load
+}
+
+// Sent says in words what a kind sends, for a one-line summary.
+func Sent(k LoadKind) string {
+	switch k := k.(type) {
+	case requests:
+		switch {
+		case len(k.spec.Mix) > 0:
+			return "a mix"
+		case k.spec.Tool != "":
+			return k.spec.Method + " " + k.spec.Tool
+		}
+		return k.spec.Method
+	case scenarios:
+		return "sessions of a scenario file"
+	}
+	return fmt.Sprintf("%T", k)
 }

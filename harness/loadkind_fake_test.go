@@ -57,8 +57,8 @@ func (fakeWorker) Close(context.Context) error { return nil }
 
 func TestAFakeLoadKindRunsThroughHarness(t *testing.T) {
 	k := &fakeKind{}
-	cfg := RunConfig{Setup: startTarget(t), Load: bench.Config{Concurrency: 3, Total: 300, Warmup: 30}}
-	cfg.LoadKind = k
+	cfg := RunConfig{Setup: startTarget(t), Level: bench.Config{Model: bench.ClosedLoop{Concurrency: 3}, Total: 300, Warmup: 30}}
+	cfg.Load = k
 	r, err := Run(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)

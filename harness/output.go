@@ -245,10 +245,13 @@ func (s *stream) warn(setting Setting, err error) {
 
 // level is the generator's Observer for one point: it passes the point's
 // moments and intervals on, tagged with its step.
-func (s *stream) level(step sweep.Step, closed, open bench.Stages) bench.Observer {
-	l := levelStream{s: s, step: step, stages: closed}
-	if len(open) > 0 {
-		l.stages, l.rate = open, true
+func (s *stream) level(step sweep.Step, m Model) bench.Observer {
+	l := levelStream{s: s, step: step}
+	switch m := m.(type) {
+	case ClosedStages:
+		l.stages = m.Stages
+	case RateStages:
+		l.stages, l.rate = m.Stages, true
 	}
 	if len(s.progresses) > 0 {
 		return progressStream{l}

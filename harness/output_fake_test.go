@@ -123,7 +123,7 @@ func TestOutputSeesEveryIntervalOfARun(t *testing.T) {
 	out := &fakeOutput{}
 	cfg := RunConfig{Setup: startTarget(t)}
 	cfg.Outputs = []Output{out}
-	cfg.Load = bench.Config{Concurrency: 2, Duration: time.Second, Interval: 250 * time.Millisecond, ProgressEvery: 100 * time.Millisecond}
+	cfg.Level = bench.Config{Model: bench.ClosedLoop{Concurrency: 2}, Duration: time.Second, Interval: 250 * time.Millisecond, ProgressEvery: 100 * time.Millisecond}
 	r, err := Run(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)

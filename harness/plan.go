@@ -2,8 +2,8 @@ package harness
 
 import (
 	"context"
+	"time"
 
-	"github.com/mcpbench/mcpbench/bench"
 	"github.com/mcpbench/mcpbench/results"
 )
 
@@ -13,11 +13,11 @@ import (
 
 // PlanRun is the plan of Run(cfg). Its errors are typed as Run's.
 func PlanRun(ctx context.Context, cfg RunConfig) (*results.PlanReport, error) {
-	load := loadOf(cfg.Load)
-	if cfg.Load.Rate > 0 {
-		load.Mode, load.Rates = "open", []float64{cfg.Load.Rate}
+	load := loadOf(cfg.Level, cfg.Level.RampUp())
+	if l := levelOf(cfg.Level.Model); l.Rate > 0 {
+		load.Mode, load.Rates = "open", []float64{l.Rate}
 	} else {
-		load.Concurrency = []int{cfg.Load.Concurrency}
+		load.Concurrency = []int{l.Concurrency}
 	}
 	return plan(ctx, &cfg.Setup, "run", load)
 }
@@ -25,7 +25,7 @@ func PlanRun(ctx context.Context, cfg RunConfig) (*results.PlanReport, error) {
 // PlanSweep is the plan of Sweep(cfg): every level it would measure, bar
 // those --refine might add. Its errors are typed as Sweep's.
 func PlanSweep(ctx context.Context, cfg SweepConfig) (*results.PlanReport, error) {
-	load := loadOf(cfg.Point)
+	load := loadOf(cfg.Point, cfg.RampUp)
 	load.Concurrency, load.Rates = cfg.Plan.Concurrency, cfg.Plan.Rates
 	if len(cfg.Plan.Rates) > 0 {
 		load.Mode = "open"
@@ -34,8 +34,8 @@ func PlanSweep(ctx context.Context, cfg SweepConfig) (*results.PlanReport, error
 }
 
 // loadOf is the part of the load shape every point shares.
-func loadOf(c bench.Config) results.PlannedLoad {
-	return results.PlannedLoad{Mode: "closed", Total: c.Total, DurationS: c.Duration.Seconds(), Warmup: c.Warmup, RampUpS: c.RampUp.Seconds()}
+func loadOf(c LevelConfig, ramp time.Duration) results.PlannedLoad {
+	return results.PlannedLoad{Mode: "closed", Total: c.Total, DurationS: c.Duration.Seconds(), Warmup: c.Warmup, RampUpS: ramp.Seconds()}
 }
 
 func plan(ctx context.Context, s *Setup, command string, load results.PlannedLoad) (*results.PlanReport, error) {

@@ -17,7 +17,6 @@ import (
 	"github.com/mcpbench/mcpbench/probe"
 	"github.com/mcpbench/mcpbench/results"
 	"github.com/mcpbench/mcpbench/sweep"
-	"github.com/mcpbench/mcpbench/workload"
 )
 
 // Setup is what run and sweep share: the target, what is sent, and what
@@ -26,13 +25,10 @@ type Setup struct {
 	// Options are the client options; PoolSize must cover the largest
 	// load level.
 	Options mcp.Options
-	// Workload is what is sent; it is built once connected. Scenario,
-	// when set, replaces it: sessions of a scenario file are the unit of
-	// work, and each load level counts users or sessions per second.
-	// LoadKind, when set, replaces both (a kind harness does not know).
-	Workload workload.Spec
-	Scenario *workload.ScenarioSpec
-	LoadKind LoadKind
+	// Load is what is sent, built once connected: Requests, Scenarios
+	// (whose levels count users or sessions per second), or a kind
+	// harness does not know; nil: Requests of an empty Spec.
+	Load LoadKind
 	// HealthURL, when set, is polled over the load; LogFile, when set, is
 	// the server log whose stats lines are scanned over it.
 	HealthURL string
@@ -231,7 +227,7 @@ func (ss *prepared) observe(ctx context.Context) (*logscan.WindowScan, *probe.He
 func (ss *prepared) measure(ctx context.Context, cfg bench.Config, st sweep.Step) (measure.Point, error) {
 	cfg.Gauges = ss.gauges
 	ss.out.measuring = ss.slowest.reset
-	cfg.Observer = ss.out.level(st, cfg.Stages, cfg.RateStages)
+	cfg.Observer = ss.out.level(st, cfg.Model)
 	if cfg.Warmup > 0 {
 		ss.out.event(Event{Kind: EventPhase, Phase: PhaseWarmUp, Step: st})
 	}
@@ -250,7 +246,7 @@ func (ss *prepared) measure(ctx context.Context, cfg bench.Config, st sweep.Step
 
 // workload says what was sent, for the report: the operations (a
 // scenario's steps) and the load's shape.
-func (ss *prepared) workload(mode string, cfg bench.Config) *results.Workload {
+func (ss *prepared) workload(mode string, cfg LevelConfig) *results.Workload {
 	w := &results.Workload{Mode: mode, Warmup: cfg.Warmup, DurationS: cfg.Duration.Seconds()}
 	w.Operations = ss.load.Operations()
 	ss.load.Describe(w, &results.PlannedLoad{})

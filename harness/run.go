@@ -4,18 +4,17 @@ import (
 	"context"
 	"encoding/hex"
 
-	"github.com/mcpbench/mcpbench/bench"
 	"github.com/mcpbench/mcpbench/mcp"
 	"github.com/mcpbench/mcpbench/results"
 	"github.com/mcpbench/mcpbench/sweep"
 )
 
-// RunConfig is one load point: the shared setup and the load.
+// RunConfig is one load point: the shared setup and the level.
 type RunConfig struct {
 	Setup
-	// Load is the generator's configuration; its Gauges and Observer are
+	// Level is the generator's configuration; its Gauges and Observer are
 	// the harness's (Setup.Sampling, Setup.Outputs).
-	Load bench.Config
+	Level LevelConfig
 	// Soak tunes the trends and verdicts drawn from the series.
 	Soak results.SoakOptions
 }
@@ -25,8 +24,8 @@ type RunConfig struct {
 // errors are typed: *ConfigError, *UnreachableError, *WorkloadError, and
 // *InterruptedError when ctx ended before anything was measured.
 func Run(ctx context.Context, cfg RunConfig) (*results.RunReport, error) {
-	meta := Meta{Command: "run", Version: cfg.Version, Shard: cfg.Shard, Interval: cfg.Load.Interval,
-		Levels: []sweep.Level{{Concurrency: cfg.Load.Concurrency, Rate: cfg.Load.Rate}}}
+	meta := Meta{Command: "run", Version: cfg.Version, Shard: cfg.Shard, Interval: cfg.Level.Interval,
+		Levels: []sweep.Level{levelOf(cfg.Level.Model)}}
 	return observed(ctx, cfg.Outputs, meta,
 		func(out *stream) (*results.RunReport, error) { return run(ctx, &cfg, out) },
 		func(r *results.RunReport, err error) Final { return Final{Run: r, Err: err} })
@@ -38,18 +37,14 @@ func run(ctx context.Context, cfg *RunConfig, out *stream) (*results.RunReport, 
 		return nil, err
 	}
 	defer ss.close()
-	point, err := ss.measure(ctx, cfg.Load, sweep.Step{})
+	point, err := ss.measure(ctx, cfg.Level, sweep.Step{})
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, &InterruptedError{Measuring: true}
 		}
 		return nil, unreachable(cfg.Options, err)
 	}
-	mode := "closed"
-	if cfg.Load.Rate > 0 {
-		mode = "open"
-	}
-	r := &results.RunReport{Header: ss.header(results.SchemaRun), Workload: *ss.workload(mode, cfg.Load), Point: point, Shard: cfg.Shard}
+	r := &results.RunReport{Header: ss.header(results.SchemaRun), Workload: *ss.workload(modeOf(cfg.Level.Model), cfg.Level), Point: point, Shard: cfg.Shard}
 	r.Workload.Session = sessionLabel(ss.client, cfg.Options)
 	r.Exemplars = exemplarsOf(ss.slowest.list())
 	r.Soak = results.AnalyzeSoak(r.Series, cfg.Soak)

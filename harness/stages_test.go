@@ -12,6 +12,7 @@ import (
 	"github.com/mcpbench/mcpbench/mcp"
 	"github.com/mcpbench/mcpbench/measure"
 	"github.com/mcpbench/mcpbench/target"
+	"github.com/mcpbench/mcpbench/workload"
 )
 
 // startModelled serves the bundled server with a modelled capacity and
@@ -25,7 +26,7 @@ func startModelled(t *testing.T, cfg target.Config, pool int) (*target.Running, 
 	}
 	t.Cleanup(func() { srv.Close() })
 	s := Setup{Options: mcp.Options{URL: srv.MCPURL(), PoolSize: pool, Timeout: 10 * time.Second}, Version: "test"}
-	s.Workload.Method = "tools/list"
+	s.Load = Requests(workload.Spec{Method: "tools/list"})
 	return srv, s
 }
 
@@ -60,7 +61,7 @@ func mustStages(t *testing.T, s string) bench.Stages {
 // runStaged runs a staged level, checks its sums and logs its stages.
 func runStaged(t *testing.T, setup Setup, load bench.Config) *measure.Point {
 	t.Helper()
-	r, err := Run(context.Background(), RunConfig{Setup: setup, Load: load})
+	r, err := Run(context.Background(), RunConfig{Setup: setup, Level: load})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,7 +91,7 @@ func TestClosedStagesFollowTheServersCapacity(t *testing.T) {
 	stages := mustStages(t, "1s:4,2s:4,1s:12,2s:12,1s:2")
 	var off []string
 	for attempt := 0; attempt < 2; attempt++ {
-		p := runStaged(t, setup, bench.Config{Stages: stages})
+		p := runStaged(t, setup, bench.Config{Model: bench.ClosedStages{Stages: stages}})
 		if p.Concurrency != 12 {
 			t.Errorf("concurrency %d, want the peak 12", p.Concurrency)
 		}
@@ -115,7 +116,7 @@ func TestClosedStagesFollowTheServersCapacity(t *testing.T) {
 // plainRate is the rate of a plain closed run of n workers for d.
 func plainRate(t *testing.T, setup Setup, n int, d time.Duration) float64 {
 	t.Helper()
-	r, err := Run(context.Background(), RunConfig{Setup: setup, Load: bench.Config{Concurrency: n, Duration: d}})
+	r, err := Run(context.Background(), RunConfig{Setup: setup, Level: bench.Config{Model: bench.ClosedLoop{Concurrency: n}, Duration: d}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,7 +128,7 @@ func TestRateStagesHoldTheirRates(t *testing.T) {
 	t.Parallel() // bound by its server's sleeps
 	_, setup := startModelled(t, target.Config{Capacity: 64, ServiceTime: 5 * time.Millisecond}, 64)
 	stages := mustStages(t, "1s:100,2s:100,0s:300,2s:300")
-	p := runStaged(t, setup, bench.Config{RateStages: stages, MaxInFlight: 64})
+	p := runStaged(t, setup, bench.Config{Model: bench.RateStages{Stages: stages, MaxInFlight: 64}})
 	for k, st := range p.Stages {
 		if held(p, k) && math.Abs(st.RPS-st.Target) > 0.1*st.Target {
 			t.Errorf("stage %d at %.1f/s, want %g/s within 10%%", k+1, st.RPS, st.Target)
@@ -143,7 +144,7 @@ func TestRateStagesCountAStallFromTheIntendedTime(t *testing.T) {
 	const stall = 400 * time.Millisecond
 	srv, setup := startModelled(t, target.Config{Capacity: 64, ServiceTime: 2 * time.Millisecond, Stall: stall, StallEvery: 1500 * time.Millisecond}, 64)
 	stages := mustStages(t, "1s:100,2s:100,1s:200")
-	p := runStaged(t, setup, bench.Config{RateStages: stages, MaxInFlight: 64})
+	p := runStaged(t, setup, bench.Config{Model: bench.RateStages{Stages: stages, MaxInFlight: 64}})
 	start := p.Series.StartedAt
 	covered := 0
 	for _, w := range srv.Health().Stalls {
@@ -180,7 +181,7 @@ func TestSpikeRecoveryIsTheQueuesDrainTime(t *testing.T) {
 	)
 	_, setup := startModelled(t, target.Config{Capacity: slots, ServiceTime: service}, 200)
 	stages := mustStages(t, "1s:80,2s:80,0s:240,2s:240,0s:80,5s:80")
-	p := runStaged(t, setup, bench.Config{RateStages: stages, MaxInFlight: 200})
+	p := runStaged(t, setup, bench.Config{Model: bench.RateStages{Stages: stages, MaxInFlight: 200}})
 	capacity := slots / service.Seconds()
 	drain := (peak - capacity) * spike / (capacity - base)
 	if len(p.Spikes) != 1 {

@@ -3,8 +3,8 @@ package harness
 import (
 	"context"
 	"strconv"
+	"time"
 
-	"github.com/mcpbench/mcpbench/bench"
 	"github.com/mcpbench/mcpbench/mcp"
 	"github.com/mcpbench/mcpbench/measure"
 	"github.com/mcpbench/mcpbench/results"
@@ -18,9 +18,11 @@ type SweepConfig struct {
 	// pause between points.
 	Plan sweep.Plan
 	// Point is every point's generator configuration (total or duration,
-	// warm-up, ramp-up, open-loop bound); the level sets its concurrency
-	// or rate.
-	Point bench.Config
+	// warm-up, interval); each level sets its model (modelAt), with
+	// RampUp and, for rates, MaxInFlight.
+	Point       LevelConfig
+	RampUp      time.Duration
+	MaxInFlight int
 }
 
 // Sweep measures the plan's points and returns the analysed report, gates
@@ -51,7 +53,7 @@ func sweepPoints(ctx context.Context, cfg *SweepConfig, out *stream) (*results.S
 	var exemplars []results.Exemplar
 	level := func(ctx context.Context, st sweep.Step) (measure.Point, error) {
 		point := cfg.Point
-		point.Concurrency, point.Rate = st.Level.Concurrency, st.Level.Rate
+		point.Model = cfg.modelAt(st.Level)
 		out.event(Event{Kind: EventLevelStart, Step: st})
 		p, err := ss.measure(ctx, point, st)
 		end := Event{Kind: EventLevelEnd, Step: st}

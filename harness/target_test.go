@@ -7,6 +7,7 @@ import (
 
 	"github.com/mcpbench/mcpbench/mcp"
 	"github.com/mcpbench/mcpbench/target"
+	"github.com/mcpbench/mcpbench/workload"
 )
 
 // startTarget serves the bundled reference server on 127.0.0.1 for the
@@ -20,6 +21,6 @@ func startTarget(t *testing.T) Setup {
 	t.Cleanup(func() { srv.Close() })
 	o := mcp.Options{URL: srv.MCPURL(), PoolSize: 4, Timeout: 10 * time.Second}
 	s := Setup{Options: o, Version: "test"}
-	s.Workload.Method = "tools/list"
+	s.Load = Requests(workload.Spec{Method: "tools/list"})
 	return s
 }

@@ -112,9 +112,9 @@ func runCell(t *testing.T, c *cell) {
 	if !c.server.streamable {
 		setup.Options.Engine = ""
 	}
-	load := harness.Load{Concurrency: workers, Total: requests, Loops: c.engine.loops}
+	load := harness.LevelConfig{Model: harness.ClosedLoop{Concurrency: workers}, Total: requests, Loops: c.engine.loops}
 	c.load.set(t, c.server, &setup, &load)
-	r, err := harness.Run(ctx, harness.RunConfig{Setup: setup, Load: load})
+	r, err := harness.Run(ctx, harness.RunConfig{Setup: setup, Level: load})
 	if err != nil {
 		t.Fatalf("run: %v", err)
 	}

@@ -82,7 +82,7 @@ func cellText(c *cell) string {
 // flags is the cell's command line, with its count.
 func (c *cell) flags(t *testing.T) string {
 	var setup harness.Setup
-	load := harness.Load{Total: requests}
+	load := harness.LevelConfig{Total: requests}
 	c.load.set(t, c.server, &setup, &load)
 	return fmt.Sprintf(c.load.flags, load.Total)
 }

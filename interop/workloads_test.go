@@ -16,7 +16,7 @@ type load struct {
 	flags string // the command line's, with %d for -n or --max-sessions
 	// skip says why the workload cannot apply to a server ("" when it can).
 	skip func(s server) string
-	set  func(t *testing.T, srv server, setup *harness.Setup, l *harness.Load)
+	set  func(t *testing.T, srv server, setup *harness.Setup, l *harness.LevelConfig)
 }
 
 // Every cell is bounded in requests or sessions: a few dozen at most.
@@ -58,13 +58,13 @@ scenarios:
             call: {tool: echo, args: {message: b}}
 `
 
-func scenario(t *testing.T, srv server, setup *harness.Setup, l *harness.Load) {
+func scenario(t *testing.T, srv server, setup *harness.Setup, l *harness.LevelConfig) {
 	f, err := workload.ParseScenarios([]byte(scenarioFile), ".")
 	if err != nil {
 		t.Fatal(err)
 	}
-	setup.Scenario = &workload.ScenarioSpec{File: f, Seed: 7, Cardinality: 1}
-	l.Concurrency, l.Total = users, sessions
+	setup.Load = harness.Scenarios(workload.ScenarioSpec{File: f, Seed: 7, Cardinality: 1}, setup.Options.SessionMode)
+	l.Model, l.Total = harness.ScenarioUsers{Users: users}, sessions
 	if srv.scenarioSessions > 0 {
 		l.Total = srv.scenarioSessions
 	}
@@ -94,49 +94,49 @@ func noParallel(s server) string {
 }
 
 var loads = []load{
-	{"tools/list, every page", "--method tools/list -n %d", always, func(t *testing.T, srv server, s *harness.Setup, l *harness.Load) {
-		s.Workload = workload.Spec{Method: "tools/list"}
+	{"tools/list, every page", "--method tools/list -n %d", always, func(t *testing.T, srv server, s *harness.Setup, l *harness.LevelConfig) {
+		s.Load = harness.Requests(workload.Spec{Method: "tools/list"})
 		if srv.listTotal > 0 {
 			l.Total = srv.listTotal
 		}
 	}},
-	{"tools/call", "--tool echo -n %d", always, func(t *testing.T, srv server, s *harness.Setup, l *harness.Load) {
-		s.Workload = workload.Spec{Method: "tools/call", Tool: "echo", Args: echoArgs}
+	{"tools/call", "--tool echo -n %d", always, func(t *testing.T, srv server, s *harness.Setup, l *harness.LevelConfig) {
+		s.Load = harness.Requests(workload.Spec{Method: "tools/call", Tool: "echo", Args: echoArgs})
 	}},
-	{"mix", "--mix (list 1, call 3) -n %d", always, func(t *testing.T, srv server, s *harness.Setup, l *harness.Load) {
-		s.Workload = workload.Spec{Seed: 3, Mix: []workload.MixEntry{{Method: "tools/list", Weight: 1},
-			{Method: "tools/call", Tool: "echo", Args: echoArgs, Weight: 3}}}
+	{"mix", "--mix (list 1, call 3) -n %d", always, func(t *testing.T, srv server, s *harness.Setup, l *harness.LevelConfig) {
+		s.Load = harness.Requests(workload.Spec{Seed: 3, Mix: []workload.MixEntry{{Method: "tools/list", Weight: 1},
+			{Method: "tools/call", Tool: "echo", Args: echoArgs, Weight: 3}}})
 	}},
 	{"scenario", "--scenario --users 8 --max-sessions %d", noParallel, scenario},
-	{"per-request sessions", "--session per-request --tool echo -n %d", needsSessions, func(t *testing.T, srv server, s *harness.Setup, l *harness.Load) {
+	{"per-request sessions", "--session per-request --tool echo -n %d", needsSessions, func(t *testing.T, srv server, s *harness.Setup, l *harness.LevelConfig) {
 		s.Options.SessionMode = mcp.SessionPerRequest
-		s.Workload = workload.Spec{Method: "tools/call", Tool: "echo", Args: echoArgs}
+		s.Load = harness.Requests(workload.Spec{Method: "tools/call", Tool: "echo", Args: echoArgs})
 	}},
 	{"GET stream", "--get-stream --tool echo -n %d", func(s server) string {
 		if !s.sessions || !s.streamable {
 			return "needs a stateful Streamable HTTP server"
 		}
 		return ""
-	}, func(t *testing.T, srv server, s *harness.Setup, l *harness.Load) {
+	}, func(t *testing.T, srv server, s *harness.Setup, l *harness.LevelConfig) {
 		s.Options.Listen = true
-		s.Workload = workload.Spec{Method: "tools/call", Tool: "echo", Args: echoArgs}
+		s.Load = harness.Requests(workload.Spec{Method: "tools/call", Tool: "echo", Args: echoArgs})
 	}},
 	{"abandoned sessions", "--scenario --users 8 --max-sessions %d --abandon-sessions 0.5", func(s server) string {
 		if why := noParallel(s); why != "" {
 			return why
 		}
 		return needsSessions(s)
-	}, func(t *testing.T, srv server, s *harness.Setup, l *harness.Load) {
+	}, func(t *testing.T, srv server, s *harness.Setup, l *harness.LevelConfig) {
 		scenario(t, srv, s, l)
 		s.AbandonSessions = 0.5
 	}},
-	{"abandoned per-request sessions", "--session per-request --abandon-sessions 0.5 --tool echo -n %d", needsSessions, func(t *testing.T, srv server, s *harness.Setup, l *harness.Load) {
+	{"abandoned per-request sessions", "--session per-request --abandon-sessions 0.5 --tool echo -n %d", needsSessions, func(t *testing.T, srv server, s *harness.Setup, l *harness.LevelConfig) {
 		s.Options.SessionMode, s.AbandonSessions = mcp.SessionPerRequest, 0.5
-		s.Workload = workload.Spec{Method: "tools/call", Tool: "echo", Args: echoArgs}
+		s.Load = harness.Requests(workload.Spec{Method: "tools/call", Tool: "echo", Args: echoArgs})
 	}},
-	{"open loop", "--rate 200 --tool echo -n %d", always, func(t *testing.T, srv server, s *harness.Setup, l *harness.Load) {
-		s.Workload = workload.Spec{Method: "tools/call", Tool: "echo", Args: echoArgs}
-		l.Rate, l.MaxInFlight = 200, workers
+	{"open loop", "--rate 200 --tool echo -n %d", always, func(t *testing.T, srv server, s *harness.Setup, l *harness.LevelConfig) {
+		s.Load = harness.Requests(workload.Spec{Method: "tools/call", Tool: "echo", Args: echoArgs})
+		l.Model = harness.OpenLoop{Rate: 200, MaxInFlight: workers}
 	}},
 }
 

@@ -226,7 +226,7 @@ func runBench(ctx context.Context, c *mcp.Client, cfg Config, spec BenchSpec, na
 	}
 	wl := &workload.Workload{Client: c, Ops: []workload.Op{{Request: mcp.Request{Method: "tools/list"}}}}
 	dials := &dialMark{c: c, at: c.Dials()}
-	bc := bench.Config{Concurrency: max(spec.Concurrency, 1), Total: spec.Total, Observer: dials}
+	bc := bench.Config{Model: bench.ClosedLoop{Concurrency: max(spec.Concurrency, 1)}, Total: spec.Total, Observer: dials}
 	if cfg.BenchProgress != nil {
 		bc.Observer = dialProgress{dials, cfg.BenchProgress}
 	}

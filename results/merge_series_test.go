@@ -49,9 +49,9 @@ func TestMergedSeriesSumsExactly(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			cfg := bench.Config{Concurrency: 2, Duration: 700 * time.Millisecond, Interval: 100 * time.Millisecond}
+			cfg := bench.Config{Model: bench.ClosedLoop{Concurrency: 2}, Duration: 700 * time.Millisecond, Interval: 100 * time.Millisecond}
 			if i == 1 {
-				cfg.Rate, cfg.MaxInFlight, cfg.Concurrency = 400, 4, 0
+				cfg.Model = bench.OpenLoop{Rate: 400, MaxInFlight: 4}
 			}
 			p, err := bench.Run(context.Background(), cfg, pacedWorkload{})
 			if err != nil {

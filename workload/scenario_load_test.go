@@ -52,7 +52,7 @@ func TestScenarioClosedUsers(t *testing.T) {
 	c := o.dial(t, 16)
 	wl := build(t, c, agentScenario, nil, false)
 	before := o.srv.Health().RequestsByMethod
-	p, err := bench.Run(context.Background(), bench.Config{Concurrency: 8, Duration: loadFor}, wl)
+	p, err := bench.Run(context.Background(), bench.Config{Model: bench.ScenarioUsers{Users: 8}, Duration: loadFor}, wl)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,7 +104,7 @@ func TestScenarioSessionRate(t *testing.T) {
 	c := o.dial(t, 32)
 	wl := build(t, c, agentScenario, nil, false)
 	const rate = 20
-	p, err := bench.Run(context.Background(), bench.Config{Rate: rate, Duration: loadFor}, wl)
+	p, err := bench.Run(context.Background(), bench.Config{Model: bench.OpenLoop{Rate: rate}, Duration: loadFor}, wl)
 	if err != nil {
 		t.Fatal(err)
 	}

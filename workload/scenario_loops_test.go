@@ -37,7 +37,7 @@ scenarios:
 	init0, del0 := o.initialized, o.deleted // the client's own probes
 	o.mu.Unlock()
 	t0 := time.Now()
-	p, err := bench.Run(context.Background(), bench.Config{Concurrency: 4, Total: 12, Loops: 2}, wl)
+	p, err := bench.Run(context.Background(), bench.Config{Model: bench.ScenarioUsers{Users: 4}, Total: 12, Loops: 2}, wl)
 	took := time.Since(t0)
 	if err != nil || p.Errors != 0 || p.Sessions.Completed != 12 {
 		t.Fatalf("%+v %v %v", p.Sessions, p.ErrorExamples, err)
@@ -70,7 +70,7 @@ func TestScenarioOwnConnectionsOnLoops(t *testing.T) {
 	c := o.dial(t, 1)
 	wl := build(t, c, `scenarios: [{name: s, steps: [ping, {think: 5ms}, ping]}]`, nil, true)
 	before := c.Dials()
-	p, err := bench.Run(context.Background(), bench.Config{Concurrency: 3, Total: 12, Loops: 2}, wl)
+	p, err := bench.Run(context.Background(), bench.Config{Model: bench.ScenarioUsers{Users: 3}, Total: 12, Loops: 2}, wl)
 	if err != nil || p.Sessions.Completed != 12 || p.Errors != 0 {
 		t.Fatalf("%+v %v %v", p.Sessions, p.ErrorExamples, err)
 	}
@@ -120,7 +120,7 @@ scenarios:
 			}
 		}
 	}()
-	p, err := bench.Run(context.Background(), bench.Config{Concurrency: 40, Total: 40, Loops: 1}, wl)
+	p, err := bench.Run(context.Background(), bench.Config{Model: bench.ScenarioUsers{Users: 40}, Total: 40, Loops: 1}, wl)
 	close(stop)
 	<-probed
 	if err != nil || p.Errors != 0 || p.Sessions.Completed != 40 {
@@ -161,7 +161,7 @@ func TestScenarioInterruptedThink(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()
 	t0 := time.Now()
-	_, err := bench.Run(ctx, bench.Config{Concurrency: 8, Duration: 5 * time.Second, Loops: 1}, wl)
+	_, err := bench.Run(ctx, bench.Config{Model: bench.ScenarioUsers{Users: 8}, Duration: 5 * time.Second, Loops: 1}, wl)
 	took := time.Since(t0)
 	o.mu.Lock()
 	defer o.mu.Unlock()
@@ -186,7 +186,7 @@ func TestScenarioRampHoldsNoTask(t *testing.T) {
 	waiting.Store(-1)
 	probe := time.AfterFunc(200*time.Millisecond, func() { waiting.Store(int64(onStacks("bench.(*runner).closedEach", "SleepUntil"))) })
 	defer probe.Stop()
-	p, err := bench.Run(context.Background(), bench.Config{Concurrency: 40, RampUp: 600 * time.Millisecond, Duration: 100 * time.Millisecond, Loops: 1}, wl)
+	p, err := bench.Run(context.Background(), bench.Config{Model: bench.ScenarioUsers{Users: 40, RampUp: 600 * time.Millisecond}, Duration: 100 * time.Millisecond, Loops: 1}, wl)
 	if err != nil || p.Errors != 0 {
 		t.Fatalf("%v %v", p.ErrorExamples, err)
 	}

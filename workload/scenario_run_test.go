@@ -202,7 +202,7 @@ scenarios:
         expect: {is_error: true}
 `, map[string]string{"rows.jsonl": "{\"message\":\"row-0\"}\n{\"message\":\"row-1\"}\n{\"message\":\"row-2\"}\n"}, false)
 	before := o.srv.Health().RequestsByMethod
-	p, err := bench.Run(context.Background(), bench.Config{Concurrency: 1, Total: 5}, wl)
+	p, err := bench.Run(context.Background(), bench.Config{Model: bench.ScenarioUsers{Users: 1}, Total: 5}, wl)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -236,7 +236,7 @@ func TestScenarioNewConnectionPerSession(t *testing.T) {
 	c := o.dial(t, 1)
 	wl := build(t, c, `scenarios: [{name: s, steps: [ping]}]`, nil, true)
 	before := c.Dials()
-	p, err := bench.Run(context.Background(), bench.Config{Concurrency: 2, Total: 10}, wl)
+	p, err := bench.Run(context.Background(), bench.Config{Model: bench.ScenarioUsers{Users: 2}, Total: 10}, wl)
 	if err != nil || p.Sessions.Completed != 10 || p.Errors != 0 {
 		t.Fatalf("%+v %v %v", p.Sessions, p.ErrorExamples, err)
 	}
@@ -266,7 +266,7 @@ scenarios:
           - name: plain
             call: {tool: echo, args: {message: plain}}
 `, map[string]string{"rows.csv": "message\nr1\nr2\n"}, false)
-	p, err := bench.Run(context.Background(), bench.Config{Concurrency: 4, Total: 20}, wl)
+	p, err := bench.Run(context.Background(), bench.Config{Model: bench.ScenarioUsers{Users: 4}, Total: 20}, wl)
 	if err != nil || p.Errors != 0 || p.Sessions.Completed != 20 {
 		t.Fatalf("%+v %v %v", p.Sessions, p.ErrorExamples, err)
 	}
@@ -300,7 +300,7 @@ func TestScenarioModernOpensWithDiscover(t *testing.T) {
 		t.Fatalf("negotiated %s", c.ProtocolVersion())
 	}
 	wl := build(t, c, `scenarios: [{name: m, steps: [list, {parallel: [{call: {tool: echo, args: {message: a}}}, ping]}]}]`, nil, false)
-	p, err := bench.Run(ctx, bench.Config{Concurrency: 2, Total: 10}, wl)
+	p, err := bench.Run(ctx, bench.Config{Model: bench.ScenarioUsers{Users: 2}, Total: 10}, wl)
 	if err != nil || p.Errors != 0 {
 		t.Fatalf("%v %v", p.ErrorExamples, err)
 	}
@@ -377,7 +377,7 @@ scenarios:
           - name: own
             call: {tool: echo, args: {message: b}}
 `, nil, false)
-	p, err := bench.Run(context.Background(), bench.Config{Concurrency: 2, Total: 6}, wl)
+	p, err := bench.Run(context.Background(), bench.Config{Model: bench.ScenarioUsers{Users: 2}, Total: 6}, wl)
 	if err != nil || p.Errors != 0 {
 		t.Fatalf("%v %v", p.ErrorExamples, err)
 	}
@@ -398,7 +398,7 @@ func TestScenarioStepsShareADataFile(t *testing.T) {
 	file := `scenarios: [{name: a, steps: [` + row + `, {parallel: [` + row + `, ` + row + `]}]}, {name: b, steps: [` + row + `, ` + row + `, ` + row + `]}]`
 	rows := map[string]string{"rows.jsonl": "{\"message\":\"w\"}\n{\"message\":\"x\"}\n{\"message\":\"y\"}\n{\"message\":\"z\"}\n"}
 	wl := build(t, o.dial(t, 2), file, rows, false)
-	p, err := bench.Run(context.Background(), bench.Config{Concurrency: 2, Total: 4}, wl)
+	p, err := bench.Run(context.Background(), bench.Config{Model: bench.ScenarioUsers{Users: 2}, Total: 4}, wl)
 	if err != nil || p.Errors != 0 || p.Sessions.Completed != 4 {
 		t.Fatalf("%+v %v %v", p.Sessions, p.ErrorExamples, err)
 	}

@@ -79,7 +79,7 @@ func benchSessionCost(b *testing.B, ctx context.Context, url string) {
 // (or users) after a warm-up and reports the process's CPU per request
 // and per tools/call.
 func measureCost(b *testing.B, ctx context.Context, load bench.Work, users int, total int64) {
-	cfg := bench.Config{Concurrency: users, Loops: 1}
+	cfg := bench.Config{Model: bench.ScenarioUsers{Users: users}, Loops: 1}
 	cfg.Total = max(total/10, 20)
 	if _, err := bench.Run(ctx, cfg, load); err != nil {
 		b.Fatal(err)

@@ -25,7 +25,7 @@ func TestThinkScale(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		p, err := bench.Run(context.Background(), bench.Config{Concurrency: 1, Total: 4}, wl)
+		p, err := bench.Run(context.Background(), bench.Config{Model: bench.ScenarioUsers{Users: 1}, Total: 4}, wl)
 		if err != nil || p.Sessions.Completed != 4 {
 			t.Fatalf("%v %+v", err, p.Sessions)
 		}

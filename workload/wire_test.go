@@ -106,12 +106,12 @@ func wireRun(t *testing.T, url string, c, genCPU int, n int64, stamps bool) (mea
 	defer cl.Close(ctx)
 	wl := &workload.Workload{Client: cl, Ops: []workload.Op{{Request: mcp.Request{Method: "tools/list"}}}}
 	// Unmeasured and uncaptured: the connections open, the code warms.
-	if _, err := bench.Run(ctx, bench.Config{Concurrency: c, Total: 300}, wl); err != nil {
+	if _, err := bench.Run(ctx, bench.Config{Model: bench.ClosedLoop{Concurrency: c}, Total: 300}, wl); err != nil {
 		t.Fatal(err)
 	}
 	port, _ := strconv.Atoi(url[strings.LastIndex(url, ":")+1 : strings.Index(url, "/mcp")])
 	capture := startCapture(t, uint16(port))
-	p, err := bench.Run(ctx, bench.Config{Concurrency: c, Total: n}, wl)
+	p, err := bench.Run(ctx, bench.Config{Model: bench.ClosedLoop{Concurrency: c}, Total: n}, wl)
 	wire := capture.finish()
 	if err != nil || p.OK != n {
 		t.Fatalf("%d of %d answered: %v %v", p.OK, n, err, p.ErrorExamples)

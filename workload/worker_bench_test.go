@@ -29,7 +29,7 @@ func BenchmarkMCPWorker(b *testing.B) {
 	wl := &workload.Workload{Client: c, Ops: []workload.Op{{Request: mcp.Request{Method: "tools/list"}}}}
 	b.ReportAllocs()
 	b.ResetTimer()
-	p, err := bench.Run(ctx, bench.Config{Concurrency: 1, Total: int64(b.N)}, wl)
+	p, err := bench.Run(ctx, bench.Config{Model: bench.ClosedLoop{Concurrency: 1}, Total: int64(b.N)}, wl)
 	if err != nil || p.OK != int64(b.N) {
 		b.Fatalf("ok %d of %d: %v %v", p.OK, b.N, err, p.ErrorExamples)
 	}

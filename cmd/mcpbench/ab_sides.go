@@ -28,13 +28,13 @@ func (c abRunConfig) measure(ctx context.Context, _ ab.Side, t ab.Target, warmup
 	cfg := c.RunConfig
 	cfg.Setup.Options.URL = t.URL
 	if warmup {
-		if cfg.Load.Duration > 0 {
-			cfg.Load.Duration = max(cfg.Load.Duration/abWarmupShare, 200*time.Millisecond)
+		if cfg.Level.Duration > 0 {
+			cfg.Level.Duration = max(cfg.Level.Duration/abWarmupShare, 200*time.Millisecond)
 		}
-		if cfg.Load.Total > 0 {
-			cfg.Load.Total = max(cfg.Load.Total/abWarmupShare, 1)
+		if cfg.Level.Total > 0 {
+			cfg.Level.Total = max(cfg.Level.Total/abWarmupShare, 1)
 		}
-		cfg.Load.Warmup = 0
+		cfg.Level.Warmup = 0
 	}
 	r, err := harness.Run(ctx, cfg)
 	if err != nil {
@@ -56,25 +56,20 @@ func (c abRunConfig) measure(ctx context.Context, _ ab.Side, t ab.Target, warmup
 
 // describe says what one measurement sends, in words.
 func (c abRunConfig) describe() string {
-	what := c.Setup.Workload.Method
-	if c.Setup.Workload.Tool != "" {
-		what += " " + c.Setup.Workload.Tool
+	load := "a load model of its own"
+	switch m := c.Level.Model.(type) {
+	case harness.ClosedLoop:
+		load = fmt.Sprintf("closed loop, %d workers", m.Concurrency)
+	case harness.OpenLoop:
+		load = fmt.Sprintf("open loop, %g requests/s", m.Rate)
+	case harness.ScenarioUsers:
+		load = fmt.Sprintf("closed loop, %d users", m.Users)
 	}
-	if len(c.Setup.Workload.Mix) > 0 {
-		what = "a mix"
+	each := c.Level.Duration.String()
+	if c.Level.Total > 0 {
+		each = fmt.Sprintf("%d requests", c.Level.Total)
 	}
-	if c.Setup.Scenario != nil {
-		what = "sessions of a scenario file"
-	}
-	load := fmt.Sprintf("closed loop, %d workers", c.Load.Concurrency)
-	if c.Load.Rate > 0 {
-		load = fmt.Sprintf("open loop, %g requests/s", c.Load.Rate)
-	}
-	each := c.Load.Duration.String()
-	if c.Load.Total > 0 {
-		each = fmt.Sprintf("%d requests", c.Load.Total)
-	}
-	return what + ", " + load + ", " + each + " per side and round"
+	return harness.Sent(c.Setup.Load) + ", " + load + ", " + each + " per side and round"
 }
 
 // handshake is ready when an MCP session opens at the server.

@@ -94,26 +94,29 @@ func (f *scenarioFlags) spec(w *workloadFlags, c *callFlags) (*workload.Scenario
 // runLoad is run's load in sessions: the users or session rate, split
 // for a shard, and the bounds. The counts go through w, whose shard split
 // and checks they share with request loads.
-func (f *scenarioFlags) runLoad(w *workloadFlags, s *shardFlags, usersSet bool) (harness.Load, error) {
+func (f *scenarioFlags) runLoad(w *workloadFlags, s *shardFlags, usersSet bool) (harness.LevelConfig, error) {
 	w.concurrency, w.rate, w.total = max(f.users, 1), f.sessionRate, f.maxSessions
 	if err := s.parse(); err != nil {
-		return harness.Load{}, err
+		return harness.LevelConfig{}, err
 	}
 	if sp := s.spec; sp != nil && (w.rate == 0 || usersSet) && w.concurrency < sp.count {
-		return harness.Load{}, usagef("--users %d cannot be split over %d shards: each shard needs a user", w.concurrency, sp.count)
+		return harness.LevelConfig{}, usagef("--users %d cannot be split over %d shards: each shard needs a user", w.concurrency, sp.count)
 	}
 	if sp := s.spec; sp != nil && w.total > 0 && w.total < int64(sp.count) {
-		return harness.Load{}, usagef("--max-sessions %d cannot be split over %d shards: each shard needs a session", w.total, sp.count)
+		return harness.LevelConfig{}, usagef("--max-sessions %d cannot be split over %d shards: each shard needs a session", w.total, sp.count)
 	}
 	if err := s.splitRun(w, usersSet); err != nil {
-		return harness.Load{}, err
+		return harness.LevelConfig{}, err
 	}
 	loops, err := w.loops()
 	if err != nil {
-		return harness.Load{}, err
+		return harness.LevelConfig{}, err
 	}
-	cfg := harness.Load{Concurrency: w.concurrency, Rate: w.rate, MaxInFlight: w.maxInFlight, Total: w.total,
-		Duration: w.duration, Warmup: w.warmup, RampUp: w.rampUp, Loops: loops}
+	cfg := harness.LevelConfig{Model: harness.ScenarioUsers{Users: w.concurrency, RampUp: w.rampUp}, Total: w.total,
+		Duration: w.duration, Warmup: w.warmup, Loops: loops}
+	if w.rate > 0 {
+		cfg.Model = harness.OpenLoop{Rate: w.rate, MaxInFlight: w.maxInFlight, RampUp: w.rampUp}
+	}
 	switch {
 	case w.duration < 0 || w.warmup < 0 || w.rampUp < 0 || w.maxInFlight < 0:
 		return cfg, usagef("-d, --warmup, --ramp-up and --max-in-flight must not be negative")

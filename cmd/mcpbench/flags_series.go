@@ -65,7 +65,7 @@ func (f *seriesFlags) sampling() harness.Sampling {
 // apply puts the series settings into a point's generator configuration
 // and the harness setup: the interval, the sampling and, with --live, the
 // output that prints a line per interval.
-func (f *seriesFlags) apply(load *harness.Load, s *harness.Setup, e env, cmd string) {
+func (f *seriesFlags) apply(load *harness.LevelConfig, s *harness.Setup, e env, cmd string) {
 	load.Interval = f.interval
 	s.Sampling = f.sampling()
 	if f.live {

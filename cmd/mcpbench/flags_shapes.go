@@ -43,8 +43,9 @@ func (s *shapeFlags) registerDashboard(fs *pflag.FlagSet) {
 // shapeConflicts are the load flags a stage list replaces.
 var shapeConflicts = []string{"concurrency", "rate", "total", "duration", "ramp-up", "users", "session-rate", "max-sessions", "shard"}
 
-// apply puts the stages into load, refusing the flags they replace.
-func (s *shapeFlags) apply(fs *pflag.FlagSet, load *harness.Load, interval time.Duration) error {
+// apply puts the stages into load, refusing the flags they replace; w
+// gives the workers' bound and the rate cap that go with stages.
+func (s *shapeFlags) apply(fs *pflag.FlagSet, load *harness.LevelConfig, interval time.Duration, w *workloadFlags) error {
 	if s.stages == "" && s.rateStages == "" {
 		return nil
 	}
@@ -64,25 +65,29 @@ func (s *shapeFlags) apply(fs *pflag.FlagSet, load *harness.Load, interval time.
 	if err != nil {
 		return usagef("%s: %v", name, err)
 	}
-	return setStages(load, name, st, interval)
+	return setStages(load, name, st, interval, w)
 }
 
-// setStages puts checked stages into load in place of its level and length.
-func setStages(load *harness.Load, name string, st harness.Stages, interval time.Duration) error {
-	if err := st.Check(interval); err != nil {
+// setStages makes checked stages load's model, in place of its level and
+// length. A cap beside rate stages is the model's to refuse when the
+// level runs, as it always was.
+func setStages(load *harness.LevelConfig, name string, st harness.Stages, interval time.Duration, w *workloadFlags) error {
+	var m harness.Model = harness.ClosedStages{Stages: st, MaxRate: w.maxRate}
+	if name == "--rate-stages" || name == "rate_stages" {
+		m = harness.RateStages{Stages: st, MaxInFlight: w.maxInFlight}
+	}
+	if err := m.Validate(harness.LevelConfig{Interval: interval}); err != nil {
 		return usagef("%s: %v", name, err)
 	}
-	load.Concurrency, load.Rate, load.Total, load.Duration = 0, 0, 0, 0
-	if name == "--rate-stages" || name == "rate_stages" {
-		load.RateStages = st
-	} else {
-		load.Stages = st
+	if r, ok := m.(harness.RateStages); ok {
+		r.MaxRate, m = w.maxRate, r
 	}
+	load.Model, load.Total, load.Duration = m, 0, 0
 	return nil
 }
 
 // fromFile takes a scenario file's stages when no flag gave any.
-func (s *shapeFlags) fromFile(fs *pflag.FlagSet, load *harness.Load, file *workload.ScenarioFile, interval time.Duration) error {
+func (s *shapeFlags) fromFile(fs *pflag.FlagSet, load *harness.LevelConfig, file *workload.ScenarioFile, interval time.Duration, w *workloadFlags) error {
 	if s.stages != "" || s.rateStages != "" || file == nil {
 		return nil
 	}
@@ -102,7 +107,7 @@ func (s *shapeFlags) fromFile(fs *pflag.FlagSet, load *harness.Load, file *workl
 			return usagef("--scenario %s has %s, which set the load and its length: drop --%s", file.Name, name, f)
 		}
 	}
-	return setStages(load, name, st, interval)
+	return setStages(load, name, st, interval, w)
 }
 
 // check reads the --abort-on rules and the --dashboard address.

@@ -93,7 +93,7 @@ func readJSONArg(flag, v string) (json.RawMessage, error) {
 	return json.RawMessage(b), nil
 }
 
-// loops is harness.Load.Loops for --driver: one event loop per core the
+// loops is harness.LevelConfig.Loops for --driver: one event loop per core the
 // process may use, or none. "auto" (the default) and "loops" both use
 // them where they fit and fall back to goroutines elsewhere; the report's
 // client.driver says which ran.

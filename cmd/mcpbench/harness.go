@@ -8,15 +8,14 @@ import (
 
 	"github.com/mcpbench/mcpbench/harness"
 	"github.com/mcpbench/mcpbench/mcp"
-	"github.com/mcpbench/mcpbench/workload"
 )
 
 // setup is the part of run's and sweep's harness configuration that
 // their shared flags give.
-func (t *targetFlags) setup(opts mcp.Options, spec workload.Spec, s *shardFlags) harness.Setup {
+func (t *targetFlags) setup(opts mcp.Options, load harness.LoadKind, s *shardFlags) harness.Setup {
 	return harness.Setup{
 		Options:   opts,
-		Workload:  spec,
+		Load:      load,
 		HealthURL: t.healthURL,
 		LogFile:   t.logFile,
 		LogSettle: time.Duration(t.logSettle),

@@ -11,7 +11,6 @@ import (
 
 	"github.com/mcpbench/mcpbench/harness"
 	"github.com/mcpbench/mcpbench/report"
-	"github.com/mcpbench/mcpbench/workload"
 )
 
 const runUsage = `Usage: mcpbench run --url URL [flags]
@@ -100,7 +99,7 @@ func runMain(ctx context.Context, args []string, e env) int {
 		f.output.defaultNames(outs, reportBase(&f.target, "run"))
 	}
 	watch(&cfg.Setup, e, "run", f.output.noProgress || f.series.live)
-	f.series.apply(&cfg.Load, &cfg.Setup, e, "run")
+	f.series.apply(&cfg.Level, &cfg.Setup, e, "run")
 	if err := f.stream.apply(&cfg.Setup, e, "run"); err != nil {
 		return exitFor(e, "run", err)
 	}
@@ -114,7 +113,7 @@ func runMain(ctx context.Context, args []string, e env) int {
 	r, err := harness.Run(runCtx, cfg)
 	if err != nil {
 		unit := "request"
-		if cfg.Scenario != nil {
+		if f.scenario.file != "" {
 			unit = "session"
 		}
 		return harnessExit(e, "run", unit, err)
@@ -191,7 +190,7 @@ func (f *runFlags) config(fs *pflag.FlagSet, e *env) (harness.RunConfig, error) 
 	}
 	load, err := f.benchConfig(fs.Changed("concurrency"))
 	if err == nil {
-		err = f.shapes.apply(fs, &load, f.series.interval)
+		err = f.shapes.apply(fs, &load, f.series.interval, &f.workload)
 	}
 	if err != nil {
 		return harness.RunConfig{}, err
@@ -213,14 +212,14 @@ func (f *runFlags) config(fs *pflag.FlagSet, e *env) (harness.RunConfig, error) 
 	if err != nil {
 		return harness.RunConfig{}, err
 	}
-	return harness.RunConfig{Setup: f.target.setup(opts, spec, &f.shard), Load: load, Soak: f.series.soak()}, nil
+	return harness.RunConfig{Setup: f.target.setup(opts, harness.Requests(spec), &f.shard), Level: load, Soak: f.series.soak()}, nil
 }
 
 // scenarioConfig is config for sessions of a scenario file.
 func (f *runFlags) scenarioConfig(fs *pflag.FlagSet, e *env) (harness.RunConfig, error) {
 	load, err := f.scenario.runLoad(&f.workload, &f.shard, fs.Changed("users"))
 	if err == nil {
-		err = f.shapes.apply(fs, &load, f.series.interval)
+		err = f.shapes.apply(fs, &load, f.series.interval, &f.workload)
 	}
 	if err == nil {
 		err = f.shapes.check()
@@ -233,7 +232,7 @@ func (f *runFlags) scenarioConfig(fs *pflag.FlagSet, e *env) (harness.RunConfig,
 	}
 	spec, err := f.scenario.spec(&f.workload, &f.calls)
 	if err == nil {
-		err = f.shapes.fromFile(fs, &load, spec.File, f.series.interval)
+		err = f.shapes.fromFile(fs, &load, spec.File, f.series.interval, &f.workload)
 	}
 	if err != nil {
 		return harness.RunConfig{}, err
@@ -243,19 +242,15 @@ func (f *runFlags) scenarioConfig(fs *pflag.FlagSet, e *env) (harness.RunConfig,
 	if err != nil {
 		return harness.RunConfig{}, err
 	}
-	setup := f.target.setup(opts, workload.Spec{}, &f.shard)
-	setup.Scenario = spec
-	return harness.RunConfig{Setup: setup, Load: load}, nil
+	setup := f.target.setup(opts, harness.Scenarios(*spec, opts.SessionMode), &f.shard)
+	return harness.RunConfig{Setup: setup, Level: load}, nil
 }
 
-// benchConfig checks the load flags and turns them into a harness.Load.
-func (f *runFlags) benchConfig(concurrencySet bool) (harness.Load, error) {
+// benchConfig checks the load flags and turns them into a level: a closed
+// loop of -c workers, or an open loop at --rate.
+func (f *runFlags) benchConfig(concurrencySet bool) (harness.LevelConfig, error) {
 	w := &f.workload
-	cfg := harness.Load{
-		Concurrency: w.concurrency, Rate: w.rate, MaxInFlight: w.maxInFlight,
-		Total: w.total, Duration: w.duration, Warmup: w.warmup,
-		RampUp: w.rampUp, MaxRate: w.maxRate,
-	}
+	cfg := harness.LevelConfig{Total: w.total, Duration: w.duration, Warmup: w.warmup}
 	loops, err := w.loops()
 	if err != nil {
 		return cfg, err
@@ -273,8 +268,13 @@ func (f *runFlags) benchConfig(concurrencySet bool) (harness.Load, error) {
 	case w.total > 0 && w.duration > 0:
 		return cfg, usagef("give -n or -d, not both")
 	}
-	if w.rate > 0 && concurrencySet && w.maxInFlight == 0 {
-		cfg.MaxInFlight = w.concurrency // -c with --rate bounds the workers
+	cfg.Model = harness.ClosedLoop{Concurrency: w.concurrency, RampUp: w.rampUp, MaxRate: w.maxRate}
+	if w.rate > 0 {
+		open := harness.OpenLoop{Rate: w.rate, MaxInFlight: w.maxInFlight, RampUp: w.rampUp}
+		if concurrencySet && w.maxInFlight == 0 {
+			open.MaxInFlight = w.concurrency // -c with --rate bounds the workers
+		}
+		cfg.Model = open
 	}
 	if w.rate == 0 && w.maxInFlight > 0 && f.shapes.rateStages == "" {
 		return cfg, usagef("--max-in-flight goes with --rate (a closed loop has -c in flight)")

@@ -13,7 +13,6 @@ import (
 	"github.com/mcpbench/mcpbench/report"
 	"github.com/mcpbench/mcpbench/results"
 	"github.com/mcpbench/mcpbench/sweep"
-	"github.com/mcpbench/mcpbench/workload"
 )
 
 const sweepUsage = `Usage: mcpbench sweep --url URL (--concurrency-values LIST | --concurrency-range R |
@@ -243,9 +242,11 @@ func (f *sweepFlags) config(fs *pflag.FlagSet, e *env) (harness.SweepConfig, err
 		return harness.SweepConfig{}, err
 	}
 	return harness.SweepConfig{
-		Setup: setup,
-		Plan:  sweep.Plan{Concurrency: cs, Rates: rs, SLO: f.gate.gates().SLO, Refine: f.refine, Cooldown: f.cooldown},
-		Point: harness.Load{MaxInFlight: w.maxInFlight, Total: w.total, Duration: w.duration, Warmup: w.warmup, RampUp: w.rampUp, Loops: loops},
+		Setup:       setup,
+		Plan:        sweep.Plan{Concurrency: cs, Rates: rs, SLO: f.gate.gates().SLO, Refine: f.refine, Cooldown: f.cooldown},
+		Point:       harness.LevelConfig{Total: w.total, Duration: w.duration, Warmup: w.warmup, Loops: loops},
+		RampUp:      w.rampUp,
+		MaxInFlight: w.maxInFlight,
 	}, nil
 }
 
@@ -262,9 +263,7 @@ func (f *sweepFlags) setup(e *env, cs []int, rs []float64) (harness.Setup, error
 		if err != nil {
 			return harness.Setup{}, err
 		}
-		setup := f.target.setup(opts, workload.Spec{}, &f.shard)
-		setup.Scenario = spec
-		return setup, nil
+		return f.target.setup(opts, harness.Scenarios(*spec, opts.SessionMode), &f.shard), nil
 	}
 	spec, err := f.calls.spec(w)
 	if err != nil {
@@ -274,7 +273,7 @@ func (f *sweepFlags) setup(e *env, cs []int, rs []float64) (harness.Setup, error
 	if err != nil {
 		return harness.Setup{}, err
 	}
-	return f.target.setup(opts, spec, &f.shard), nil
+	return f.target.setup(opts, harness.Requests(spec), &f.shard), nil
 }
 
 // perPoint checks how long each point lasts and fills in the default: a
@@ -314,7 +313,7 @@ func sweepPool(cs []int, rs []float64, maxInFlight int) int {
 		pool = max(pool, c)
 	}
 	for _, r := range rs {
-		pool = max(pool, harness.Load{Rate: r, MaxInFlight: maxInFlight}.Workers())
+		pool = max(pool, harness.LevelConfig{Model: harness.OpenLoop{Rate: r, MaxInFlight: maxInFlight}}.Workers())
 	}
 	return pool
 }
