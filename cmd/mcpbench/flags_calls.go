@@ -30,20 +30,16 @@ type callFlags struct {
 // flags declares how tools/call traffic is shaped.
 func (f *callFlags) flags() []flagDecl {
 	return []flagDecl{
-		{name: "gen-args", to: &f.genArgs, group: groupWorkload,
-			usage: "generate valid, varied tools/call arguments from each tool's inputSchema (resources/read: URIs from resources/list and its templates; prompts/get, completion/complete: prompts and arguments from prompts/list)"},
-		{name: "arg-cardinality", to: &f.cardinality, def: 16, group: groupWorkload, rng: atLeastOne(maxCardinality), usage: "with --gen-args: N distinct argument sets per tool"},
-		{name: "mix", to: &f.mix, group: groupWorkload, usage: "weighted mix `FILE`: JSON list of {method, tool, args, gen_args, weight}"},
-		{name: "inject-args", to: &f.inject, group: groupWorkload, usage: "JSON object merged into every tools/call's arguments"},
-		{name: "no-validate", to: &f.noValidate, group: groupWorkload, usage: "do not check structuredContent against the tool's outputSchema"},
-		{name: "allow-writes", to: &f.allowWrites, group: groupWorkload,
-			usage: "with --gen-args: also call tools that may write but are annotated destructiveHint: false (by default only readOnlyHint: true tools are called)"},
-		{name: "allow-destructive", to: &f.allowDestructive, group: groupWorkload,
-			usage: "with --gen-args: also call tools that may destroy data (annotated so, or not annotated at all)"},
-		{name: "tools", to: &f.tools, list: true, group: groupWorkload, usage: "with --gen-args: call only the tools matching one of these `GLOB`s, e.g. 'read_*,list_*'"},
-		{name: "exclude-tools", to: &f.excludeTools, list: true, group: groupWorkload, usage: "with --gen-args: never call the tools matching one of these `GLOB`s"},
-		{name: "dry-run", to: &f.dryRun, group: groupWorkload,
-			usage: "connect, list the tools and print the plan (tools, annotations, sample arguments, load), then exit without calling any tool"},
+		{name: "gen-args", to: &f.genArgs, group: "Workload and tools", usage: "generate valid, varied tools/call arguments from each tool's inputSchema (resources/read: URIs from resources/list and its templates; prompts/get, completion/complete: prompts and arguments from prompts/list)"},
+		{name: "arg-cardinality", to: &f.cardinality, def: 16, group: "Workload and tools", rng: atLeastOne(maxCardinality), usage: "with --gen-args: N distinct argument sets per tool"},
+		{name: "mix", to: &f.mix, group: "Workload and tools", usage: "weighted mix `FILE`: JSON list of {method, tool, args, gen_args, weight}"},
+		{name: "inject-args", to: &f.inject, group: "Workload and tools", usage: "JSON object merged into every tools/call's arguments"},
+		{name: "no-validate", to: &f.noValidate, group: "Workload and tools", usage: "do not check structuredContent against the tool's outputSchema"},
+		{name: "allow-writes", to: &f.allowWrites, group: "Workload and tools", usage: "with --gen-args: also call tools that may write but are annotated destructiveHint: false (by default only readOnlyHint: true tools are called)"},
+		{name: "allow-destructive", to: &f.allowDestructive, group: "Workload and tools", usage: "with --gen-args: also call tools that may destroy data (annotated so, or not annotated at all)"},
+		{name: "tools", to: &f.tools, list: true, group: "Workload and tools", usage: "with --gen-args: call only the tools matching one of these `GLOB`s, e.g. 'read_*,list_*'"},
+		{name: "exclude-tools", to: &f.excludeTools, list: true, group: "Workload and tools", usage: "with --gen-args: never call the tools matching one of these `GLOB`s"},
+		{name: "dry-run", to: &f.dryRun, group: "Workload and tools", usage: "connect, list the tools and print the plan (tools, annotations, sample arguments, load), then exit without calling any tool"},
 	}
 }
 

@@ -24,7 +24,7 @@ import (
 //
 //	func (f *abFlags) flagSet() *pflag.FlagSet {
 //		return declare("ab", append([]flagDecl{
-//			{name: "rounds", to: &f.rounds, def: 5, group: groupLoad, rng: atLeastOne(100),
+//			{name: "rounds", to: &f.rounds, def: 5, group: "Load", rng: atLeastOne(100),
 //				usage: "alternate the two servers `N` times"},
 //		}, f.output.reports()...)...)
 //	}
@@ -63,29 +63,10 @@ type flagDecl struct {
 	noOptDef      string // the value of the flag given alone
 }
 
-// The help groups, in --help's order.
-const (
-	groupTarget    = "Target and transport"
-	groupAuth      = "Authentication"
-	groupLoad      = "Load"
-	groupWorkload  = "Workload and tools"
-	groupScenarios = "Scenarios"
-	groupGates     = "SLO and gates"
-	groupSeries    = "Time series and server"
-	groupProbe     = "Probe benchmarks"
-	groupLogWindow = "Log window"
-	groupMerging   = "Merging"
-	groupServer    = "Server"
-	groupServed    = "Served tools"
-	groupStatsLog  = "Stats log"
-	groupFaults    = "Faults"
-	groupOutputs   = "Outputs"
-	groupShards    = "Shards"
-)
-
-// helpGroups is the order of the headings, for every command.
-var helpGroups = []string{groupTarget, groupAuth, groupLoad, groupWorkload, groupScenarios, groupGates, groupSeries,
-	groupProbe, groupLogWindow, groupMerging, groupServer, groupServed, groupStatsLog, groupFaults, groupOutputs, groupShards}
+// helpGroups are --help's headings, in their order, for every command; a
+// declaration's group is one of them (TestFlagDeclarations).
+var helpGroups = []string{"Target and transport", "Authentication", "Load", "Workload and tools", "Scenarios", "SLO and gates",
+	"Time series and server", "Probe benchmarks", "Log window", "Merging", "Server", "Served tools", "Stats log", "Faults", "Outputs", "Shards"}
 
 // The annotations declare leaves on each flag.
 const (
@@ -143,8 +124,9 @@ func (d flagDecl) register(fs *pflag.FlagSet) {
 		}
 		reflect.ValueOf(fs).MethodByName(method).Call([]reflect.Value{to, reflect.ValueOf(d.name), reflect.ValueOf(d.short), def, reflect.ValueOf(d.usage)})
 	}
-	f := fs.Lookup(d.name)
-	f.NoOptDefVal = d.noOptDef
+	if d.noOptDef != "" { // a bool's own ("true") stays
+		fs.Lookup(d.name).NoOptDefVal = d.noOptDef
+	}
 	note := func(key string, vals ...string) { _ = fs.SetAnnotation(d.name, key, vals) }
 	note(groupKey, d.group)
 	if d.rng != nil {

@@ -38,6 +38,9 @@ func TestFlagDeclarations(t *testing.T) {
 			if g := helpGroup(f); !slices.Contains(helpGroups, g) {
 				t.Errorf("%s: group %q is not a heading of helpGroups (declare it with a flagDecl)", at, g)
 			}
+			if f.Value.Type() == "bool" && f.NoOptDefVal != "true" {
+				t.Errorf("%s: a switch that wants a value", at)
+			}
 			if _, numeric := numericTypes[f.Value.Type()]; numeric {
 				if _, ok := flagLimit(f); !ok && len(f.Annotations[noRangeKey]) == 0 {
 					t.Errorf("%s: a numeric flag with neither rng nor noRange", at)

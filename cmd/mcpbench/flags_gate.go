@@ -19,13 +19,12 @@ type gateFlags struct {
 // what fails the command.
 func (g *gateFlags) flags(failOnSLO string) []flagDecl {
 	return []flagDecl{
-		{name: "p95-slo-ms", to: &g.p95SLO, group: groupGates, rng: zeroOrMore(maxSLOMillis), usage: "p95 latency target in ms (0 = none)"},
-		{name: "p99-slo-ms", to: &g.p99SLO, group: groupGates, rng: zeroOrMore(maxSLOMillis), usage: "p99 latency target in ms (0 = none)"},
-		{name: "max-error-rate", to: &g.maxErrorRate, group: groupGates, rng: fraction, usage: "highest acceptable error rate, 0..1"},
-		{name: "allow-request-errors", to: &g.allowErrors, group: groupGates, usage: "any error rate is acceptable"},
-		{name: "fail-on-slo", to: &g.failOnSLO, group: groupGates, usage: failOnSLO},
-		{name: "count-tool-errors", to: &g.countToolErr, group: groupGates,
-			usage: "with --gen-args: count tool_error answers in the --max-error-rate gate (by default made-up arguments a tool turns down do not fail a run)"},
+		{name: "p95-slo-ms", to: &g.p95SLO, group: "SLO and gates", rng: zeroOrMore(maxSLOMillis), usage: "p95 latency target in ms (0 = none)"},
+		{name: "p99-slo-ms", to: &g.p99SLO, group: "SLO and gates", rng: zeroOrMore(maxSLOMillis), usage: "p99 latency target in ms (0 = none)"},
+		{name: "max-error-rate", to: &g.maxErrorRate, group: "SLO and gates", rng: fraction, usage: "highest acceptable error rate, 0..1"},
+		{name: "allow-request-errors", to: &g.allowErrors, group: "SLO and gates", usage: "any error rate is acceptable"},
+		{name: "fail-on-slo", to: &g.failOnSLO, group: "SLO and gates", usage: failOnSLO},
+		{name: "count-tool-errors", to: &g.countToolErr, group: "SLO and gates", usage: "with --gen-args: count tool_error answers in the --max-error-rate gate (by default made-up arguments a tool turns down do not fail a run)"},
 	}
 }
 

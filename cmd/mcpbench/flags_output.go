@@ -31,29 +31,29 @@ const defaultOutDir = ".run/reports"
 // dirUsage says what --out-dir holds.
 func (o *outputFlags) flags(dirUsage string) []flagDecl {
 	return append(append(o.reports(), o.html()...),
-		flagDecl{name: "out-dir", to: &o.outDir, def: defaultOutDir, group: groupOutputs, usage: dirUsage},
-		flagDecl{name: "no-progress", to: &o.noProgress, group: groupOutputs, usage: "no progress line on stderr"},
-		flagDecl{name: "cpuprofile", to: &o.cpuProfile, group: groupOutputs, usage: "write a Go CPU profile of mcpbench itself to `FILE`"},
-		flagDecl{name: "memprofile", to: &o.memProfile, group: groupOutputs, usage: "write a Go heap profile of mcpbench, taken at the end of the load, to `FILE`"})
+		flagDecl{name: "out-dir", to: &o.outDir, def: defaultOutDir, group: "Outputs", usage: dirUsage},
+		flagDecl{name: "no-progress", to: &o.noProgress, group: "Outputs", usage: "no progress line on stderr"},
+		flagDecl{name: "cpuprofile", to: &o.cpuProfile, group: "Outputs", usage: "write a Go CPU profile of mcpbench itself to `FILE`"},
+		flagDecl{name: "memprofile", to: &o.memProfile, group: "Outputs", usage: "write a Go heap profile of mcpbench, taken at the end of the load, to `FILE`"})
 }
 
 // reports declares the flags of where a command's reports go.
 func (o *outputFlags) reports() []flagDecl {
 	return []flagDecl{
-		{name: "json-out", to: &o.jsonOut, group: groupOutputs, usage: "write the JSON report to `FILE` (- = stdout, and nothing else there)"},
-		{name: "md-out", to: &o.mdOut, group: groupOutputs, usage: "write the Markdown report to `FILE` (alias --markdown-out; - = stdout)"},
+		{name: "json-out", to: &o.jsonOut, group: "Outputs", usage: "write the JSON report to `FILE` (- = stdout, and nothing else there)"},
+		{name: "md-out", to: &o.mdOut, group: "Outputs", usage: "write the Markdown report to `FILE` (alias --markdown-out; - = stdout)"},
 		o.quietFlag("no human summary on stdout"),
 	}
 }
 
 // quietFlag declares -q; usage says what it silences.
 func (o *outputFlags) quietFlag(usage string) flagDecl {
-	return flagDecl{name: "quiet", short: "q", to: &o.quiet, group: groupOutputs, usage: usage}
+	return flagDecl{name: "quiet", short: "q", to: &o.quiet, group: "Outputs", usage: usage}
 }
 
 // html declares --html-out, for the commands with an HTML report.
 func (o *outputFlags) html() []flagDecl {
-	return []flagDecl{{name: "html-out", to: &o.htmlOut, group: groupOutputs, usage: "write the HTML report to `FILE`: one page with charts that works offline"}}
+	return []flagDecl{{name: "html-out", to: &o.htmlOut, group: "Outputs", usage: "write the HTML report to `FILE`: one page with charts that works offline"}}
 }
 
 // reportExts are the file names' endings of the formats written under

@@ -25,31 +25,25 @@ type scenarioFlags struct {
 // own (run's users or session rate, sweep's user counts).
 func (f *scenarioFlags) flags(levels []flagDecl) []flagDecl {
 	return append(append([]flagDecl{
-		{name: "scenario", to: &f.file, group: groupScenarios,
-			usage: "run sessions of the scenario `FILE` (YAML or JSON, see docs/scenarios.md) instead of single requests"},
+		{name: "scenario", to: &f.file, group: "Scenarios", usage: "run sessions of the scenario `FILE` (YAML or JSON, see docs/scenarios.md) instead of single requests"},
 	}, levels...), []flagDecl{
-		{name: "max-sessions", to: &f.maxSessions, group: groupScenarios, rng: atLeastOne(maxRequests),
-			usage: "with --scenario: stop after N measured sessions (with -d: whichever comes first)"},
-		{name: "think-scale", to: &f.thinkScale, def: 1.0, group: groupScenarios, rng: above0(1000),
-			usage: "with --scenario: multiply every think time by `X` (0.5 halves the recorded pauses, 2 doubles them)"},
-		{name: "new-connection-per-session", to: &f.newConnection, group: groupScenarios,
-			usage: "with --scenario: open each session on connections of its own, closed at its end (connection churn)"},
+		{name: "max-sessions", to: &f.maxSessions, group: "Scenarios", rng: atLeastOne(maxRequests), usage: "with --scenario: stop after N measured sessions (with -d: whichever comes first)"},
+		{name: "think-scale", to: &f.thinkScale, def: 1.0, group: "Scenarios", rng: above0(1000), usage: "with --scenario: multiply every think time by `X` (0.5 halves the recorded pauses, 2 doubles them)"},
+		{name: "new-connection-per-session", to: &f.newConnection, group: "Scenarios", usage: "with --scenario: open each session on connections of its own, closed at its end (connection churn)"},
 	}...)
 }
 
 // users declares run's one level of sessions: users or a session rate.
 func (f *scenarioFlags) users() []flagDecl {
 	return []flagDecl{
-		{name: "users", to: &f.userCount, group: groupScenarios, rng: atLeastOne(maxWorkers),
-			usage: "with --scenario, closed loop: N virtual users, each running sessions back to back (default 1)"},
-		{name: "session-rate", to: &f.sessionRate, group: groupScenarios, rng: above0(maxRate),
-			usage: "with --scenario, open loop: R new sessions/s on a fixed schedule (--max-in-flight bounds the users)"},
+		{name: "users", to: &f.userCount, group: "Scenarios", rng: atLeastOne(maxWorkers), usage: "with --scenario, closed loop: N virtual users, each running sessions back to back (default 1)"},
+		{name: "session-rate", to: &f.sessionRate, group: "Scenarios", rng: above0(maxRate), usage: "with --scenario, open loop: R new sessions/s on a fixed schedule (--max-in-flight bounds the users)"},
 	}
 }
 
 // usersLevels declares sweep's levels of users.
 func (f *scenarioFlags) usersLevels() []flagDecl {
-	return []flagDecl{{name: "users-values", to: &f.usersValues, group: groupScenarios, usage: "with --scenario: the user counts to measure, e.g. 1,2,4,8"}}
+	return []flagDecl{{name: "users-values", to: &f.usersValues, group: "Scenarios", usage: "with --scenario: the user counts to measure, e.g. 1,2,4,8"}}
 }
 
 // scenarioOnly are the flags that mean nothing without --scenario.

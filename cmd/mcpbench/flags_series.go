@@ -24,27 +24,20 @@ type seriesFlags struct {
 // flags declares the series and the server sampling, for run and sweep.
 func (f *seriesFlags) flags() []flagDecl {
 	return []flagDecl{
-		{name: "interval", to: &f.interval, def: time.Second, group: groupSeries, rng: &limit{min: 0.01, max: maxWait.Seconds()},
-			usage: "length `D` of the buckets of the report's time series"},
-		{name: "live", to: &f.live, group: groupSeries,
-			usage: "print a line per interval on stderr (logfmt: t=, rps=, p99_ms=, errors=, server gauges), for runbooks that tail output; replaces the progress line"},
+		{name: "interval", to: &f.interval, def: time.Second, group: "Time series and server", rng: &limit{min: 0.01, max: maxWait.Seconds()}, usage: "length `D` of the buckets of the report's time series"},
+		{name: "live", to: &f.live, group: "Time series and server", usage: "print a line per interval on stderr (logfmt: t=, rps=, p99_ms=, errors=, server gauges), for runbooks that tail output; replaces the progress line"},
 		// Whether the process runs is checked when sampling starts.
-		{name: "server-pid", to: &f.serverPID, group: groupSeries, rng: atLeastOne(math.MaxInt32),
-			usage: "sample the local server process `PID` once an interval from /proc: rss_bytes, open_fds, threads, cpu_s"},
-		{name: "server-metrics", to: &f.serverMetrics, group: groupSeries,
-			usage: "sample the server's Prometheus endpoint `URL` once an interval: process_resident_memory_bytes, process_open_fds, go_goroutines when present"},
-		{name: "server-metric", to: &f.metricNames, group: groupSeries,
-			usage: "with --server-metrics: also sample metric `NAME` (a gauge or counter; label sets summed); repeatable"},
+		{name: "server-pid", to: &f.serverPID, group: "Time series and server", rng: atLeastOne(math.MaxInt32), usage: "sample the local server process `PID` once an interval from /proc: rss_bytes, open_fds, threads, cpu_s"},
+		{name: "server-metrics", to: &f.serverMetrics, group: "Time series and server", usage: "sample the server's Prometheus endpoint `URL` once an interval: process_resident_memory_bytes, process_open_fds, go_goroutines when present"},
+		{name: "server-metric", to: &f.metricNames, group: "Time series and server", usage: "with --server-metrics: also sample metric `NAME` (a gauge or counter; label sets summed); repeatable"},
 	}
 }
 
 // soakFlags declares run's soak verdicts.
 func (f *seriesFlags) soakFlags() []flagDecl {
 	return []flagDecl{
-		{name: "fail-on-leak", to: &f.failOnLeak, group: groupGates,
-			usage: "exit 1 when a server series grows significantly and materially (a leak verdict); needs --server-pid or --server-metrics"},
-		{name: "soak-warmup", to: &f.soakWarmup, group: groupSeries, rng: durationUpTo(maxRunTime),
-			usage: "leave the first `D` of the series out of the trend verdicts (default: the first tenth of the run)"},
+		{name: "fail-on-leak", to: &f.failOnLeak, group: "SLO and gates", usage: "exit 1 when a server series grows significantly and materially (a leak verdict); needs --server-pid or --server-metrics"},
+		{name: "soak-warmup", to: &f.soakWarmup, group: "Time series and server", rng: durationUpTo(maxRunTime), usage: "leave the first `D` of the series out of the trend verdicts (default: the first tenth of the run)"},
 	}
 }
 

@@ -34,8 +34,7 @@ type logscanFlags struct {
 
 func (f *logscanFlags) flagSet() *pflag.FlagSet {
 	return declare("logscan", append([]flagDecl{
-		{name: "from-offset", to: &f.fromOffset, group: groupLogWindow, rng: zeroOrMore(math.MaxInt64),
-			usage: "byte offset where the window starts (0 = the start of the file)"},
+		{name: "from-offset", to: &f.fromOffset, group: "Log window", rng: zeroOrMore(math.MaxInt64), usage: "byte offset where the window starts (0 = the start of the file)"},
 	}, f.output.reports()...)...)
 }
 

@@ -39,10 +39,10 @@ type mergeFlags struct {
 
 func (f *mergeFlags) flagSet() *pflag.FlagSet {
 	return declare("merge", concat([]flagDecl{
-		{name: "json-out", to: &f.out.jsonOut, group: groupOutputs, usage: "write the merged report to `FILE` (- = stdout)"},
-		{name: "md-out", to: &f.out.mdOut, group: groupOutputs, usage: "write the merged report's Markdown to `FILE` (- = stdout)"},
+		{name: "json-out", to: &f.out.jsonOut, group: "Outputs", usage: "write the merged report to `FILE` (- = stdout)"},
+		{name: "md-out", to: &f.out.mdOut, group: "Outputs", usage: "write the merged report's Markdown to `FILE` (- = stdout)"},
 	}, f.out.html(), []flagDecl{
-		{name: "allow-missing", to: &f.allowMissing, group: groupMerging, usage: "merge an incomplete set of shards (warns and lists the missing ones)"},
+		{name: "allow-missing", to: &f.allowMissing, group: "Merging", usage: "merge an incomplete set of shards (warns and lists the missing ones)"},
 		f.out.quietFlag("no summary on stdout"),
 	})...)
 }

@@ -53,20 +53,15 @@ type probeFlags struct {
 
 func (f *probeFlags) flagSet() *pflag.FlagSet {
 	return declare("probe", concat(f.target.flags(), []flagDecl{
-		{name: "sequential-samples", to: &f.samples, def: 5, group: groupProbe, rng: zeroOrMore(maxSamples),
-			usage: "tools/list listings sent one after another (the first is the cold call)"},
-		{name: "sequential-sleep-ms", to: &f.sleepMS, def: 100.0, group: groupProbe, rng: zeroOrMore(maxWait.Seconds() * 1000),
-			usage: "pause between sequential listings, in ms"},
-		{name: "bench-small-total", to: &f.smallTotal, def: int64(200), group: groupProbe, rng: zeroOrMore(maxRequests),
-			usage: "requests of the small concurrent benchmark (0 = skip it)"},
-		{name: "bench-small-concurrency", to: &f.smallC, def: 10, group: groupProbe, rng: atLeastOne(maxWorkers), usage: "workers of the small benchmark"},
-		{name: "bench-large-total", to: &f.largeTotal, def: int64(1000), group: groupProbe, rng: zeroOrMore(maxRequests),
-			usage: "requests of the large concurrent benchmark (0 = skip it)"},
-		{name: "bench-large-concurrency", to: &f.largeC, def: 50, group: groupProbe, rng: atLeastOne(maxWorkers), usage: "workers of the large benchmark"},
-		{name: "max-error-rate", to: &f.maxErrorRate, group: groupGates, rng: fraction,
-			usage: "highest acceptable error rate of each benchmark and of the sequential listings, 0..1"},
-		{name: "allow-request-errors", to: &f.allowErrors, group: groupGates, usage: "any error rate is acceptable"},
-	}, f.output.reports(), []flagDecl{{name: "no-progress", to: &f.output.noProgress, group: groupOutputs, usage: "no progress on stderr"}})...)
+		{name: "sequential-samples", to: &f.samples, def: 5, group: "Probe benchmarks", rng: zeroOrMore(maxSamples), usage: "tools/list listings sent one after another (the first is the cold call)"},
+		{name: "sequential-sleep-ms", to: &f.sleepMS, def: 100.0, group: "Probe benchmarks", rng: zeroOrMore(maxWait.Seconds() * 1000), usage: "pause between sequential listings, in ms"},
+		{name: "bench-small-total", to: &f.smallTotal, def: int64(200), group: "Probe benchmarks", rng: zeroOrMore(maxRequests), usage: "requests of the small concurrent benchmark (0 = skip it)"},
+		{name: "bench-small-concurrency", to: &f.smallC, def: 10, group: "Probe benchmarks", rng: atLeastOne(maxWorkers), usage: "workers of the small benchmark"},
+		{name: "bench-large-total", to: &f.largeTotal, def: int64(1000), group: "Probe benchmarks", rng: zeroOrMore(maxRequests), usage: "requests of the large concurrent benchmark (0 = skip it)"},
+		{name: "bench-large-concurrency", to: &f.largeC, def: 50, group: "Probe benchmarks", rng: atLeastOne(maxWorkers), usage: "workers of the large benchmark"},
+		{name: "max-error-rate", to: &f.maxErrorRate, group: "SLO and gates", rng: fraction, usage: "highest acceptable error rate of each benchmark and of the sequential listings, 0..1"},
+		{name: "allow-request-errors", to: &f.allowErrors, group: "SLO and gates", usage: "any error rate is acceptable"},
+	}, f.output.reports(), []flagDecl{{name: "no-progress", to: &f.output.noProgress, group: "Outputs", usage: "no progress on stderr"}})...)
 }
 
 // maxSamples bounds the sequential listings: each is sent alone, so more

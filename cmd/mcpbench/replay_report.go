@@ -33,8 +33,8 @@ type reportFlags struct{ out outputFlags }
 
 func (f *reportFlags) flagSet() *pflag.FlagSet {
 	return declare("report", concat([]flagDecl{
-		{name: "json-out", to: &f.out.jsonOut, group: groupOutputs, usage: "write the report to `FILE` (- = stdout)"},
-		{name: "md-out", to: &f.out.mdOut, group: groupOutputs, usage: "write the report's Markdown to `FILE` (- = stdout)"},
+		{name: "json-out", to: &f.out.jsonOut, group: "Outputs", usage: "write the report to `FILE` (- = stdout)"},
+		{name: "md-out", to: &f.out.mdOut, group: "Outputs", usage: "write the report's Markdown to `FILE` (- = stdout)"},
 	}, f.out.html(), []flagDecl{f.out.quietFlag("no summary on stdout")})...)
 }
 

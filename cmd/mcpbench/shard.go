@@ -79,10 +79,8 @@ type shardFlags struct {
 // flags declares --shard and --start-at.
 func (s *shardFlags) flags() []flagDecl {
 	return []flagDecl{
-		{name: "shard", to: &s.shard, group: groupShards,
-			usage: "run shard `i/N` (0-based) of a load split over N generators: this one takes its share of -c, --rate and -n"},
-		{name: "start-at", to: &s.startAt, group: groupShards,
-			usage: "after connecting, wait until `TIME` (RFC 3339 or Unix seconds) to start sending, so shards line up"},
+		{name: "shard", to: &s.shard, group: "Shards", usage: "run shard `i/N` (0-based) of a load split over N generators: this one takes its share of -c, --rate and -n"},
+		{name: "start-at", to: &s.startAt, group: "Shards", usage: "after connecting, wait until `TIME` (RFC 3339 or Unix seconds) to start sending, so shards line up"},
 	}
 }
 

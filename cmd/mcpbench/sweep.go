@@ -64,21 +64,20 @@ func (f *sweepFlags) flagSet() *pflag.FlagSet {
 		f.workload.pacing(), f.scenario.flags(f.scenario.usersLevels()), f.calls.flags(), f.levelFlags(),
 		f.gate.flags("exit 1 when no point meets the SLO (points past the limit are data, not failures)"), f.series.flags(), f.telemetry.flags(),
 		f.output.flags("write the reports to `DIR` as mcpbench-<host>_<port>-sweep.json, .md, .svg and .html when no --json-out, --md-out, --svg-out or --html-out is given"),
-		[]flagDecl{{name: "svg-out", to: &f.svgOut, group: groupOutputs, usage: "write the chart to `FILE`"}},
+		[]flagDecl{{name: "svg-out", to: &f.svgOut, group: "Outputs", usage: "write the chart to `FILE`"}},
 		f.shard.flags(), f.shapes.dashboardFlag())...)
 }
 
 // levelFlags declares the sweep's levels and how it moves between them.
 func (f *sweepFlags) levelFlags() []flagDecl {
 	return []flagDecl{
-		{name: "concurrency-values", to: &f.concurrencyValues, group: groupLoad, usage: "concurrency levels, e.g. 1,2,4,8"},
-		{name: "concurrency-range", to: &f.concurrencyRange, group: groupLoad, usage: "FROM:TO[:xF|:+S] levels, e.g. 1:64:x2"},
-		{name: "rate-values", to: &f.rateValues, group: groupLoad, usage: "open-loop rates, e.g. 100,200,400"},
-		{name: "rate-range", to: &f.rateRange, group: groupLoad, usage: "FROM:TO[:xF|:+S] rates, e.g. 100:600:+100"},
-		{name: "refine", to: &f.refine, group: groupLoad, usage: "search between the last feasible and first infeasible point for the exact maximum"},
-		{name: "cooldown", to: &f.cooldown, group: groupLoad, rng: pauseUpTo(maxWait), usage: "pause between points"},
-		{name: "require-concurrency", to: &f.requireConcurrency, group: groupGates, rng: atLeastOne(maxWorkers),
-			usage: "exit 1 when the maximum feasible concurrency is below N"},
+		{name: "concurrency-values", to: &f.concurrencyValues, group: "Load", usage: "concurrency levels, e.g. 1,2,4,8"},
+		{name: "concurrency-range", to: &f.concurrencyRange, group: "Load", usage: "FROM:TO[:xF|:+S] levels, e.g. 1:64:x2"},
+		{name: "rate-values", to: &f.rateValues, group: "Load", usage: "open-loop rates, e.g. 100,200,400"},
+		{name: "rate-range", to: &f.rateRange, group: "Load", usage: "FROM:TO[:xF|:+S] rates, e.g. 100:600:+100"},
+		{name: "refine", to: &f.refine, group: "Load", usage: "search between the last feasible and first infeasible point for the exact maximum"},
+		{name: "cooldown", to: &f.cooldown, group: "Load", rng: pauseUpTo(maxWait), usage: "pause between points"},
+		{name: "require-concurrency", to: &f.requireConcurrency, group: "SLO and gates", rng: atLeastOne(maxWorkers), usage: "exit 1 when the maximum feasible concurrency is below N"},
 	}
 }
 

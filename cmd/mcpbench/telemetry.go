@@ -25,11 +25,9 @@ type telemetryFlags struct {
 // flags declares the streams and tracing, for run and sweep.
 func (f *telemetryFlags) flags() []flagDecl {
 	return []flagDecl{
-		{name: "out", to: &f.outs, group: groupOutputs,
-			usage: "stream every interval to `NAME=TARGET` while the load runs: json=FILE (JSON Lines, rebuilt into a report by 'mcpbench report FILE'), prometheus-rw=URL (Prometheus remote write), otlp=URL (OTLP/HTTP metrics; the path defaults to /v1/metrics); repeatable"},
-		{name: "out-label", to: &f.labels, group: groupOutputs, usage: "add label `K=V` to every series --out exports; repeatable"},
-		{name: "trace", to: &f.trace, group: groupOutputs, rng: fraction, noOptDef: "0.01",
-			usage: "send W3C trace context (params._meta and the traceparent header) on a `FRACTION` of the requests (--trace=0.1; --trace alone: 0.01); the report keeps the slowest of each operation as exemplars, and --out otlp exports their client spans"},
+		{name: "out", to: &f.outs, group: "Outputs", usage: "stream every interval to `NAME=TARGET` while the load runs: json=FILE (JSON Lines, rebuilt into a report by 'mcpbench report FILE'), prometheus-rw=URL (Prometheus remote write), otlp=URL (OTLP/HTTP metrics; the path defaults to /v1/metrics); repeatable"},
+		{name: "out-label", to: &f.labels, group: "Outputs", usage: "add label `K=V` to every series --out exports; repeatable"},
+		{name: "trace", to: &f.trace, group: "Outputs", rng: fraction, noOptDef: "0.01", usage: "send W3C trace context (params._meta and the traceparent header) on a `FRACTION` of the requests (--trace=0.1; --trace alone: 0.01); the report keeps the slowest of each operation as exemplars, and --out otlp exports their client spans"},
 	}
 }
 
