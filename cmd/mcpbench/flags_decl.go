@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -106,7 +107,7 @@ func (d flagDecl) register(fs *pflag.FlagSet) {
 		}
 	case pflag.Value:
 		if d.def != nil {
-			if err := p.Set(defOf[string](d)); err != nil {
+			if err := p.Set(d.def.(string)); err != nil {
 				panic(fmt.Sprintf("--%s: default %v: %v", d.name, d.def, err))
 			}
 		}
@@ -130,7 +131,8 @@ func (d flagDecl) register(fs *pflag.FlagSet) {
 	note := func(key string, vals ...string) { _ = fs.SetAnnotation(d.name, key, vals) }
 	note(groupKey, d.group)
 	if d.rng != nil {
-		note(limitsKey, d.rng.annotation()...)
+		l := d.rng
+		note(limitsKey, strconv.FormatFloat(l.min, 'g', -1, 64), strconv.FormatFloat(l.max, 'g', -1, 64), strconv.FormatBool(l.openMin))
 	}
 	if d.noRange != "" {
 		note(noRangeKey, d.noRange)
@@ -141,19 +143,6 @@ func (d flagDecl) register(fs *pflag.FlagSet) {
 	} else if len(d.hints) > 0 {
 		note(valuesKey, d.hints...)
 	}
-}
-
-// defOf is d's default as a T: the zero value when d has none.
-func defOf[T any](d flagDecl) T {
-	if d.def == nil {
-		var zero T
-		return zero
-	}
-	v, ok := d.def.(T)
-	if !ok {
-		panic(fmt.Sprintf("--%s: default %v is a %T, not a %T", d.name, d.def, d.def, v))
-	}
-	return v
 }
 
 // checkValues refuses a flag given a value its declaration does not list.

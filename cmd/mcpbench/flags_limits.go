@@ -51,11 +51,6 @@ var (
 	anyValue = &limit{min: math.Inf(-1), max: math.Inf(1)} // every value the type holds is meaningful
 )
 
-// annotation is l as the flag's annotation holds it.
-func (l limit) annotation() []string {
-	return []string{strconv.FormatFloat(l.min, 'g', -1, 64), strconv.FormatFloat(l.max, 'g', -1, 64), strconv.FormatBool(l.openMin)}
-}
-
 // flagLimit reads back the range of f; ok is false for a flag without one.
 func flagLimit(f *pflag.Flag) (l limit, ok bool) {
 	a := f.Annotations[limitsKey]

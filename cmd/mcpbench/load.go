@@ -99,12 +99,3 @@ func loadMain(ctx context.Context, args []string, e env, c loadCommand) int {
 	}
 	return finish(e, c.name, writeErr, m.interrupted, m.gateFailed)
 }
-
-// concat joins lists of declarations.
-func concat(lists ...[]flagDecl) []flagDecl {
-	var out []flagDecl
-	for _, l := range lists {
-		out = append(out, l...)
-	}
-	return out
-}

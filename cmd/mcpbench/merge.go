@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/spf13/pflag"
 
@@ -38,7 +39,7 @@ type mergeFlags struct {
 }
 
 func (f *mergeFlags) flagSet() *pflag.FlagSet {
-	return declare("merge", concat([]flagDecl{
+	return declare("merge", slices.Concat([]flagDecl{
 		{name: "json-out", to: &f.out.jsonOut, group: "Outputs", usage: "write the merged report to `FILE` (- = stdout)"},
 		{name: "md-out", to: &f.out.mdOut, group: "Outputs", usage: "write the merged report's Markdown to `FILE` (- = stdout)"},
 	}, f.out.html(), []flagDecl{

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -52,7 +53,7 @@ type probeFlags struct {
 }
 
 func (f *probeFlags) flagSet() *pflag.FlagSet {
-	return declare("probe", concat(f.target.flags(), []flagDecl{
+	return declare("probe", slices.Concat(f.target.flags(), []flagDecl{
 		{name: "sequential-samples", to: &f.samples, def: 5, group: "Probe benchmarks", rng: zeroOrMore(maxSamples), usage: "tools/list listings sent one after another (the first is the cold call)"},
 		{name: "sequential-sleep-ms", to: &f.sleepMS, def: 100.0, group: "Probe benchmarks", rng: zeroOrMore(maxWait.Seconds() * 1000), usage: "pause between sequential listings, in ms"},
 		{name: "bench-small-total", to: &f.smallTotal, def: int64(200), group: "Probe benchmarks", rng: zeroOrMore(maxRequests), usage: "requests of the small concurrent benchmark (0 = skip it)"},

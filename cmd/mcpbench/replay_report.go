@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"slices"
 
 	"github.com/spf13/pflag"
 
@@ -32,7 +33,7 @@ Examples:
 type reportFlags struct{ out outputFlags }
 
 func (f *reportFlags) flagSet() *pflag.FlagSet {
-	return declare("report", concat([]flagDecl{
+	return declare("report", slices.Concat([]flagDecl{
 		{name: "json-out", to: &f.out.jsonOut, group: "Outputs", usage: "write the report to `FILE` (- = stdout)"},
 		{name: "md-out", to: &f.out.mdOut, group: "Outputs", usage: "write the report's Markdown to `FILE` (- = stdout)"},
 	}, f.out.html(), []flagDecl{f.out.quietFlag("no summary on stdout")})...)

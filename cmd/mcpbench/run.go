@@ -4,6 +4,7 @@ import (
 	"context"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -50,7 +51,7 @@ type runFlags struct{ loadFlags }
 
 // flagSet is run's flag set, bound to f.
 func (f *runFlags) flagSet() *pflag.FlagSet {
-	return declare("run", concat(f.target.flags(), f.workload.requests(), f.workload.level(), f.workload.inFlight(),
+	return declare("run", slices.Concat(f.target.flags(), f.workload.requests(), f.workload.level(), f.workload.inFlight(),
 		f.workload.length("stop after `N` measured requests", "stop after `D` (default 10s when -n is not given)"),
 		f.workload.pacing(), f.scenario.flags(f.scenario.users()), f.calls.flags(), f.gate.flags("exit 1 when p95 or p99 misses its target"),
 		f.series.flags(), f.series.soakFlags(), f.telemetry.flags(),

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -58,7 +59,7 @@ type sweepFlags struct {
 
 // flagSet is sweep's flag set, bound to f.
 func (f *sweepFlags) flagSet() *pflag.FlagSet {
-	return declare("sweep", concat(f.target.flags(), f.workload.requests(), f.workload.inFlight(),
+	return declare("sweep", slices.Concat(f.target.flags(), f.workload.requests(), f.workload.inFlight(),
 		f.workload.length("measure `N` requests at each point (default 1000 at each concurrency when -d is not given)",
 			"measure each point for `D` (default 10s at each rate when -n is not given)"),
 		f.workload.pacing(), f.scenario.flags(f.scenario.usersLevels()), f.calls.flags(), f.levelFlags(),
