@@ -143,3 +143,16 @@ func TestHelpGroupsTheFlags(t *testing.T) {
 		t.Errorf("docs/contract.md does not give the groups in --help's order: want %q", order)
 	}
 }
+
+// TestDeclaredTwiceIsRefused: a command that lists one declaration twice
+// (the same group twice, or a flag a group already declares) does not
+// build, so every test that builds it fails.
+func TestDeclaredTwiceIsRefused(t *testing.T) {
+	var f runFlags
+	defer func() {
+		if recover() == nil {
+			t.Error("declaring --url twice did not panic")
+		}
+	}()
+	declare("run", slices.Concat(f.target.flags(), f.target.flags()[:1])...)
+}
