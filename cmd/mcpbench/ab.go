@@ -82,55 +82,52 @@ var (
 	abNotShared = []string{"url", "dry-run", "stdio-procs", "stages", "rate-stages"}
 )
 
-// register adds ab's flags to fs: its own, then run's shared ones.
-func (f *abFlags) register(fs *pflag.FlagSet) {
+// flagSet is ab's flag set, bound to f: its own flags, then run's of the
+// groups it shares, declared as run declares them.
+func (f *abFlags) flagSet() *pflag.FlagSet {
+	var own []flagDecl
 	for _, s := range []struct {
 		side *abSideFlags
 		name string
 	}{{&f.a, "a"}, {&f.b, "b"}} {
 		up := strings.ToUpper(s.name)
-		fs.StringVar(&s.side.url, s.name+"-url", "", "side "+up+": MCP endpoint `URL`")
-		fs.StringVar(&s.side.cmd, s.name+"-cmd", "", "side "+up+": server `COMMAND` to start (sh -c), {port} replaced by a free port")
-		fs.StringVar(&s.side.metrics, s.name+"-metrics", "", "side "+up+": Prometheus `URL` whose process_cpu_seconds_total gives the server's CPU")
-		fs.IntVar(&s.side.pid, s.name+"-pid", 0, "side "+up+": `PID` of the server, whose CPU (with its children's) is read from /proc")
-		limitFlags(fs, atLeastOne(1<<22), s.name+"-pid")
+		own = append(own,
+			flagDecl{name: s.name + "-url", to: &s.side.url, group: "A/B sides", usage: "side " + up + ": MCP endpoint `URL`"},
+			flagDecl{name: s.name + "-cmd", to: &s.side.cmd, group: "A/B sides", usage: "side " + up + ": server `COMMAND` to start (sh -c), {port} replaced by a free port"},
+			flagDecl{name: s.name + "-metrics", to: &s.side.metrics, group: "A/B sides", usage: "side " + up + ": Prometheus `URL` whose process_cpu_seconds_total gives the server's CPU"},
+			flagDecl{name: s.name + "-pid", to: &s.side.pid, group: "A/B sides", rng: atLeastOne(1 << 22), usage: "side " + up + ": `PID` of the server, whose CPU (with its children's) is read from /proc"})
 	}
-	fs.StringVar(&f.path, "path", "/mcp", "with --a-cmd/--b-cmd: the endpoint's path")
-	fs.StringVar(&f.healthURL, "health-url", "", "with --a-cmd/--b-cmd: ready when this `URL` ({port} replaced) answers 2xx, instead of an MCP handshake")
-	fs.Float64Var(&f.alpha, "alpha", 0.05, "false-alarm rate of each metric, over all its looks (per metric, not for all metrics together)")
-	fs.StringVar(&f.minEffect, "min-effect", "2%", "smallest change that counts: a change within ± this is no change (2% or 0.02)")
-	fs.IntVar(&f.maxRounds, "max-rounds", 30, "most rounds (each measures A and B once)")
-	fs.DurationVar(&f.budget, "budget", 5*time.Minute, "no round starts that would end after this `D` (0: no limit)")
-	fs.BoolVar(&f.failOnInconclusive, "fail-on-inconclusive", false, "exit 1 when a gated metric is left undecided")
-	fs.BoolVar(&f.duet, "duet", false, "measure A and B at the same time in each round (needs a core for each server and the generator)")
-	fs.StringVar(&f.jsonOut, "json-out", "", "write the report as JSON to `FILE` (- = stdout): rounds, verdicts, seed")
-	fs.StringVar(&f.mdOut, "md-out", "", "write a Markdown summary to `FILE`, e.g. $GITHUB_STEP_SUMMARY (- = stdout)")
-	fs.StringVar(&f.htmlOut, "html-out", "", "write an HTML page to `FILE`: A and B by round, the ratios, the verdicts")
-	fs.StringVar(&f.junitOut, "junit-out", "", "write JUnit XML to `FILE`, one test case per metric")
-	fs.BoolVarP(&f.quiet, "quiet", "q", false, "no summary and no line per round on the terminal")
-	limitFlags(fs, above0(0.5), "alpha")
-	limitFlags(fs, limit{min: 2, max: abstat.MaxRounds}, "max-rounds")
-	limitFlags(fs, pauseUpTo(maxRunTime), "budget")
-
-	// run's flags: registered on a set of their own, which gives every
-	// group of f.run its defaults, and the shared ones moved over.
-	all := newFlagSet("run")
-	f.run.register(all)
-	all.VisitAll(func(fl *pflag.Flag) {
-		if g := helpGroup("run", fl.Name); slices.Contains(abShared, g) && !slices.Contains(abNotShared, fl.Name) {
-			fs.AddFlag(fl)
+	own = append(own,
+		flagDecl{name: "path", to: &f.path, def: "/mcp", group: "A/B sides", usage: "with --a-cmd/--b-cmd: the endpoint's path"},
+		flagDecl{name: "health-url", to: &f.healthURL, group: "A/B sides", usage: "with --a-cmd/--b-cmd: ready when this `URL` ({port} replaced) answers 2xx, instead of an MCP handshake"},
+		flagDecl{name: "duet", to: &f.duet, group: "A/B sides", usage: "measure A and B at the same time in each round (needs a core for each server and the generator)"},
+		flagDecl{name: "alpha", to: &f.alpha, def: 0.05, group: "SLO and gates", rng: above0(0.5), usage: "false-alarm rate of each metric, over all its looks (per metric, not for all metrics together)"},
+		flagDecl{name: "min-effect", to: &f.minEffect, def: "2%", group: "SLO and gates", usage: "smallest change that counts: a change within ± this is no change (2% or 0.02)"},
+		flagDecl{name: "max-rounds", to: &f.maxRounds, def: 30, group: "SLO and gates", rng: &limit{min: 2, max: abstat.MaxRounds}, usage: "most rounds (each measures A and B once)"},
+		flagDecl{name: "budget", to: &f.budget, def: 5 * time.Minute, group: "SLO and gates", rng: pauseUpTo(maxRunTime), usage: "no round starts that would end after this `D` (0: no limit)"},
+		flagDecl{name: "fail-on-inconclusive", to: &f.failOnInconclusive, group: "SLO and gates", usage: "exit 1 when a gated metric is left undecided"},
+		flagDecl{name: "json-out", to: &f.jsonOut, group: "Outputs", usage: "write the report as JSON to `FILE` (- = stdout): rounds, verdicts, seed"},
+		flagDecl{name: "md-out", to: &f.mdOut, group: "Outputs", usage: "write a Markdown summary to `FILE`, e.g. $GITHUB_STEP_SUMMARY (- = stdout)"},
+		flagDecl{name: "html-out", to: &f.htmlOut, group: "Outputs", usage: "write an HTML page to `FILE`: A and B by round, the ratios, the verdicts"},
+		flagDecl{name: "junit-out", to: &f.junitOut, group: "Outputs", usage: "write JUnit XML to `FILE`, one test case per metric"},
+		flagDecl{name: "quiet", short: "q", to: &f.quiet, group: "Outputs", usage: "no summary and no line per round on the terminal"})
+	// run's flags of the shared groups, with ab's words where a flag
+	// means something per side and round.
+	for _, d := range f.run.declarations() {
+		if !slices.Contains(abShared, d.group) || slices.Contains(abNotShared, d.name) {
+			continue
 		}
-	})
-	fs.Lookup("seed").DefValue = "0" // the order's seed is drawn unless given
-	fs.Lookup("seed").Usage = "seed of the rounds' order (default: drawn, and written in the report) and of mixes and generated arguments"
-	fs.Lookup("duration").Usage = "measure each side for `D` in each round (default 2s when -n is not given)"
-	fs.Lookup("total").Usage = "measure `N` requests of each side in each round"
-}
-
-func (f *abFlags) flagSet() *pflag.FlagSet {
-	fs := newFlagSet("ab")
-	f.register(fs)
-	return fs
+		switch d.name {
+		case "seed":
+			d.def, d.usage = uint64(0), "seed of the rounds' order (default: drawn, and written in the report) and of mixes and generated arguments"
+		case "duration":
+			d.usage = "measure each side for `D` in each round (default 2s when -n is not given)"
+		case "total":
+			d.usage = "measure `N` requests of each side in each round"
+		}
+		own = append(own, d)
+	}
+	return declare("ab", own...)
 }
 
 func abMain(ctx context.Context, args []string, e env) int {

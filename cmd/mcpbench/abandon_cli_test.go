@@ -1,13 +1,14 @@
 package main
 
 import (
-	"github.com/mcpbench/mcpbench/results"
 	"math"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/mcpbench/mcpbench/results"
 )
 
 // vmRSS is a process's resident memory from /proc, in bytes.

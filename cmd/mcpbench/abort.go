@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"sync"
 
-	"github.com/mcpbench/mcpbench/dashboard"
 	"github.com/mcpbench/mcpbench/harness"
 	"github.com/mcpbench/mcpbench/results"
 )
@@ -50,18 +49,4 @@ func (a *abortOutput) mark(r *results.RunReport) {
 	r.Aborted = a.aborted
 }
 
-// dashboardOutput is the live page (--dashboard), which says where it is
-// once it listens.
-type dashboardOutput struct {
-	*dashboard.Dashboard
-	e   env
-	cmd string
-}
-
-func (d dashboardOutput) Start(m harness.Meta) error {
-	if err := d.Dashboard.Start(m); err != nil {
-		return fmt.Errorf("--dashboard: %w", err)
-	}
-	fmt.Fprintf(d.e.stderr, "mcpbench %s: dashboard at %s\n", d.cmd, d.URL())
-	return nil
-}
+//END

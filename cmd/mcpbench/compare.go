@@ -56,17 +56,17 @@ type compareFlags struct {
 
 func (f *compareFlags) flagSet() *pflag.FlagSet {
 	def := results.DefaultLimits()
-	fs := newFlagSet("compare")
-	fs.StringVar(&f.p95, "max-p95-regression", def.P95.Text, "largest allowed p95 rise: 10% of base, or 5ms")
-	fs.StringVar(&f.p99, "max-p99-regression", def.P99.Text, "largest allowed p99 rise: 20% of base, or 5ms")
-	fs.StringVar(&f.rps, "max-rps-regression", def.RPS.Text, "largest allowed throughput fall: 10% of base, or 50 (rps)")
-	fs.StringVar(&f.errRate, "max-error-rate-increase", def.ErrorRate.Text, "largest allowed error-rate rise: 0.01 (a fraction), or 50% of base")
-	fs.StringVar(&f.mdOut, "md-out", "", "write the Markdown table to `FILE`, e.g. $GITHUB_STEP_SUMMARY (- = stdout)")
-	fs.StringVar(&f.jsonOut, "json-out", "", "write the comparison as JSON to `FILE` (- = stdout)")
-	fs.StringVar(&f.junitOut, "junit-out", "", "write JUnit XML to `FILE`, one test case per gate")
-	fs.StringVar(&f.htmlOut, "html-out", "", "write an HTML page to `FILE`: the checks, and the two reports' charts overlaid")
-	fs.BoolVarP(&f.quiet, "quiet", "q", false, "no table on stdout")
-	return fs
+	return declare("compare", []flagDecl{
+		{name: "max-p95-regression", to: &f.p95, def: def.P95.Text, group: "SLO and gates", usage: "largest allowed p95 rise: 10% of base, or 5ms"},
+		{name: "max-p99-regression", to: &f.p99, def: def.P99.Text, group: "SLO and gates", usage: "largest allowed p99 rise: 20% of base, or 5ms"},
+		{name: "max-rps-regression", to: &f.rps, def: def.RPS.Text, group: "SLO and gates", usage: "largest allowed throughput fall: 10% of base, or 50 (rps)"},
+		{name: "max-error-rate-increase", to: &f.errRate, def: def.ErrorRate.Text, group: "SLO and gates", usage: "largest allowed error-rate rise: 0.01 (a fraction), or 50% of base"},
+		{name: "md-out", to: &f.mdOut, group: "Outputs", usage: "write the Markdown table to `FILE`, e.g. $GITHUB_STEP_SUMMARY (- = stdout)"},
+		{name: "json-out", to: &f.jsonOut, group: "Outputs", usage: "write the comparison as JSON to `FILE` (- = stdout)"},
+		{name: "junit-out", to: &f.junitOut, group: "Outputs", usage: "write JUnit XML to `FILE`, one test case per gate"},
+		{name: "html-out", to: &f.htmlOut, group: "Outputs", usage: "write an HTML page to `FILE`: the checks, and the two reports' charts overlaid"},
+		{name: "quiet", short: "q", to: &f.quiet, group: "Outputs", usage: "no table on stdout"},
+	}...)
 }
 
 // limits reads the four limits.

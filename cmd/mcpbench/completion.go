@@ -10,11 +10,11 @@ import (
 	"github.com/spf13/pflag"
 )
 
-// The completion scripts are generated from the commands' own flag sets,
-// so a new flag completes the day it is added. pflag has no generator of
-// its own (cobra's builds on cobra's command tree, and pulling cobra in for
-// that would bring a second way of declaring commands), so the three small
-// writers below do it: static scripts, no call back into mcpbench.
+// The completion scripts are generated from the commands' declared flags
+// (flags_decl.go), so a new flag completes the day it is declared. They
+// are static scripts, no call back into mcpbench: cobra's completion is
+// the other kind, and the contract keeps these, so the three small
+// writers below stay ours.
 
 const completionUsage = `Usage: mcpbench completion bash|zsh|fish
 
@@ -27,17 +27,6 @@ Examples:
   mcpbench completion zsh > ~/.zfunc/_mcpbench    # with fpath+=(~/.zfunc) before compinit
   mcpbench completion fish > ~/.config/fish/completions/mcpbench.fish
 `
-
-// valuesKey is the flag annotation listing the values a flag takes.
-const valuesKey = "mcpbench-values"
-
-// enumFlag records the values the named flag takes, for completion.
-func enumFlag(fs *pflag.FlagSet, name string, values ...string) {
-	if fs.Lookup(name) == nil {
-		panic("enumFlag: no flag " + name)
-	}
-	_ = fs.SetAnnotation(name, valuesKey, values)
-}
 
 func completionMain(_ context.Context, args []string, e env) int {
 	fs := newFlagSet("completion")

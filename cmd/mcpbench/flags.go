@@ -54,7 +54,7 @@ func parseFlags(fs *pflag.FlagSet, args []string, usage string, e env) (done boo
 	if err != nil {
 		err = flagParseError(fs, err)
 	} else {
-		err = checkLimits(fs)
+		err = checkFlags(fs)
 	}
 	if err != nil {
 		fmt.Fprintf(e.stderr, "mcpbench %s: %v (see --help)\n", fs.Name(), err)

@@ -6,8 +6,6 @@ import (
 	"os"
 	"strings"
 
-	"github.com/spf13/pflag"
-
 	"github.com/mcpbench/mcpbench/mcp"
 	"github.com/mcpbench/mcpbench/toolschema"
 	"github.com/mcpbench/mcpbench/workload"
@@ -30,18 +28,20 @@ type callFlags struct {
 	dryRun bool
 }
 
-func (f *callFlags) register(fs *pflag.FlagSet) {
-	fs.BoolVar(&f.genArgs, "gen-args", false, "generate valid, varied tools/call arguments from each tool's inputSchema (resources/read: URIs from resources/list and its templates; prompts/get, completion/complete: prompts and arguments from prompts/list)")
-	fs.IntVar(&f.cardinality, "arg-cardinality", 16, "with --gen-args: N distinct argument sets per tool")
-	fs.StringVar(&f.mix, "mix", "", "weighted mix `FILE`: JSON list of {method, tool, args, gen_args, weight}")
-	fs.StringVar(&f.inject, "inject-args", "", "JSON object merged into every tools/call's arguments")
-	fs.BoolVar(&f.noValidate, "no-validate", false, "do not check structuredContent against the tool's outputSchema")
-	fs.BoolVar(&f.allowWrites, "allow-writes", false, "with --gen-args: also call tools that may write but are annotated destructiveHint: false (by default only readOnlyHint: true tools are called)")
-	fs.BoolVar(&f.allowDestructive, "allow-destructive", false, "with --gen-args: also call tools that may destroy data (annotated so, or not annotated at all)")
-	fs.StringSliceVar(&f.tools, "tools", nil, "with --gen-args: call only the tools matching one of these `GLOB`s, e.g. 'read_*,list_*'")
-	fs.StringSliceVar(&f.excludeTools, "exclude-tools", nil, "with --gen-args: never call the tools matching one of these `GLOB`s")
-	fs.BoolVar(&f.dryRun, "dry-run", false, "connect, list the tools and print the plan (tools, annotations, sample arguments, load), then exit without calling any tool")
-	limitFlags(fs, atLeastOne(maxCardinality), "arg-cardinality")
+// flags declares how tools/call traffic is shaped.
+func (f *callFlags) flags() []flagDecl {
+	return []flagDecl{
+		{name: "gen-args", to: &f.genArgs, group: "Workload and tools", usage: "generate valid, varied tools/call arguments from each tool's inputSchema (resources/read: URIs from resources/list and its templates; prompts/get, completion/complete: prompts and arguments from prompts/list)"},
+		{name: "arg-cardinality", to: &f.cardinality, def: 16, group: "Workload and tools", rng: atLeastOne(maxCardinality), usage: "with --gen-args: N distinct argument sets per tool"},
+		{name: "mix", to: &f.mix, group: "Workload and tools", usage: "weighted mix `FILE`: JSON list of {method, tool, args, gen_args, weight}"},
+		{name: "inject-args", to: &f.inject, group: "Workload and tools", usage: "JSON object merged into every tools/call's arguments"},
+		{name: "no-validate", to: &f.noValidate, group: "Workload and tools", usage: "do not check structuredContent against the tool's outputSchema"},
+		{name: "allow-writes", to: &f.allowWrites, group: "Workload and tools", usage: "with --gen-args: also call tools that may write but are annotated destructiveHint: false (by default only readOnlyHint: true tools are called)"},
+		{name: "allow-destructive", to: &f.allowDestructive, group: "Workload and tools", usage: "with --gen-args: also call tools that may destroy data (annotated so, or not annotated at all)"},
+		{name: "tools", to: &f.tools, list: true, group: "Workload and tools", usage: "with --gen-args: call only the tools matching one of these `GLOB`s, e.g. 'read_*,list_*'"},
+		{name: "exclude-tools", to: &f.excludeTools, list: true, group: "Workload and tools", usage: "with --gen-args: never call the tools matching one of these `GLOB`s"},
+		{name: "dry-run", to: &f.dryRun, group: "Workload and tools", usage: "connect, list the tools and print the plan (tools, annotations, sample arguments, load), then exit without calling any tool"},
+	}
 }
 
 // spec turns the workload flags into a workload.Spec, with every check
@@ -52,9 +52,6 @@ func (f *callFlags) register(fs *pflag.FlagSet) {
 func (f *callFlags) spec(w *workloadFlags) (workload.Spec, error) {
 	s := workload.Spec{Method: w.method, Tool: w.tool, URI: w.uri, Prompt: w.prompt, GenArgs: f.genArgs, Cardinality: f.cardinality,
 		Seed: w.seed, Validate: !f.noValidate, Select: f.selection()}
-	if f.cardinality < 1 {
-		return s, usagef("--arg-cardinality must be at least 1")
-	}
 	var err error
 	if s.Inject, err = readJSONArg("--inject-args", f.inject); err != nil {
 		return s, err

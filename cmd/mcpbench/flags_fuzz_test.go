@@ -57,12 +57,11 @@ func FuzzFlagValues(f *testing.F) {
 		e := env{stdout: io.Discard, stderr: io.Discard, getenv: func(string) string { return "" }}
 
 		var rf runFlags
-		fs := newFlagSet("run")
-		rf.register(fs)
+		fs := rf.flagSet()
 		if fs.Lookup(name) != nil {
 			err := fs.Parse([]string{"--url", "http://127.0.0.1:9/mcp", arg})
 			if err == nil {
-				err = checkLimits(fs)
+				err = checkFlags(fs)
 			}
 			checkFlagErr(t, name, value, err)
 			if err == nil {
@@ -74,21 +73,19 @@ func FuzzFlagValues(f *testing.F) {
 					checkFlagErr(t, name, value, err)
 					cfg.pool = c.Workers()
 				}
-				checkFlagErr(t, name, value, rf.gate.validate())
 				_, err = rf.target.options(&e, max(cfg.pool, 1))
 				checkFlagErr(t, name, value, err)
 			}
 		}
 
 		var sf sweepFlags
-		fs = newFlagSet("sweep")
-		sf.register(fs)
+		fs = sf.flagSet()
 		if fs.Lookup(name) == nil {
 			return
 		}
 		err := fs.Parse([]string{"--url", "http://127.0.0.1:9/mcp", arg})
 		if err == nil {
-			err = checkLimits(fs)
+			err = checkFlags(fs)
 		}
 		checkFlagErr(t, name, value, err)
 		if err != nil {
@@ -103,7 +100,6 @@ func FuzzFlagValues(f *testing.F) {
 			_, _, err = sf.shard.splitSweep(&sf.workload, cs, rs, sf.refine)
 			checkFlagErr(t, name, value, err)
 		}
-		checkFlagErr(t, name, value, sf.gate.validate())
 		_, err = sf.target.options(&e, 1)
 		checkFlagErr(t, name, value, err)
 	})

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"github.com/spf13/pflag"
-
 	"github.com/mcpbench/mcpbench/results"
 	"github.com/mcpbench/mcpbench/sweep"
 )
@@ -17,32 +15,24 @@ type gateFlags struct {
 	countToolErr bool
 }
 
-func (g *gateFlags) register(fs *pflag.FlagSet, sweep bool) {
-	fs.Float64Var(&g.p95SLO, "p95-slo-ms", 0, "p95 latency target in ms (0 = none)")
-	fs.Float64Var(&g.p99SLO, "p99-slo-ms", 0, "p99 latency target in ms (0 = none)")
-	fs.Float64Var(&g.maxErrorRate, "max-error-rate", 0, "highest acceptable error rate, 0..1")
-	fs.BoolVar(&g.allowErrors, "allow-request-errors", false, "any error rate is acceptable")
-	if sweep {
-		fs.BoolVar(&g.failOnSLO, "fail-on-slo", false, "exit 1 when no point meets the SLO (points past the limit are data, not failures)")
-	} else {
-		fs.BoolVar(&g.failOnSLO, "fail-on-slo", false, "exit 1 when p95 or p99 misses its target")
+// flags declares the SLO; failOnSLO is --fail-on-slo's help, which says
+// what fails the command.
+func (g *gateFlags) flags(failOnSLO string) []flagDecl {
+	return []flagDecl{
+		{name: "p95-slo-ms", to: &g.p95SLO, group: "SLO and gates", rng: zeroOrMore(maxSLOMillis), usage: "p95 latency target in ms (0 = none)"},
+		{name: "p99-slo-ms", to: &g.p99SLO, group: "SLO and gates", rng: zeroOrMore(maxSLOMillis), usage: "p99 latency target in ms (0 = none)"},
+		{name: "max-error-rate", to: &g.maxErrorRate, group: "SLO and gates", rng: fraction, usage: "highest acceptable error rate, 0..1"},
+		{name: "allow-request-errors", to: &g.allowErrors, group: "SLO and gates", usage: "any error rate is acceptable"},
+		{name: "fail-on-slo", to: &g.failOnSLO, group: "SLO and gates", usage: failOnSLO},
+		{name: "count-tool-errors", to: &g.countToolErr, group: "SLO and gates", usage: "with --gen-args: count tool_error answers in the --max-error-rate gate (by default made-up arguments a tool turns down do not fail a run)"},
 	}
-	fs.BoolVar(&g.countToolErr, "count-tool-errors", false, "with --gen-args: count tool_error answers in the --max-error-rate gate (by default made-up arguments a tool turns down do not fail a run)")
-	limitFlags(fs, zeroOrMore(maxSLOMillis), "p95-slo-ms", "p99-slo-ms")
-	limitFlags(fs, fraction, "max-error-rate")
 }
 
-func (g *gateFlags) validate() error {
-	if g.p95SLO < 0 || g.p99SLO < 0 {
-		return usagef("SLO targets must not be negative")
-	}
-	if g.maxErrorRate < 0 || g.maxErrorRate > 1 {
-		return usagef("--max-error-rate must be between 0 and 1")
-	}
+// apply lets --allow-request-errors lift the error-rate limit.
+func (g *gateFlags) apply() {
 	if g.allowErrors {
 		g.maxErrorRate = 1
 	}
-	return nil
 }
 
 // gates are the pass/fail rules the flags set; results.Gates evaluates

@@ -19,9 +19,6 @@ import (
 // default may stand for "not set" while an explicit 0 that would silently
 // mean the same is refused, unless the flag's help says what 0 means.
 
-// limitsKey is the flag annotation that holds a numeric flag's range.
-const limitsKey = "mcpbench-range"
-
 // Upper bounds for values no run could mean: a typo's extra zeros, or a
 // number that overflows what it is turned into.
 const (
@@ -43,27 +40,16 @@ type limit struct {
 }
 
 // Ranges the flags share.
-func atLeastOne(max float64) limit       { return limit{min: 1, max: max} }
-func zeroOrMore(max float64) limit       { return limit{min: 0, max: max} }
-func above0(max float64) limit           { return limit{min: 0, max: max, openMin: true} }
-func durationUpTo(d time.Duration) limit { return limit{min: 0, max: d.Seconds(), openMin: true} }
-func pauseUpTo(d time.Duration) limit    { return limit{min: 0, max: d.Seconds()} }
+func atLeastOne(max float64) *limit       { return &limit{min: 1, max: max} }
+func zeroOrMore(max float64) *limit       { return &limit{min: 0, max: max} }
+func above0(max float64) *limit           { return &limit{min: 0, max: max, openMin: true} }
+func durationUpTo(d time.Duration) *limit { return &limit{min: 0, max: d.Seconds(), openMin: true} }
+func pauseUpTo(d time.Duration) *limit    { return &limit{min: 0, max: d.Seconds()} }
 
 var (
-	fraction = limit{min: 0, max: 1}
-	anyValue = limit{min: math.Inf(-1), max: math.Inf(1)} // every value the type holds is meaningful
+	fraction = &limit{min: 0, max: 1}
+	anyValue = &limit{min: math.Inf(-1), max: math.Inf(1)} // every value the type holds is meaningful
 )
-
-// limitFlags records the range of each named flag of fs.
-func limitFlags(fs *pflag.FlagSet, l limit, names ...string) {
-	for _, n := range names {
-		if fs.Lookup(n) == nil {
-			panic("limitFlags: no flag " + n) // a typo in the table, found by every test
-		}
-		_ = fs.SetAnnotation(n, limitsKey, []string{
-			strconv.FormatFloat(l.min, 'g', -1, 64), strconv.FormatFloat(l.max, 'g', -1, 64), strconv.FormatBool(l.openMin)})
-	}
-}
 
 // flagLimit reads back the range of f; ok is false for a flag without one.
 func flagLimit(f *pflag.Flag) (l limit, ok bool) {
@@ -83,12 +69,18 @@ var numericTypes = map[string]string{
 	"float64": "a number", "duration": "a duration such as 500ms, 30s or 2m",
 }
 
-// checkLimits refuses a numeric flag given outside its range.
-func checkLimits(fs *pflag.FlagSet) error {
+// checkFlags refuses a flag given outside its range or its values.
+func checkFlags(fs *pflag.FlagSet) error {
 	var err error
 	fs.Visit(func(f *pflag.Flag) {
+		if err != nil {
+			return
+		}
+		if err = checkValues(f); err != nil {
+			return
+		}
 		l, ok := flagLimit(f)
-		if !ok || err != nil {
+		if !ok {
 			return
 		}
 		v, isDur := flagNumber(f)

@@ -32,7 +32,7 @@ func TestEveryNumericFlagHasARange(t *testing.T) {
 	numericFlags(func(cmd string, f *pflag.Flag) {
 		n++
 		if _, ok := flagLimit(f); !ok {
-			t.Errorf("%s --%s (%s) has no range: give it one with limitFlags", cmd, f.Name, f.Value.Type())
+			t.Errorf("%s --%s (%s) has no range: give its flagDecl an rng", cmd, f.Name, f.Value.Type())
 		}
 	})
 	if n < 40 {
@@ -96,7 +96,7 @@ func TestNumericFlagsRefuseBadValues(t *testing.T) {
 
 func TestLimitWords(t *testing.T) {
 	for _, tt := range []struct {
-		l     limit
+		l     *limit
 		isDur bool
 		want  string
 	}{

@@ -4,13 +4,9 @@ import (
 	"fmt"
 	"io"
 	"net/url"
-	"os"
 	"path/filepath"
-	"runtime/pprof"
 	"slices"
 	"strings"
-
-	"github.com/spf13/pflag"
 
 	"github.com/mcpbench/mcpbench/harness"
 	"github.com/mcpbench/mcpbench/report"
@@ -31,25 +27,33 @@ type outputFlags struct {
 // defaultOutDir is where reports named by mcpbench go.
 const defaultOutDir = ".run/reports"
 
-func (o *outputFlags) register(fs *pflag.FlagSet, dirUsage string) {
-	o.registerReports(fs)
-	o.registerHTML(fs)
-	fs.StringVar(&o.outDir, "out-dir", defaultOutDir, dirUsage)
-	fs.BoolVar(&o.noProgress, "no-progress", false, "no progress line on stderr")
-	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a Go CPU profile of mcpbench itself to `FILE`")
-	fs.StringVar(&o.memProfile, "memprofile", "", "write a Go heap profile of mcpbench, taken at the end of the load, to `FILE`")
+// flags declares where run's and sweep's reports and profiles go;
+// dirUsage says what --out-dir holds.
+func (o *outputFlags) flags(dirUsage string) []flagDecl {
+	return append(append(o.reports(), o.html()...),
+		flagDecl{name: "out-dir", to: &o.outDir, def: defaultOutDir, group: "Outputs", usage: dirUsage},
+		flagDecl{name: "no-progress", to: &o.noProgress, group: "Outputs", usage: "no progress line on stderr"},
+		flagDecl{name: "cpuprofile", to: &o.cpuProfile, group: "Outputs", usage: "write a Go CPU profile of mcpbench itself to `FILE`"},
+		flagDecl{name: "memprofile", to: &o.memProfile, group: "Outputs", usage: "write a Go heap profile of mcpbench, taken at the end of the load, to `FILE`"})
 }
 
-// registerReports adds the flags of where reports go.
-func (o *outputFlags) registerReports(fs *pflag.FlagSet) {
-	fs.StringVar(&o.jsonOut, "json-out", "", "write the JSON report to `FILE` (- = stdout, and nothing else there)")
-	fs.StringVar(&o.mdOut, "md-out", "", "write the Markdown report to `FILE` (alias --markdown-out; - = stdout)")
-	fs.BoolVarP(&o.quiet, "quiet", "q", false, "no human summary on stdout")
+// reports declares the flags of where a command's reports go.
+func (o *outputFlags) reports() []flagDecl {
+	return []flagDecl{
+		{name: "json-out", to: &o.jsonOut, group: "Outputs", usage: "write the JSON report to `FILE` (- = stdout, and nothing else there)"},
+		{name: "md-out", to: &o.mdOut, group: "Outputs", usage: "write the Markdown report to `FILE` (alias --markdown-out; - = stdout)"},
+		o.quietFlag("no human summary on stdout"),
+	}
 }
 
-// registerHTML adds --html-out, for the commands with an HTML report.
-func (o *outputFlags) registerHTML(fs *pflag.FlagSet) {
-	fs.StringVar(&o.htmlOut, "html-out", "", "write the HTML report to `FILE`: one page with charts that works offline")
+// quietFlag declares -q; usage says what it silences.
+func (o *outputFlags) quietFlag(usage string) flagDecl {
+	return flagDecl{name: "quiet", short: "q", to: &o.quiet, group: "Outputs", usage: usage}
+}
+
+// html declares --html-out, for the commands with an HTML report.
+func (o *outputFlags) html() []flagDecl {
+	return []flagDecl{{name: "html-out", to: &o.htmlOut, group: "Outputs", usage: "write the HTML report to `FILE`: one page with charts that works offline"}}
 }
 
 // reportExts are the file names' endings of the formats written under
@@ -138,49 +142,9 @@ func (o *outputFlags) profiles(e env, cmd string, s *harness.Setup) (stop func()
 	return stop, nil
 }
 
-// heapProfile writes what the generator holds as a point's load ends,
-// before its workers close (the last point's, in a sweep).
-type heapProfile struct {
-	harness.NopOutput
-	e         env
-	cmd, path string
-}
-
-func (h heapProfile) Event(ev harness.Event) {
-	if ev.Kind != harness.EventLoadDone {
-		return
-	}
-	if err := writeHeapProfile(h.path); err != nil {
-		fmt.Fprintf(h.e.stderr, "mcpbench %s: --memprofile: %v\n", h.cmd, err)
-	}
-}
-
 // profileOutputs are the profile files, for checkOutputs.
 func (o *outputFlags) profileOutputs() []output {
 	return []output{{path: o.cpuProfile, flag: "--cpuprofile"}, {path: o.memProfile, flag: "--memprofile"}}
-}
-
-// writeHeapProfile records what the generator holds in memory.
-func writeHeapProfile(path string) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	return pprof.Lookup("heap").WriteTo(f, 0)
-}
-
-// startCPUProfile profiles the generator, for finding its own cost.
-func startCPUProfile(path string) (func(), error) {
-	f, err := os.Create(path)
-	if err != nil {
-		return nil, err
-	}
-	if err := pprof.StartCPUProfile(f); err != nil {
-		f.Close()
-		return nil, err
-	}
-	return func() { pprof.StopCPUProfile(); f.Close() }, nil
 }
 
 // summaryOut is where the human summary goes: nowhere when quiet or when

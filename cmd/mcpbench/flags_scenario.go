@@ -1,7 +1,6 @@
 package main
 
 import (
-	"math"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -16,7 +15,7 @@ import (
 // (open).
 type scenarioFlags struct {
 	file          string
-	users         int
+	userCount     int
 	sessionRate   float64
 	maxSessions   int64
 	newConnection bool
@@ -24,21 +23,29 @@ type scenarioFlags struct {
 	usersValues   string // sweep only
 }
 
-func (f *scenarioFlags) register(fs *pflag.FlagSet, sweep bool) {
-	fs.StringVar(&f.file, "scenario", "", "run sessions of the scenario `FILE` (YAML or JSON, see docs/scenarios.md) instead of single requests")
-	if sweep {
-		fs.StringVar(&f.usersValues, "users-values", "", "with --scenario: the user counts to measure, e.g. 1,2,4,8")
-	} else {
-		fs.IntVar(&f.users, "users", 0, "with --scenario, closed loop: N virtual users, each running sessions back to back (default 1)")
-		fs.Float64Var(&f.sessionRate, "session-rate", 0, "with --scenario, open loop: R new sessions/s on a fixed schedule (--max-in-flight bounds the users)")
-		limitFlags(fs, atLeastOne(maxWorkers), "users")
-		limitFlags(fs, above0(maxRate), "session-rate")
+// flags declares sessions of a scenario file; levels are the command's
+// own (run's users or session rate, sweep's user counts).
+func (f *scenarioFlags) flags(levels []flagDecl) []flagDecl {
+	return append(append([]flagDecl{
+		{name: "scenario", to: &f.file, group: "Scenarios", usage: "run sessions of the scenario `FILE` (YAML or JSON, see docs/scenarios.md) instead of single requests"},
+	}, levels...), []flagDecl{
+		{name: "max-sessions", to: &f.maxSessions, group: "Scenarios", rng: atLeastOne(maxRequests), usage: "with --scenario: stop after N measured sessions (with -d: whichever comes first)"},
+		{name: "think-scale", to: &f.thinkScale, def: 1.0, group: "Scenarios", rng: above0(1000), usage: "with --scenario: multiply every think time by `X` (0.5 halves the recorded pauses, 2 doubles them)"},
+		{name: "new-connection-per-session", to: &f.newConnection, group: "Scenarios", usage: "with --scenario: open each session on connections of its own, closed at its end (connection churn)"},
+	}...)
+}
+
+// users declares run's one level of sessions: users or a session rate.
+func (f *scenarioFlags) users() []flagDecl {
+	return []flagDecl{
+		{name: "users", to: &f.userCount, group: "Scenarios", rng: atLeastOne(maxWorkers), usage: "with --scenario, closed loop: N virtual users, each running sessions back to back (default 1)"},
+		{name: "session-rate", to: &f.sessionRate, group: "Scenarios", rng: above0(maxRate), usage: "with --scenario, open loop: R new sessions/s on a fixed schedule (--max-in-flight bounds the users)"},
 	}
-	fs.Int64Var(&f.maxSessions, "max-sessions", 0, "with --scenario: stop after N measured sessions (with -d: whichever comes first)")
-	limitFlags(fs, atLeastOne(maxRequests), "max-sessions")
-	fs.Float64Var(&f.thinkScale, "think-scale", 1, "with --scenario: multiply every think time by `X` (0.5 halves the recorded pauses, 2 doubles them)")
-	limitFlags(fs, above0(1000), "think-scale")
-	fs.BoolVar(&f.newConnection, "new-connection-per-session", false, "with --scenario: open each session on connections of its own, closed at its end (connection churn)")
+}
+
+// usersLevels declares sweep's levels of users.
+func (f *scenarioFlags) usersLevels() []flagDecl {
+	return []flagDecl{{name: "users-values", to: &f.usersValues, group: "Scenarios", usage: "with --scenario: the user counts to measure, e.g. 1,2,4,8"}}
 }
 
 // scenarioOnly are the flags that mean nothing without --scenario.
@@ -68,11 +75,7 @@ func (f *scenarioFlags) check(fs *pflag.FlagSet, session string) error {
 	switch {
 	case session != string(mcp.SessionPerWorker):
 		return usagef("--scenario runs each session on an MCP session of its own: --session must be per-worker")
-	case f.users < 0 || f.maxSessions < 0:
-		return usagef("--users and --max-sessions must not be negative")
-	case f.sessionRate < 0 || math.IsNaN(f.sessionRate) || math.IsInf(f.sessionRate, 0):
-		return usagef("--session-rate must be a positive number")
-	case f.users > 0 && f.sessionRate > 0:
+	case f.userCount > 0 && f.sessionRate > 0:
 		return usagef("give --users (closed loop) or --session-rate (open loop), not both")
 	}
 	return nil
@@ -84,9 +87,6 @@ func (f *scenarioFlags) spec(w *workloadFlags, c *callFlags) (*workload.Scenario
 	if err != nil {
 		return nil, usagef("--scenario %s: %v", f.file, oneLine(err.Error()))
 	}
-	if c.cardinality < 1 {
-		return nil, usagef("--arg-cardinality must be at least 1")
-	}
 	return &workload.ScenarioSpec{File: file, Seed: w.seed, Cardinality: c.cardinality, NewConnectionPerSession: f.newConnection,
 		Select: c.selection(), ThinkScale: f.thinkScale}, nil
 }
@@ -95,7 +95,7 @@ func (f *scenarioFlags) spec(w *workloadFlags, c *callFlags) (*workload.Scenario
 // for a shard, and the bounds. The counts go through w, whose shard split
 // and checks they share with request loads.
 func (f *scenarioFlags) runLoad(w *workloadFlags, s *shardFlags, usersSet bool) (harness.LevelConfig, error) {
-	w.concurrency, w.rate, w.total = max(f.users, 1), f.sessionRate, f.maxSessions
+	w.concurrency, w.rate, w.total = max(f.userCount, 1), f.sessionRate, f.maxSessions
 	if err := s.parse(); err != nil {
 		return harness.LevelConfig{}, err
 	}
@@ -117,10 +117,7 @@ func (f *scenarioFlags) runLoad(w *workloadFlags, s *shardFlags, usersSet bool) 
 	if w.rate > 0 {
 		cfg.Model = harness.OpenLoop{Rate: w.rate, MaxInFlight: w.maxInFlight, RampUp: w.rampUp}
 	}
-	switch {
-	case w.duration < 0 || w.warmup < 0 || w.rampUp < 0 || w.maxInFlight < 0:
-		return cfg, usagef("-d, --warmup, --ramp-up and --max-in-flight must not be negative")
-	case w.rate == 0 && w.maxInFlight > 0:
+	if w.rate == 0 && w.maxInFlight > 0 {
 		return cfg, usagef("--max-in-flight goes with --session-rate (a closed loop has --users sessions at once)")
 	}
 	if cfg.Total == 0 && cfg.Duration == 0 {

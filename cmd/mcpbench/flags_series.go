@@ -4,8 +4,6 @@ import (
 	"math"
 	"time"
 
-	"github.com/spf13/pflag"
-
 	"github.com/mcpbench/mcpbench/harness"
 	"github.com/mcpbench/mcpbench/results"
 )
@@ -23,36 +21,33 @@ type seriesFlags struct {
 	soakWarmup time.Duration
 }
 
-func (f *seriesFlags) register(fs *pflag.FlagSet, run bool) {
-	fs.DurationVar(&f.interval, "interval", time.Second, "length `D` of the buckets of the report's time series")
-	fs.BoolVar(&f.live, "live", false, "print a line per interval on stderr (logfmt: t=, rps=, p99_ms=, errors=, server gauges), for runbooks that tail output; replaces the progress line")
-	fs.IntVar(&f.serverPID, "server-pid", 0, "sample the local server process `PID` once an interval from /proc: rss_bytes, open_fds, threads, cpu_s")
-	fs.StringVar(&f.serverMetrics, "server-metrics", "", "sample the server's Prometheus endpoint `URL` once an interval: process_resident_memory_bytes, process_open_fds, go_goroutines when present")
-	fs.StringArrayVar(&f.metricNames, "server-metric", nil, "with --server-metrics: also sample metric `NAME` (a gauge or counter; label sets summed); repeatable")
-	if run {
-		fs.BoolVar(&f.failOnLeak, "fail-on-leak", false, "exit 1 when a server series grows significantly and materially (a leak verdict); needs --server-pid or --server-metrics")
-		fs.DurationVar(&f.soakWarmup, "soak-warmup", 0, "leave the first `D` of the series out of the trend verdicts (default: the first tenth of the run)")
-		limitFlags(fs, durationUpTo(maxRunTime), "soak-warmup")
+// flags declares the series and the server sampling, for run and sweep.
+func (f *seriesFlags) flags() []flagDecl {
+	return []flagDecl{
+		{name: "interval", to: &f.interval, def: time.Second, group: "Time series and server", rng: &limit{min: 0.01, max: maxWait.Seconds()}, usage: "length `D` of the buckets of the report's time series"},
+		{name: "live", to: &f.live, group: "Time series and server", usage: "print a line per interval on stderr (logfmt: t=, rps=, p99_ms=, errors=, server gauges), for runbooks that tail output; replaces the progress line"},
+		// Whether the process runs is checked when sampling starts.
+		{name: "server-pid", to: &f.serverPID, group: "Time series and server", rng: atLeastOne(math.MaxInt32), usage: "sample the local server process `PID` once an interval from /proc: rss_bytes, open_fds, threads, cpu_s"},
+		{name: "server-metrics", to: &f.serverMetrics, group: "Time series and server", usage: "sample the server's Prometheus endpoint `URL` once an interval: process_resident_memory_bytes, process_open_fds, go_goroutines when present"},
+		{name: "server-metric", to: &f.metricNames, group: "Time series and server", usage: "with --server-metrics: also sample metric `NAME` (a gauge or counter; label sets summed); repeatable"},
 	}
-	limitFlags(fs, limit{min: 0.01, max: maxWait.Seconds()}, "interval")
-	limitFlags(fs, atLeastOne(math.MaxInt32), "server-pid") // whether it runs is checked when sampling starts
 }
 
-// validate checks the flags; run says whether they are run's.
+// soakFlags declares run's soak verdicts.
+func (f *seriesFlags) soakFlags() []flagDecl {
+	return []flagDecl{
+		{name: "fail-on-leak", to: &f.failOnLeak, group: "SLO and gates", usage: "exit 1 when a server series grows significantly and materially (a leak verdict); needs --server-pid or --server-metrics"},
+		{name: "soak-warmup", to: &f.soakWarmup, group: "Time series and server", rng: durationUpTo(maxRunTime), usage: "leave the first `D` of the series out of the trend verdicts (default: the first tenth of the run)"},
+	}
+}
+
+// validate checks the flags that go with others.
 func (f *seriesFlags) validate() error {
 	switch {
-	case f.interval <= 0:
-		return usagef("--interval must be positive")
-	case f.interval < 10*time.Millisecond:
-		return usagef("--interval must be at least 10ms: shorter buckets measure the bucketing")
-	case f.serverPID < 0:
-		return usagef("--server-pid must be a process id")
 	case len(f.metricNames) > 0 && f.serverMetrics == "":
 		return usagef("--server-metric goes with --server-metrics URL")
 	case f.failOnLeak && f.serverPID == 0 && f.serverMetrics == "":
 		return usagef("--fail-on-leak needs a server series: give --server-pid or --server-metrics")
-	case f.soakWarmup < 0:
-		return usagef("--soak-warmup must not be negative")
 	}
 	return nil
 }

@@ -26,18 +26,20 @@ type shapeFlags struct {
 	rules []results.AbortRule
 }
 
-func (s *shapeFlags) register(fs *pflag.FlagSet) {
-	fs.StringVar(&s.stages, "stages", "", "closed loop in stages `D:N[,D:N…]`: over each D the workers (users with --scenario) move linearly to N, from 0 before the first; each stage is summarised")
-	fs.StringVar(&s.rateStages, "rate-stages", "", "open loop in stages `D:R[,D:R…]`: over each D the rate (session rate with --scenario) moves linearly to R per second")
-	fs.DurationVar(&s.maxRecovery, "max-recovery", 0, "exit 1 when a spike's recovery takes longer than `D` (0 = no gate)")
-	fs.StringArrayVar(&s.abortOn, "abort-on", nil, "stop the run, exit 1, when `EXPR` holds, e.g. 'p99>500ms for 30s', 'error_rate>5% for 10s', 'rps<100 for 20s' (repeatable)")
-	s.registerDashboard(fs)
-	limitFlags(fs, pauseUpTo(maxRunTime), "max-recovery")
+// flags declares run's shapes, watches and live page.
+func (s *shapeFlags) flags() []flagDecl {
+	return append([]flagDecl{
+		{name: "stages", to: &s.stages, group: "Load", usage: "closed loop in stages `D:N[,D:N…]`: over each D the workers (users with --scenario) move linearly to N, from 0 before the first; each stage is summarised"},
+		{name: "rate-stages", to: &s.rateStages, group: "Load", usage: "open loop in stages `D:R[,D:R…]`: over each D the rate (session rate with --scenario) moves linearly to R per second"},
+		{name: "max-recovery", to: &s.maxRecovery, group: "SLO and gates", rng: pauseUpTo(maxRunTime), usage: "exit 1 when a spike's recovery takes longer than `D` (0 = no gate)"},
+		{name: "abort-on", to: &s.abortOn, group: "SLO and gates", usage: "stop the run, exit 1, when `EXPR` holds, e.g. 'p99>500ms for 30s', 'error_rate>5% for 10s', 'rps<100 for 20s' (repeatable)"},
+	}, s.dashboardFlag()...)
 }
 
-// registerDashboard adds --dashboard alone (sweep has no stages).
-func (s *shapeFlags) registerDashboard(fs *pflag.FlagSet) {
-	fs.StringVar(&s.dashboard, "dashboard", "", "serve the HTML report live at `ADDR` (host:port, or a port on 127.0.0.1) while the command runs; read-only")
+// dashboardFlag declares --dashboard alone (sweep has no stages).
+func (s *shapeFlags) dashboardFlag() []flagDecl {
+	return []flagDecl{{name: "dashboard", to: &s.dashboard, group: "Outputs",
+		usage: "serve the HTML report live at `ADDR` (host:port, or a port on 127.0.0.1) while the command runs; read-only"}}
 }
 
 // shapeConflicts are the load flags a stage list replaces.

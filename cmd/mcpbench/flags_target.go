@@ -9,8 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/spf13/pflag"
-
 	"github.com/mcpbench/mcpbench/harness"
 	"github.com/mcpbench/mcpbench/mcp"
 )
@@ -49,43 +47,37 @@ type oauthFlags struct {
 	scopes                   []string
 }
 
-func (t *targetFlags) register(fs *pflag.FlagSet) {
-	fs.StringVar(&t.url, "url", "", "MCP endpoint, e.g. http://127.0.0.1:3002/mcp (alias --base-url; an empty path means /mcp)")
-	fs.StringVar(&t.transport, "transport", "auto", "auto|http|sse|stdio (stdio: the server command follows --)")
-	fs.IntVar(&t.stdioProcs, "stdio-procs", 1, "stdio: server processes to spread the workers over")
-	fs.StringVar(&t.engine, "engine", string(mcp.EngineAuto), "HTTP engine for the measured requests: auto (direct for plain http, else net/http), direct, net/http")
-	fs.StringVar(&t.protocolVersion, "protocol-version", "auto", "auto, or a revision from 2024-11-05 to 2026-07-28")
-	fs.StringVar(&t.session, "session", string(mcp.SessionPerWorker), "per-worker|shared|per-request (stateful revisions)")
-	fs.Float64Var(&t.abandon, "abandon-sessions", 0, "end this `FRACTION` of sessions (of a scenario, or --session per-request) without a DELETE, as clients that go away do; with --server-pid or --server-metrics the report gives the server memory kept per abandoned session")
-	fs.StringArrayVarP(&t.headers, "header", "H", nil, "extra header 'Name: value', repeatable (MCPBENCH_TOKEN adds Authorization: Bearer)")
-	fs.StringArrayVar(&t.secretHeaders, "secret-header", nil, "header NAME whose value is a secret, redacted everywhere (repeatable)")
-	fs.DurationVar(&t.timeout, "timeout", 30*time.Second, "per-request timeout")
-	fs.Float64Var(&t.timeoutSecs, "timeout-secs", 0, "per-request timeout in seconds (seed scripts' form)")
-	fs.BoolVar(&t.insecure, "insecure", false, "skip TLS certificate verification")
-	fs.StringVar(&t.cacert, "cacert", "", "PEM `FILE` of extra trusted CA certificates")
-	fs.Int64Var(&t.maxResponseBytes, "max-response-bytes", 16<<20, "largest answer accepted; larger ones are transport errors")
-	fs.StringVar(&t.healthURL, "health-url", "", "health endpoint (default /health on the endpoint's origin)")
-	fs.StringVar(&t.logFile, "log-file", "", "server log `FILE` to scan over the measured window")
-	fs.StringVar(&t.oauth.flow, "oauth", "", "get the bearer token by OAuth 2.1: client-credentials, authorization-code (its redirect followed without a browser), enterprise or auto")
-	fs.StringVar(&t.oauth.clientID, "oauth-client-id", "", "OAuth client ID (none: dynamic registration; an https URL: a client ID metadata document)")
-	fs.StringVar(&t.oauth.secret, "oauth-client-secret", "", "OAuth client secret (or MCPBENCH_OAUTH_CLIENT_SECRET); never written anywhere")
-	fs.StringVar(&t.oauth.keyFile, "oauth-client-key", "", "PEM private key `FILE` the client proves itself with (private_key_jwt) instead of a secret")
-	fs.StringVar(&t.oauth.idpTokenURL, "oauth-idp-token-endpoint", "", "--oauth enterprise: the identity provider's token endpoint (the ID token in MCPBENCH_OAUTH_ID_TOKEN)")
-	fs.StringVar(&t.oauth.idpClientID, "oauth-idp-client-id", "", "--oauth enterprise: the client's ID at the identity provider")
-	fs.StringArrayVar(&t.oauth.scopes, "oauth-scope", nil, "OAuth scope to ask for instead of those the server advertises (repeatable)")
-	fs.StringVar(&t.clientRequests, "client-requests", "decline", "answers to requests from the server during a call: decline (elicitations declined, -32601 for sampling and roots), error (-32601 for all), or a JSON `FILE` of results by method")
-	fs.BoolVar(&t.getStream, "get-stream", false, "open each stateful session's GET stream too, to answer requests the server sends outside a call's own stream")
-	t.logSettle = autoSettle
-	fs.Var(&t.logSettle, "log-settle", "with --log-file: after the load, wait up to this long for the stats line that covers its end (auto: the lines' interval and a half, at most 15s; 0: no wait); before it, as long for a first stats line when the log has none yet (auto: 1s)")
-	enumFlag(fs, "transport", "auto", "http", "sse", "stdio")
-	enumFlag(fs, "engine", string(mcp.EngineAuto), string(mcp.EngineDirect), string(mcp.EngineNetHTTP))
-	enumFlag(fs, "protocol-version", append([]string{"auto"}, mcp.Revisions()...)...)
-	enumFlag(fs, "session", string(mcp.SessionPerWorker), string(mcp.SessionShared), string(mcp.SessionPerRequest))
-	limitFlags(fs, atLeastOne(maxProcs), "stdio-procs")
-	limitFlags(fs, zeroOrMore(1), "abandon-sessions")
-	limitFlags(fs, durationUpTo(maxWait), "timeout")
-	limitFlags(fs, above0(maxWait.Seconds()), "timeout-secs")
-	limitFlags(fs, atLeastOne(maxBytes), "max-response-bytes")
+// flags declares the target's flags, for run, sweep and probe.
+func (t *targetFlags) flags() []flagDecl {
+	o := &t.oauth
+	return []flagDecl{
+		{name: "url", to: &t.url, group: "Target and transport", usage: "MCP endpoint, e.g. http://127.0.0.1:3002/mcp (alias --base-url; an empty path means /mcp)"},
+		{name: "transport", to: &t.transport, def: "auto", group: "Target and transport", values: []string{"auto", "http", "sse", "stdio"}, usage: "auto|http|sse|stdio (stdio: the server command follows --)"},
+		{name: "stdio-procs", to: &t.stdioProcs, def: 1, group: "Target and transport", rng: atLeastOne(maxProcs), usage: "stdio: server processes to spread the workers over"},
+		{name: "engine", to: &t.engine, def: string(mcp.EngineAuto), group: "Target and transport", hints: []string{string(mcp.EngineAuto), string(mcp.EngineDirect), string(mcp.EngineNetHTTP)}, usage: "HTTP engine for the measured requests: auto (direct for plain http, else net/http), direct, net/http"},
+		{name: "protocol-version", to: &t.protocolVersion, def: "auto", group: "Target and transport", hints: append([]string{"auto"}, mcp.Revisions()...), usage: "auto, or a revision from 2024-11-05 to 2026-07-28"},
+		{name: "session", to: &t.session, def: string(mcp.SessionPerWorker), group: "Target and transport", values: []string{string(mcp.SessionPerWorker), string(mcp.SessionShared), string(mcp.SessionPerRequest)}, usage: "per-worker|shared|per-request (stateful revisions)"},
+		{name: "abandon-sessions", to: &t.abandon, group: "Target and transport", rng: fraction, usage: "end this `FRACTION` of sessions (of a scenario, or --session per-request) without a DELETE, as clients that go away do; with --server-pid or --server-metrics the report gives the server memory kept per abandoned session"},
+		{name: "header", short: "H", to: &t.headers, group: "Target and transport", usage: "extra header 'Name: value', repeatable (MCPBENCH_TOKEN adds Authorization: Bearer)"},
+		{name: "secret-header", to: &t.secretHeaders, group: "Authentication", usage: "header NAME whose value is a secret, redacted everywhere (repeatable)"},
+		{name: "timeout", to: &t.timeout, def: 30 * time.Second, group: "Target and transport", rng: durationUpTo(maxWait), usage: "per-request timeout"},
+		{name: "timeout-secs", to: &t.timeoutSecs, group: "Target and transport", rng: above0(maxWait.Seconds()), usage: "per-request timeout in seconds (seed scripts' form)"},
+		{name: "insecure", to: &t.insecure, group: "Target and transport", usage: "skip TLS certificate verification"},
+		{name: "cacert", to: &t.cacert, group: "Target and transport", usage: "PEM `FILE` of extra trusted CA certificates"},
+		{name: "max-response-bytes", to: &t.maxResponseBytes, def: int64(16 << 20), group: "Target and transport", rng: atLeastOne(maxBytes), usage: "largest answer accepted; larger ones are transport errors"},
+		{name: "health-url", to: &t.healthURL, group: "Time series and server", usage: "health endpoint (default /health on the endpoint's origin)"},
+		{name: "log-file", to: &t.logFile, group: "Time series and server", usage: "server log `FILE` to scan over the measured window"},
+		{name: "oauth", to: &o.flow, group: "Authentication", values: []string{mcp.OAuthClientCredentials, mcp.OAuthAuthorizationCode, mcp.OAuthEnterprise, mcp.OAuthAuto}, usage: "get the bearer token by OAuth 2.1: client-credentials, authorization-code (its redirect followed without a browser), enterprise or auto"},
+		{name: "oauth-client-id", to: &o.clientID, group: "Authentication", usage: "OAuth client ID (none: dynamic registration; an https URL: a client ID metadata document)"},
+		{name: "oauth-client-secret", to: &o.secret, group: "Authentication", usage: "OAuth client secret (or MCPBENCH_OAUTH_CLIENT_SECRET); never written anywhere"},
+		{name: "oauth-client-key", to: &o.keyFile, group: "Authentication", usage: "PEM private key `FILE` the client proves itself with (private_key_jwt) instead of a secret"},
+		{name: "oauth-idp-token-endpoint", to: &o.idpTokenURL, group: "Authentication", usage: "--oauth enterprise: the identity provider's token endpoint (the ID token in MCPBENCH_OAUTH_ID_TOKEN)"},
+		{name: "oauth-idp-client-id", to: &o.idpClientID, group: "Authentication", usage: "--oauth enterprise: the client's ID at the identity provider"},
+		{name: "oauth-scope", to: &o.scopes, group: "Authentication", usage: "OAuth scope to ask for instead of those the server advertises (repeatable)"},
+		{name: "client-requests", to: &t.clientRequests, def: "decline", group: "Target and transport", usage: "answers to requests from the server during a call: decline (elicitations declined, -32601 for sampling and roots), error (-32601 for all), or a JSON `FILE` of results by method"},
+		{name: "get-stream", to: &t.getStream, group: "Target and transport", usage: "open each stateful session's GET stream too, to answer requests the server sends outside a call's own stream"},
+		{name: "log-settle", to: &t.logSettle, def: "auto", group: "Time series and server", usage: "with --log-file: after the load, wait up to this long for the stats line that covers its end (auto: the lines' interval and a half, at most 15s; 0: no wait); before it, as long for a first stats line when the log has none yet (auto: 1s)"},
+	}
 }
 
 // options turns the flags into client options.
@@ -103,12 +95,6 @@ func (t *targetFlags) options(e *env, pool int) (mcp.Options, error) {
 	timeout := t.timeout
 	if t.timeoutSecs > 0 {
 		timeout = time.Duration(t.timeoutSecs * float64(time.Second))
-	}
-	if timeout <= 0 {
-		return mcp.Options{}, usagef("--timeout must be positive")
-	}
-	if t.maxResponseBytes <= 0 {
-		return mcp.Options{}, usagef("--max-response-bytes must be positive")
 	}
 	policy, err := mcp.ParseClientRequests(t.clientRequests)
 	if err != nil {
@@ -148,17 +134,14 @@ func (t *targetFlags) options(e *env, pool int) (mcp.Options, error) {
 }
 
 // checkTransport checks the transport against the endpoint or command
-// given, and the session mode.
+// given, and the session mode against --abandon-sessions.
 func (t *targetFlags) checkTransport() error {
 	switch t.transport {
 	case "stdio":
 		if len(t.command) == 0 {
 			return usagef("--transport stdio needs the server command after --, e.g. -- npx -y @modelcontextprotocol/server-everything stdio")
 		}
-		if t.stdioProcs < 1 {
-			return usagef("--stdio-procs must be at least 1")
-		}
-	case "auto", "http", "sse":
+	default: // auto, http or sse: the declaration refuses others
 		if len(t.command) > 0 {
 			return usagef("a server command after -- goes with --transport stdio")
 		}
@@ -168,13 +151,6 @@ func (t *targetFlags) checkTransport() error {
 		if err := checkURL(t.url); err != nil {
 			return err
 		}
-	default:
-		return usagef("--transport must be auto, http, sse or stdio, not %q", t.transport)
-	}
-	switch mcp.SessionMode(t.session) {
-	case mcp.SessionPerWorker, mcp.SessionShared, mcp.SessionPerRequest:
-	default:
-		return usagef("--session must be per-worker, shared or per-request, not %q", t.session)
 	}
 	if t.abandon > 0 && mcp.SessionMode(t.session) == mcp.SessionShared {
 		return usagef("--abandon-sessions ends sessions without a DELETE; with --session shared there is one session, never ended")
@@ -270,9 +246,6 @@ func (o *oauthFlags) options(e *env) (*mcp.OAuth, error) {
 		if o.clientID == "" || o.idpTokenURL == "" || o.idpClientID == "" || idToken == "" {
 			return nil, usagef("--oauth enterprise needs --oauth-client-id, --oauth-idp-token-endpoint, --oauth-idp-client-id and MCPBENCH_OAUTH_ID_TOKEN")
 		}
-	case mcp.OAuthAuthorizationCode, mcp.OAuthAuto:
-	default:
-		return nil, usagef("--oauth must be client-credentials, authorization-code, enterprise or auto, not %q", o.flow)
 	}
 	e.protect([]string{secret, idToken})
 	secrets := e.secrets

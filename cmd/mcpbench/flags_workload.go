@@ -7,8 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/spf13/pflag"
-
 	"github.com/mcpbench/mcpbench/internal/textfmt"
 	"github.com/mcpbench/mcpbench/workload"
 )
@@ -32,42 +30,48 @@ type workloadFlags struct {
 	driver      string
 }
 
-func (w *workloadFlags) register(fs *pflag.FlagSet, sweep bool) {
-	fs.StringVar(&w.method, "method", "tools/list", strings.Join(workload.Methods(), "|"))
-	fs.StringVar(&w.tool, "tool", "", "tool NAME for tools/call")
-	fs.StringVar(&w.args, "args", "", "tools/call (or prompts/get) arguments: JSON, or @FILE; for completion/complete the argument and its value so far, e.g. '{\"style\":\"a\"}'")
-	fs.StringVar(&w.uri, "uri", "", "resource URI for resources/read (or a resource template for completion/complete)")
-	fs.StringVar(&w.prompt, "prompt", "", "prompt NAME for prompts/get (or completion/complete)")
-	if !sweep {
-		fs.IntVarP(&w.concurrency, "concurrency", "c", 1, "closed loop: `N` workers, each waits for its answer")
-		fs.Float64Var(&w.rate, "rate", 0, "open loop: `R` requests/s on a fixed schedule")
+// requests declares what is sent.
+func (w *workloadFlags) requests() []flagDecl {
+	return []flagDecl{
+		{name: "method", to: &w.method, def: "tools/list", group: "Workload and tools", hints: workload.Methods(), usage: strings.Join(workload.Methods(), "|")},
+		{name: "tool", to: &w.tool, group: "Workload and tools", usage: "tool NAME for tools/call"},
+		{name: "args", to: &w.args, group: "Workload and tools", usage: "tools/call (or prompts/get) arguments: JSON, or @FILE; for completion/complete the argument and its value so far, e.g. '{\"style\":\"a\"}'"},
+		{name: "uri", to: &w.uri, group: "Workload and tools", usage: "resource URI for resources/read (or a resource template for completion/complete)"},
+		{name: "prompt", to: &w.prompt, group: "Workload and tools", usage: "prompt NAME for prompts/get (or completion/complete)"},
 	}
-	fs.IntVar(&w.maxInFlight, "max-in-flight", 0, "open loop: most requests outstanding at once")
-	if sweep {
-		fs.Int64VarP(&w.total, "total", "n", 0, "measure `N` requests at each point (default 1000 at each concurrency when -d is not given)")
-		fs.DurationVarP(&w.duration, "duration", "d", 0, "measure each point for `D` (default 10s at each rate when -n is not given)")
-	} else {
-		fs.Int64VarP(&w.total, "total", "n", 0, "stop after `N` measured requests")
-		fs.DurationVarP(&w.duration, "duration", "d", 0, "stop after `D` (default 10s when -n is not given)")
+}
+
+// level declares run's one level of load: workers or a rate.
+func (w *workloadFlags) level() []flagDecl {
+	return []flagDecl{
+		{name: "concurrency", short: "c", to: &w.concurrency, def: 1, group: "Load", rng: atLeastOne(maxWorkers), usage: "closed loop: `N` workers, each waits for its answer"},
+		{name: "rate", to: &w.rate, group: "Load", rng: above0(maxRate), usage: "open loop: `R` requests/s on a fixed schedule"},
 	}
-	fs.Int64Var(&w.warmup, "warmup", 0, "requests sent and discarded before measuring (alias --warmup-calls)")
-	fs.DurationVar(&w.rampUp, "ramp-up", 0, "add workers (or raise the rate) evenly over D, not measured")
-	fs.Float64Var(&w.maxRate, "max-rate", 0, "cap a closed loop at R requests/s")
-	fs.Uint64Var(&w.seed, "seed", 1, "seed for mixes and generated arguments")
-	fs.StringVar(&w.driver, "driver", "auto", "what runs the workers: auto or loops (event loops, one per core, where they fit: the direct engine without --max-rate or sessions of a scenario; else goroutines), goroutines")
-	enumFlag(fs, "method", workload.Methods()...)
-	enumFlag(fs, "driver", "auto", "loops", "goroutines")
-	if !sweep {
-		limitFlags(fs, atLeastOne(maxWorkers), "concurrency")
-		limitFlags(fs, above0(maxRate), "rate")
+}
+
+// inFlight declares the open loop's bound.
+func (w *workloadFlags) inFlight() []flagDecl {
+	return []flagDecl{{name: "max-in-flight", to: &w.maxInFlight, group: "Load", rng: atLeastOne(maxWorkers), usage: "open loop: most requests outstanding at once"}}
+}
+
+// length declares -n and -d, whose help says what they count: the run
+// (totalUsage, durationUsage) or each point of a sweep.
+func (w *workloadFlags) length(totalUsage, durationUsage string) []flagDecl {
+	return []flagDecl{
+		{name: "total", short: "n", to: &w.total, group: "Load", rng: atLeastOne(maxRequests), usage: totalUsage},
+		{name: "duration", short: "d", to: &w.duration, group: "Load", rng: durationUpTo(maxRunTime), usage: durationUsage},
 	}
-	limitFlags(fs, atLeastOne(maxWorkers), "max-in-flight")
-	limitFlags(fs, atLeastOne(maxRequests), "total")
-	limitFlags(fs, durationUpTo(maxRunTime), "duration")
-	limitFlags(fs, zeroOrMore(maxRequests), "warmup")
-	limitFlags(fs, pauseUpTo(maxRunTime), "ramp-up")
-	limitFlags(fs, above0(maxRate), "max-rate")
-	limitFlags(fs, anyValue, "seed")
+}
+
+// pacing declares how the load is paced and what runs it.
+func (w *workloadFlags) pacing() []flagDecl {
+	return []flagDecl{
+		{name: "warmup", to: &w.warmup, group: "Load", rng: zeroOrMore(maxRequests), usage: "requests sent and discarded before measuring (alias --warmup-calls)"},
+		{name: "ramp-up", to: &w.rampUp, group: "Load", rng: pauseUpTo(maxRunTime), usage: "add workers (or raise the rate) evenly over D, not measured"},
+		{name: "max-rate", to: &w.maxRate, group: "Load", rng: above0(maxRate), usage: "cap a closed loop at R requests/s"},
+		{name: "seed", to: &w.seed, def: uint64(1), group: "Load", rng: anyValue, usage: "seed for mixes and generated arguments"},
+		{name: "driver", to: &w.driver, def: "auto", group: "Load", hints: []string{"auto", "loops", "goroutines"}, usage: "what runs the workers: auto or loops (event loops, one per core, where they fit: the direct engine without --max-rate or sessions of a scenario; else goroutines), goroutines"},
+	}
 }
 
 // readJSONArg reads a JSON object given inline or as @FILE.

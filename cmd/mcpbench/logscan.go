@@ -33,11 +33,9 @@ type logscanFlags struct {
 }
 
 func (f *logscanFlags) flagSet() *pflag.FlagSet {
-	fs := newFlagSet("logscan")
-	fs.Int64Var(&f.fromOffset, "from-offset", 0, "byte offset where the window starts (0 = the start of the file)")
-	f.output.registerReports(fs)
-	limitFlags(fs, zeroOrMore(math.MaxInt64), "from-offset")
-	return fs
+	return declare("logscan", append([]flagDecl{
+		{name: "from-offset", to: &f.fromOffset, group: "Log window", rng: zeroOrMore(math.MaxInt64), usage: "byte offset where the window starts (0 = the start of the file)"},
+	}, f.output.reports()...)...)
 }
 
 // logscanMain implements `mcpbench logscan`.

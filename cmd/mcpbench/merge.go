@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/spf13/pflag"
 
@@ -38,13 +39,13 @@ type mergeFlags struct {
 }
 
 func (f *mergeFlags) flagSet() *pflag.FlagSet {
-	fs := newFlagSet("merge")
-	fs.StringVar(&f.out.jsonOut, "json-out", "", "write the merged report to `FILE` (- = stdout)")
-	fs.StringVar(&f.out.mdOut, "md-out", "", "write the merged report's Markdown to `FILE` (- = stdout)")
-	f.out.registerHTML(fs)
-	fs.BoolVar(&f.allowMissing, "allow-missing", false, "merge an incomplete set of shards (warns and lists the missing ones)")
-	fs.BoolVarP(&f.out.quiet, "quiet", "q", false, "no summary on stdout")
-	return fs
+	return declare("merge", slices.Concat([]flagDecl{
+		{name: "json-out", to: &f.out.jsonOut, group: "Outputs", usage: "write the merged report to `FILE` (- = stdout)"},
+		{name: "md-out", to: &f.out.mdOut, group: "Outputs", usage: "write the merged report's Markdown to `FILE` (- = stdout)"},
+	}, f.out.html(), []flagDecl{
+		{name: "allow-missing", to: &f.allowMissing, group: "Merging", usage: "merge an incomplete set of shards (warns and lists the missing ones)"},
+		f.out.quietFlag("no summary on stdout"),
+	})...)
 }
 
 func mergeMain(_ context.Context, args []string, e env) int {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -52,54 +53,22 @@ type probeFlags struct {
 	allowErrors  bool
 }
 
-func (f *probeFlags) register(fs *pflag.FlagSet) {
-	f.target.register(fs)
-	fs.IntVar(&f.samples, "sequential-samples", 5, "tools/list listings sent one after another (the first is the cold call)")
-	fs.Float64Var(&f.sleepMS, "sequential-sleep-ms", 100, "pause between sequential listings, in ms")
-	fs.Int64Var(&f.smallTotal, "bench-small-total", 200, "requests of the small concurrent benchmark (0 = skip it)")
-	fs.IntVar(&f.smallC, "bench-small-concurrency", 10, "workers of the small benchmark")
-	fs.Int64Var(&f.largeTotal, "bench-large-total", 1000, "requests of the large concurrent benchmark (0 = skip it)")
-	fs.IntVar(&f.largeC, "bench-large-concurrency", 50, "workers of the large benchmark")
-	fs.Float64Var(&f.maxErrorRate, "max-error-rate", 0, "highest acceptable error rate of each benchmark and of the sequential listings, 0..1")
-	fs.BoolVar(&f.allowErrors, "allow-request-errors", false, "any error rate is acceptable")
-	f.output.registerReports(fs)
-	fs.BoolVar(&f.output.noProgress, "no-progress", false, "no progress on stderr")
-	limitFlags(fs, zeroOrMore(maxSamples), "sequential-samples")
-	limitFlags(fs, zeroOrMore(maxWait.Seconds()*1000), "sequential-sleep-ms")
-	limitFlags(fs, zeroOrMore(maxRequests), "bench-small-total", "bench-large-total")
-	limitFlags(fs, atLeastOne(maxWorkers), "bench-small-concurrency", "bench-large-concurrency")
-	limitFlags(fs, fraction, "max-error-rate")
+func (f *probeFlags) flagSet() *pflag.FlagSet {
+	return declare("probe", slices.Concat(f.target.flags(), []flagDecl{
+		{name: "sequential-samples", to: &f.samples, def: 5, group: "Probe benchmarks", rng: zeroOrMore(maxSamples), usage: "tools/list listings sent one after another (the first is the cold call)"},
+		{name: "sequential-sleep-ms", to: &f.sleepMS, def: 100.0, group: "Probe benchmarks", rng: zeroOrMore(maxWait.Seconds() * 1000), usage: "pause between sequential listings, in ms"},
+		{name: "bench-small-total", to: &f.smallTotal, def: int64(200), group: "Probe benchmarks", rng: zeroOrMore(maxRequests), usage: "requests of the small concurrent benchmark (0 = skip it)"},
+		{name: "bench-small-concurrency", to: &f.smallC, def: 10, group: "Probe benchmarks", rng: atLeastOne(maxWorkers), usage: "workers of the small benchmark"},
+		{name: "bench-large-total", to: &f.largeTotal, def: int64(1000), group: "Probe benchmarks", rng: zeroOrMore(maxRequests), usage: "requests of the large concurrent benchmark (0 = skip it)"},
+		{name: "bench-large-concurrency", to: &f.largeC, def: 50, group: "Probe benchmarks", rng: atLeastOne(maxWorkers), usage: "workers of the large benchmark"},
+		{name: "max-error-rate", to: &f.maxErrorRate, group: "SLO and gates", rng: fraction, usage: "highest acceptable error rate of each benchmark and of the sequential listings, 0..1"},
+		{name: "allow-request-errors", to: &f.allowErrors, group: "SLO and gates", usage: "any error rate is acceptable"},
+	}, f.output.reports(), []flagDecl{{name: "no-progress", to: &f.output.noProgress, group: "Outputs", usage: "no progress on stderr"}})...)
 }
 
 // maxSamples bounds the sequential listings: each is sent alone, so more
 // than this would take hours.
 const maxSamples = 100_000
-
-// flagSet is probe's flag set, bound to f.
-func (f *probeFlags) flagSet() *pflag.FlagSet {
-	fs := newFlagSet("probe")
-	f.register(fs)
-	return fs
-}
-
-func (f *probeFlags) validate() error {
-	switch {
-	case f.samples < 0:
-		return usagef("--sequential-samples must not be negative")
-	case f.sleepMS < 0 || f.sleepMS != f.sleepMS:
-		return usagef("--sequential-sleep-ms must not be negative")
-	case f.smallTotal < 0 || f.largeTotal < 0:
-		return usagef("--bench-small-total and --bench-large-total must not be negative")
-	case f.smallC < 1 || f.largeC < 1:
-		return usagef("--bench-small-concurrency and --bench-large-concurrency must be at least 1")
-	case f.maxErrorRate < 0 || f.maxErrorRate > 1:
-		return usagef("--max-error-rate must be between 0 and 1")
-	}
-	if f.allowErrors {
-		f.maxErrorRate = 1
-	}
-	return nil
-}
 
 func probeMain(ctx context.Context, args []string, e env) int {
 	var f probeFlags
@@ -155,8 +124,8 @@ func (f *probeFlags) config(fs *pflag.FlagSet, e *env) (probe.Config, error) {
 		return probe.Config{}, usagef("unexpected argument %q", rest[0])
 	}
 	f.target.command = command
-	if err := f.validate(); err != nil {
-		return probe.Config{}, err
+	if f.allowErrors {
+		f.maxErrorRate = 1
 	}
 	opts, err := f.target.options(e, max(f.smallC, f.largeC, 1))
 	if err != nil {

@@ -44,15 +44,12 @@ type recordFlags struct {
 }
 
 func (f *recordFlags) flagSet() *pflag.FlagSet {
-	fs := newFlagSet("record")
-	fs.StringVar(&f.listen, "listen", "127.0.0.1:0", "where the client connects, `HOST:PORT` (port 0: any free port)")
-	fs.StringVar(&f.upstream, "upstream", "", "the server's MCP endpoint `URL`")
-	fs.StringVar(&f.out, "scenario-out", "", "the scenario `FILE` to write")
-	fs.StringSliceVar(&f.redact, "redact", nil, "argument `PATH`s (a.b for nested fields) whose values are written as REDACTED")
-	fs.DurationVar(&f.minAnswer, "min-answer-time", 250*time.Millisecond,
-		"hold answers that come sooner until `D` after their request, so that requests a client sends at once reach record before the first answer leaves, however fast the server (0: pass answers on at once)")
-	limitFlags(fs, pauseUpTo(time.Minute), "min-answer-time")
-	return fs
+	return declare("record",
+		flagDecl{name: "listen", to: &f.listen, def: "127.0.0.1:0", group: "Target and transport", usage: "where the client connects, `HOST:PORT` (port 0: any free port)"},
+		flagDecl{name: "upstream", to: &f.upstream, group: "Target and transport", usage: "the server's MCP endpoint `URL`"},
+		flagDecl{name: "scenario-out", to: &f.out, group: "Outputs", usage: "the scenario `FILE` to write"},
+		flagDecl{name: "redact", to: &f.redact, list: true, group: "Outputs", usage: "argument `PATH`s (a.b for nested fields) whose values are written as REDACTED"},
+		flagDecl{name: "min-answer-time", to: &f.minAnswer, def: 250 * time.Millisecond, group: "Target and transport", rng: pauseUpTo(time.Minute), usage: "hold answers that come sooner until `D` after their request, so that requests a client sends at once reach record before the first answer leaves, however fast the server (0: pass answers on at once)"})
 }
 
 // recordMain implements `mcpbench record`.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"slices"
 
 	"github.com/spf13/pflag"
 
@@ -32,12 +33,10 @@ Examples:
 type reportFlags struct{ out outputFlags }
 
 func (f *reportFlags) flagSet() *pflag.FlagSet {
-	fs := newFlagSet("report")
-	fs.StringVar(&f.out.jsonOut, "json-out", "", "write the report to `FILE` (- = stdout)")
-	fs.StringVar(&f.out.mdOut, "md-out", "", "write the report's Markdown to `FILE` (- = stdout)")
-	f.out.registerHTML(fs)
-	fs.BoolVarP(&f.out.quiet, "quiet", "q", false, "no summary on stdout")
-	return fs
+	return declare("report", slices.Concat([]flagDecl{
+		{name: "json-out", to: &f.out.jsonOut, group: "Outputs", usage: "write the report to `FILE` (- = stdout)"},
+		{name: "md-out", to: &f.out.mdOut, group: "Outputs", usage: "write the report's Markdown to `FILE` (- = stdout)"},
+	}, f.out.html(), []flagDecl{f.out.quietFlag("no summary on stdout")})...)
 }
 
 func reportMain(_ context.Context, args []string, e env) int {

@@ -2,15 +2,16 @@ package main
 
 import (
 	"context"
-	"math"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
 	"time"
 
 	"github.com/spf13/pflag"
 
 	"github.com/mcpbench/mcpbench/harness"
 	"github.com/mcpbench/mcpbench/report"
+	"github.com/mcpbench/mcpbench/results"
 )
 
 const runUsage = `Usage: mcpbench run --url URL [flags]
@@ -46,92 +47,63 @@ Examples:
 `
 
 // runFlags are all of run's flags.
-type runFlags struct {
-	target   targetFlags
-	workload workloadFlags
-	calls    callFlags
-	output   outputFlags
-	gate     gateFlags
-	shard    shardFlags
-	series   seriesFlags
-	stream   telemetryFlags
-	scenario scenarioFlags
-	shapes   shapeFlags
-}
+type runFlags struct{ loadFlags }
 
 // flagSet is run's flag set, bound to f.
-func (f *runFlags) flagSet() *pflag.FlagSet {
-	fs := newFlagSet("run")
-	f.register(fs)
-	return fs
-}
+func (f *runFlags) flagSet() *pflag.FlagSet { return declare("run", f.declarations()...) }
 
-// register adds run's flags to fs.
-func (f *runFlags) register(fs *pflag.FlagSet) {
-	f.target.register(fs)
-	f.workload.register(fs, false)
-	f.scenario.register(fs, false)
-	f.calls.register(fs)
-	f.gate.register(fs, false)
-	f.series.register(fs, true)
-	f.stream.register(fs)
-	f.output.register(fs, "write the reports to `DIR` as mcpbench-<host>_<port>-run.json, .md and .html (when given; an interrupted run without --json-out keeps its JSON there)")
-	f.shard.register(fs)
-	f.shapes.register(fs)
+// declarations are run's flags, bound to f (ab takes some of them).
+func (f *runFlags) declarations() []flagDecl {
+	return slices.Concat(f.target.flags(), f.workload.requests(), f.workload.level(), f.workload.inFlight(),
+		f.workload.length("stop after `N` measured requests", "stop after `D` (default 10s when -n is not given)"),
+		f.workload.pacing(), f.scenario.flags(f.scenario.users()), f.calls.flags(), f.gate.flags("exit 1 when p95 or p99 misses its target"),
+		f.series.flags(), f.series.soakFlags(), f.telemetry.flags(),
+		f.output.flags("write the reports to `DIR` as mcpbench-<host>_<port>-run.json, .md and .html (when given; an interrupted run without --json-out keeps its JSON there)"),
+		f.shard.flags(), f.shapes.flags())
 }
 
 func runMain(ctx context.Context, args []string, e env) int {
 	var f runFlags
+	var cfg harness.RunConfig
 	fs := f.flagSet()
-	if done, code := parseFlags(fs, args, runUsage, e); done {
-		return code
-	}
-	cfg, err := f.config(fs, &e)
-	if err != nil {
-		return exitFor(e, "run", err)
-	}
-	if f.calls.dryRun {
-		plan, err := harness.PlanRun(ctx, cfg)
-		return dryRunExit(e, "run", plan, err, &f.output)
-	}
-	outs := f.output.outputs(e)
-	if fs.Changed("out-dir") && !named(outs) {
-		f.output.defaultNames(outs, reportBase(&f.target, "run"))
-	}
-	watch(&cfg.Setup, e, "run", f.output.noProgress || f.series.live)
-	f.series.apply(&cfg.Level, &cfg.Setup, e, "run")
-	if err := f.stream.apply(&cfg.Setup, e, "run"); err != nil {
-		return exitFor(e, "run", err)
-	}
-	stop, err := f.output.ready(outs, e, "run", &cfg.Setup)
-	if err != nil {
-		return exitFor(e, "run", err)
-	}
-	defer stop()
-	runCtx, abort, closePage := f.shapes.attach(ctx, &cfg.Setup, e, "run")
-	defer closePage()
-	r, err := harness.Run(runCtx, cfg)
-	if err != nil {
-		unit := "request"
-		if f.scenario.file != "" {
-			unit = "session"
-		}
-		return harnessExit(e, "run", unit, err)
-	}
-	defer giveBackRunMemory()()
+	return loadMain(ctx, args, e, loadCommand{
+		name: "run", usage: runUsage, unit: "request", sessionUnit: "session", flags: &f.loadFlags, fs: fs,
+		config: func(e *env) (*harness.Setup, *harness.LevelConfig, error) {
+			var err error
+			cfg, err = f.config(fs, e)
+			return &cfg.Setup, &cfg.Level, err
+		},
+		plan: func(ctx context.Context) (*results.PlanReport, error) { return harness.PlanRun(ctx, cfg) },
+		outputs: func(e env) map[string]output {
+			outs := f.output.outputs(e)
+			if fs.Changed("out-dir") && !named(outs) {
+				f.output.defaultNames(outs, reportBase(&f.target, "run"))
+			}
+			return outs
+		},
+		measure: func(ctx context.Context, abort *abortOutput, outs map[string]output, e env) (*measured, error) {
+			r, err := harness.Run(ctx, cfg)
+			if err != nil {
+				return nil, err
+			}
+			return f.judge(r, abort, outs), nil
+		},
+	})
+}
+
+// judge applies run's gates to r and keeps what an interrupt left of it.
+func (f *runFlags) judge(r *results.RunReport, abort *abortOutput, outs map[string]output) *measured {
 	gates := f.gate.gates()
 	gates.FailOnLeak = f.series.failOnLeak
 	gates.MaxRecoveryS = f.shapes.maxRecovery.Seconds()
 	abort.mark(r)
 	gateFailed := gates.Run(r) || r.Aborted != nil
-	f.stream.gates(r.Gates)
 	if r.Point.Interrupted && outs[report.FormatJSON].path == "" {
 		// What was measured before the stop is kept, not lost with the run.
 		outs[report.FormatJSON] = output{path: filepath.Join(f.output.outDir, reportBase(&f.target, "run")+".json"), flag: "--out-dir"}
 	}
-	writeErr := writeFormats(report.RunFormats, r, outs, e)
-	f.output.announce(outs, e)
-	return finish(e, "run", writeErr, r.Point.Interrupted && r.Aborted == nil, gateFailed)
+	return &measured{gates: r.Gates, interrupted: r.Point.Interrupted && r.Aborted == nil, gateFailed: gateFailed,
+		write: func(outs map[string]output, e env) error { return writeFormats(report.RunFormats, r, outs, e) }}
 }
 
 // giveBackRunMemory returns what the finished load left (its sessions'
@@ -195,9 +167,7 @@ func (f *runFlags) config(fs *pflag.FlagSet, e *env) (harness.RunConfig, error) 
 	if err != nil {
 		return harness.RunConfig{}, err
 	}
-	if err := f.gate.validate(); err != nil {
-		return harness.RunConfig{}, err
-	}
+	f.gate.apply()
 	if err := f.series.validate(); err != nil {
 		return harness.RunConfig{}, err
 	}
@@ -227,9 +197,7 @@ func (f *runFlags) scenarioConfig(fs *pflag.FlagSet, e *env) (harness.RunConfig,
 	if err != nil {
 		return harness.RunConfig{}, err
 	}
-	if err := f.gate.validate(); err != nil {
-		return harness.RunConfig{}, err
-	}
+	f.gate.apply()
 	spec, err := f.scenario.spec(&f.workload, &f.calls)
 	if err == nil {
 		err = f.shapes.fromFile(fs, &load, spec.File, f.series.interval, &f.workload)
@@ -246,8 +214,8 @@ func (f *runFlags) scenarioConfig(fs *pflag.FlagSet, e *env) (harness.RunConfig,
 	return harness.RunConfig{Setup: setup, Level: load}, nil
 }
 
-// benchConfig checks the load flags and turns them into a level: a closed
-// loop of -c workers, or an open loop at --rate.
+// benchConfig checks how the load flags combine (their ranges are
+// checked as they are parsed) and turns them into a harness.LevelConfig.
 func (f *runFlags) benchConfig(concurrencySet bool) (harness.LevelConfig, error) {
 	w := &f.workload
 	cfg := harness.LevelConfig{Total: w.total, Duration: w.duration, Warmup: w.warmup}
@@ -257,12 +225,6 @@ func (f *runFlags) benchConfig(concurrencySet bool) (harness.LevelConfig, error)
 	}
 	cfg.Loops = loops
 	switch {
-	case w.concurrency < 1:
-		return cfg, usagef("-c must be at least 1")
-	case w.rate < 0 || math.IsNaN(w.rate) || math.IsInf(w.rate, 0):
-		return cfg, usagef("--rate must be a positive number")
-	case w.total < 0 || w.duration < 0 || w.warmup < 0 || w.rampUp < 0 || w.maxInFlight < 0 || w.maxRate < 0:
-		return cfg, usagef("-n, -d, --warmup, --ramp-up, --max-in-flight and --max-rate must not be negative")
 	case w.rate > 0 && w.maxRate > 0:
 		return cfg, usagef("--max-rate caps a closed loop; with --rate the rate is already fixed")
 	case w.total > 0 && w.duration > 0:

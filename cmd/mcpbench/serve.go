@@ -47,56 +47,46 @@ type serveFlags struct {
 	logFile string
 }
 
-func (f *serveFlags) register(fs *pflag.FlagSet) {
-	cfg := &f.cfg
-	fs.StringVar(&f.addr, "addr", "127.0.0.1:3002", "listen `HOST:PORT` (port 0 = any free port)")
-	fs.BoolVar(&cfg.Stateless, "stateless", false, "Streamable HTTP without sessions")
-	fs.BoolVar(&cfg.FixedResponse, "fixed-response", false, "answer /mcp with canned results and no SDK (a near-free server, for measuring the generator)")
-	fs.StringVar(&cfg.FixedEngine, "fixed-engine", target.FixedFastHTTP, "what carries --fixed-response: fasthttp or net/http")
-	fs.BoolVar(&cfg.JSONResponse, "json-response", false, "answer POSTs with application/json instead of an SSE stream")
-	fs.BoolVar(&f.stdio, "stdio", false, "serve MCP over stdin/stdout instead of HTTP")
-	fs.IntVar(&cfg.Tools, "tools", 8, "synthetic tools `N` (tool_000...), beside echo and fail")
-	fs.IntVar(&cfg.Capacity, "capacity", target.DefaultCapacity, "concurrent handler slots `K` for tools/list and tools/call")
-	fs.DurationVar(&cfg.ServiceTime, "service-time", 0, "mean time `D` a request holds its slot")
-	fs.DurationVar(&cfg.Burn, "burn", 0, "CPU time `D` each tools/call spends in a busy loop (not a sleep): a known CPU cost per call")
-	fs.StringVar(&cfg.ServiceDist, "service-dist", target.DistFixed, "service time distribution `DIST`: fixed, exp or lognormal (sigma 0.5)")
-	fs.StringVar(&f.logFile, "log-file", "", "append the \"[MCP] tools/list stats\" line to `FILE`")
-	fs.DurationVar(&cfg.StatsInterval, "stats-interval", target.DefaultStatsInterval, "period `D` of the stats line")
-	fs.DurationVar(&cfg.ListCacheTTL, "list-cache-ttl", time.Second, "tools/list cache lifetime `D` (0 = no cache)")
-	fs.DurationVar(&cfg.ListBuildTime, "list-build-time", 0, "extra time `D` a tools/list cache miss spends building")
-	fs.StringVar(&cfg.Fault, "fault", "", "inject fault `KIND` into tools/list and tools/call")
-	fs.Float64Var(&cfg.FaultRate, "fault-rate", 0, "probability `P` in [0,1] that a request is faulted (with --fault; default 1 then)")
-	fs.IntVar(&cfg.OversizedBytes, "oversized-bytes", target.DefaultOversizedBytes, "size `N` of an oversized answer")
-	fs.DurationVar(&cfg.Stall, "stall", 0, "pause the whole server for `D`...")
-	fs.DurationVar(&cfg.StallEvery, "stall-every", 0, "...every `D`")
-	fs.Uint64Var(&cfg.Seed, "seed", 1, "seed `S` of fault choice and service-time draws")
-	fs.BoolVar(&cfg.ClientTools, "client-tools", false, "add the tools that exercise a client: elicit (asks during the call), region_echo (x-mcp-header), input_once (input_required once)")
-	fs.BoolVar(&cfg.OAuth, "oauth", false, "be an OAuth 2.1 authorization server too, and want its bearer tokens on /mcp and /sse")
-	fs.DurationVar(&cfg.TokenTTL, "token-ttl", target.DefaultTokenTTL, "with --oauth: lifetime `D` of the tokens issued")
-	fs.StringVar(&cfg.OAuthClientID, "oauth-client-id", target.DefaultOAuthClientID, "with --oauth: the pre-registered client's ID (others may register)")
-	fs.StringVar(&cfg.OAuthClientSecret, "oauth-client-secret", target.DefaultOAuthClientSecret, "with --oauth: the pre-registered client's secret")
-	fs.IntVar(&cfg.LeakPerRequest, "leak-per-request", 0, "keep `BYTES` of memory for every request answered: a leak on purpose, to rehearse a soak test")
-	fs.BoolVar(&cfg.LeakSessions, "leak-sessions", false, "never release a session a client ends (its DELETE is answered, the session kept): a session leak on purpose")
-}
-
 // flagSet is serve's flag set, bound to f.
 func (f *serveFlags) flagSet() *pflag.FlagSet {
-	fs := newFlagSet("serve")
-	f.register(fs)
-	enumFlag(fs, "fixed-engine", target.FixedFastHTTP, target.FixedNetHTTP)
-	enumFlag(fs, "service-dist", target.DistFixed, target.DistExp, target.DistLognormal)
-	enumFlag(fs, "fault", target.FaultKinds()...)
-	limitFlags(fs, zeroOrMore(maxTools), "tools")
-	limitFlags(fs, atLeastOne(maxWorkers), "capacity")
-	limitFlags(fs, pauseUpTo(time.Hour), "service-time", "list-build-time", "stall")
-	limitFlags(fs, pauseUpTo(time.Minute), "burn")
-	limitFlags(fs, durationUpTo(maxWait), "stats-interval", "token-ttl")
-	limitFlags(fs, pauseUpTo(maxWait), "list-cache-ttl", "stall-every")
-	limitFlags(fs, fraction, "fault-rate")
-	limitFlags(fs, atLeastOne(maxBytes), "oversized-bytes")
-	limitFlags(fs, zeroOrMore(maxBytes), "leak-per-request")
-	limitFlags(fs, anyValue, "seed")
-	return fs
+	cfg := &f.cfg
+	return declare("serve", append([]flagDecl{
+		{name: "addr", to: &f.addr, def: "127.0.0.1:3002", group: "Server", usage: "listen `HOST:PORT` (port 0 = any free port)"},
+		{name: "stateless", to: &cfg.Stateless, group: "Server", usage: "Streamable HTTP without sessions"},
+		{name: "fixed-response", to: &cfg.FixedResponse, group: "Server", usage: "answer /mcp with canned results and no SDK (a near-free server, for measuring the generator)"},
+		{name: "fixed-engine", to: &cfg.FixedEngine, def: target.FixedFastHTTP, group: "Server", hints: []string{target.FixedFastHTTP, target.FixedNetHTTP}, usage: "what carries --fixed-response: fasthttp or net/http"},
+		{name: "json-response", to: &cfg.JSONResponse, group: "Server", usage: "answer POSTs with application/json instead of an SSE stream"},
+		{name: "stdio", to: &f.stdio, group: "Server", usage: "serve MCP over stdin/stdout instead of HTTP"},
+		{name: "tools", to: &cfg.Tools, def: 8, group: "Served tools", rng: zeroOrMore(maxTools), usage: "synthetic tools `N` (tool_000...), beside echo and fail"},
+		{name: "capacity", to: &cfg.Capacity, def: target.DefaultCapacity, group: "Served tools", rng: atLeastOne(maxWorkers), usage: "concurrent handler slots `K` for tools/list and tools/call"},
+		{name: "service-time", to: &cfg.ServiceTime, group: "Served tools", rng: pauseUpTo(time.Hour), usage: "mean time `D` a request holds its slot"},
+		{name: "burn", to: &cfg.Burn, group: "Served tools", rng: pauseUpTo(time.Minute), usage: "CPU time `D` each tools/call spends in a busy loop (not a sleep): a known CPU cost per call"},
+		{name: "service-dist", to: &cfg.ServiceDist, def: target.DistFixed, group: "Served tools", hints: []string{target.DistFixed, target.DistExp, target.DistLognormal}, usage: "service time distribution `DIST`: fixed, exp or lognormal (sigma 0.5)"},
+		{name: "log-file", to: &f.logFile, group: "Stats log", usage: "append the \"[MCP] tools/list stats\" line to `FILE`"},
+		{name: "stats-interval", to: &cfg.StatsInterval, def: target.DefaultStatsInterval, group: "Stats log", rng: durationUpTo(maxWait), usage: "period `D` of the stats line"},
+		{name: "list-cache-ttl", to: &cfg.ListCacheTTL, def: time.Second, group: "Stats log", rng: pauseUpTo(maxWait), usage: "tools/list cache lifetime `D` (0 = no cache)"},
+		{name: "list-build-time", to: &cfg.ListBuildTime, group: "Stats log", rng: pauseUpTo(time.Hour), usage: "extra time `D` a tools/list cache miss spends building"},
+	}, f.faultFlags()...)...)
+}
+
+// faultFlags declares serve's faults, OAuth and leaks.
+func (f *serveFlags) faultFlags() []flagDecl {
+	cfg := &f.cfg
+	return []flagDecl{
+		{name: "fault", to: &cfg.Fault, group: "Faults", hints: target.FaultKinds(), usage: "inject fault `KIND` into tools/list and tools/call"},
+		{name: "fault-rate", to: &cfg.FaultRate, group: "Faults", rng: fraction, usage: "probability `P` in [0,1] that a request is faulted (with --fault; default 1 then)"},
+		{name: "oversized-bytes", to: &cfg.OversizedBytes, def: target.DefaultOversizedBytes, group: "Faults", rng: atLeastOne(maxBytes), usage: "size `N` of an oversized answer"},
+		{name: "stall", to: &cfg.Stall, group: "Faults", rng: pauseUpTo(time.Hour), usage: "pause the whole server for `D`..."},
+		{name: "stall-every", to: &cfg.StallEvery, group: "Faults", rng: pauseUpTo(maxWait), usage: "...every `D`"},
+		{name: "seed", to: &cfg.Seed, def: uint64(1), group: "Served tools", rng: anyValue, usage: "seed `S` of fault choice and service-time draws"},
+		{name: "client-tools", to: &cfg.ClientTools, group: "Served tools", usage: "add the tools that exercise a client: elicit (asks during the call), region_echo (x-mcp-header), input_once (input_required once)"},
+		{name: "oauth", to: &cfg.OAuth, group: "Authentication", usage: "be an OAuth 2.1 authorization server too, and want its bearer tokens on /mcp and /sse"},
+		{name: "token-ttl", to: &cfg.TokenTTL, def: target.DefaultTokenTTL, group: "Authentication", rng: durationUpTo(maxWait), usage: "with --oauth: lifetime `D` of the tokens issued"},
+		{name: "oauth-client-id", to: &cfg.OAuthClientID, def: target.DefaultOAuthClientID, group: "Authentication", usage: "with --oauth: the pre-registered client's ID (others may register)"},
+		{name: "oauth-client-secret", to: &cfg.OAuthClientSecret, def: target.DefaultOAuthClientSecret, group: "Authentication", usage: "with --oauth: the pre-registered client's secret"},
+		{name: "leak-per-request", to: &cfg.LeakPerRequest, group: "Faults", rng: zeroOrMore(maxBytes), usage: "keep `BYTES` of memory for every request answered: a leak on purpose, to rehearse a soak test"},
+		{name: "leak-sessions", to: &cfg.LeakSessions, group: "Faults", usage: "never release a session a client ends (its DELETE is answered, the session kept): a session leak on purpose"},
+	}
 }
 
 // maxTools bounds --tools: a listing of more is a typo, not a server.

@@ -6,8 +6,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/spf13/pflag"
-
 	"github.com/mcpbench/mcpbench/results"
 )
 
@@ -78,9 +76,12 @@ type shardFlags struct {
 	at      time.Time
 }
 
-func (s *shardFlags) register(fs *pflag.FlagSet) {
-	fs.StringVar(&s.shard, "shard", "", "run shard `i/N` (0-based) of a load split over N generators: this one takes its share of -c, --rate and -n")
-	fs.StringVar(&s.startAt, "start-at", "", "after connecting, wait until `TIME` (RFC 3339 or Unix seconds) to start sending, so shards line up")
+// flags declares --shard and --start-at.
+func (s *shardFlags) flags() []flagDecl {
+	return []flagDecl{
+		{name: "shard", to: &s.shard, group: "Shards", usage: "run shard `i/N` (0-based) of a load split over N generators: this one takes its share of -c, --rate and -n"},
+		{name: "start-at", to: &s.startAt, group: "Shards", usage: "after connecting, wait until `TIME` (RFC 3339 or Unix seconds) to start sending, so shards line up"},
+	}
 }
 
 // parse checks the flags; call it before split or wait.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -43,12 +44,9 @@ Examples:
       --users-values 1,4,8 -d 2s --p95-slo-ms 200
 `
 
+// sweepFlags are all of sweep's flags: run's groups and the levels.
 type sweepFlags struct {
-	target             targetFlags
-	workload           workloadFlags
-	calls              callFlags
-	output             outputFlags
-	gate               gateFlags
+	loadFlags
 	concurrencyValues  string
 	concurrencyRange   string
 	rateValues         string
@@ -57,41 +55,31 @@ type sweepFlags struct {
 	cooldown           time.Duration
 	requireConcurrency int
 	svgOut             string
-	shard              shardFlags
-	series             seriesFlags
-	telemetry          telemetryFlags
-	scenario           scenarioFlags
-	page               shapeFlags // --dashboard only
-}
-
-func (f *sweepFlags) register(fs *pflag.FlagSet) {
-	f.target.register(fs)
-	f.workload.register(fs, true)
-	f.scenario.register(fs, true)
-	f.calls.register(fs)
-	fs.StringVar(&f.concurrencyValues, "concurrency-values", "", "concurrency levels, e.g. 1,2,4,8")
-	fs.StringVar(&f.concurrencyRange, "concurrency-range", "", "FROM:TO[:xF|:+S] levels, e.g. 1:64:x2")
-	fs.StringVar(&f.rateValues, "rate-values", "", "open-loop rates, e.g. 100,200,400")
-	fs.StringVar(&f.rateRange, "rate-range", "", "FROM:TO[:xF|:+S] rates, e.g. 100:600:+100")
-	fs.BoolVar(&f.refine, "refine", false, "search between the last feasible and first infeasible point for the exact maximum")
-	fs.DurationVar(&f.cooldown, "cooldown", 0, "pause between points")
-	fs.IntVar(&f.requireConcurrency, "require-concurrency", 0, "exit 1 when the maximum feasible concurrency is below N")
-	f.gate.register(fs, true)
-	f.series.register(fs, false)
-	f.telemetry.register(fs)
-	f.output.register(fs, "write the reports to `DIR` as mcpbench-<host>_<port>-sweep.json, .md, .svg and .html when no --json-out, --md-out, --svg-out or --html-out is given")
-	fs.StringVar(&f.svgOut, "svg-out", "", "write the chart to `FILE`")
-	f.shard.register(fs)
-	f.page.registerDashboard(fs)
-	limitFlags(fs, pauseUpTo(maxWait), "cooldown")
-	limitFlags(fs, atLeastOne(maxWorkers), "require-concurrency")
 }
 
 // flagSet is sweep's flag set, bound to f.
 func (f *sweepFlags) flagSet() *pflag.FlagSet {
-	fs := newFlagSet("sweep")
-	f.register(fs)
-	return fs
+	return declare("sweep", slices.Concat(f.target.flags(), f.workload.requests(), f.workload.inFlight(),
+		f.workload.length("measure `N` requests at each point (default 1000 at each concurrency when -d is not given)",
+			"measure each point for `D` (default 10s at each rate when -n is not given)"),
+		f.workload.pacing(), f.scenario.flags(f.scenario.usersLevels()), f.calls.flags(), f.levelFlags(),
+		f.gate.flags("exit 1 when no point meets the SLO (points past the limit are data, not failures)"), f.series.flags(), f.telemetry.flags(),
+		f.output.flags("write the reports to `DIR` as mcpbench-<host>_<port>-sweep.json, .md, .svg and .html when no --json-out, --md-out, --svg-out or --html-out is given"),
+		[]flagDecl{{name: "svg-out", to: &f.svgOut, group: "Outputs", usage: "write the chart to `FILE`"}},
+		f.shard.flags(), f.shapes.dashboardFlag())...)
+}
+
+// levelFlags declares the sweep's levels and how it moves between them.
+func (f *sweepFlags) levelFlags() []flagDecl {
+	return []flagDecl{
+		{name: "concurrency-values", to: &f.concurrencyValues, group: "Load", usage: "concurrency levels, e.g. 1,2,4,8"},
+		{name: "concurrency-range", to: &f.concurrencyRange, group: "Load", usage: "FROM:TO[:xF|:+S] levels, e.g. 1:64:x2"},
+		{name: "rate-values", to: &f.rateValues, group: "Load", usage: "open-loop rates, e.g. 100,200,400"},
+		{name: "rate-range", to: &f.rateRange, group: "Load", usage: "FROM:TO[:xF|:+S] rates, e.g. 100:600:+100"},
+		{name: "refine", to: &f.refine, group: "Load", usage: "search between the last feasible and first infeasible point for the exact maximum"},
+		{name: "cooldown", to: &f.cooldown, group: "Load", rng: pauseUpTo(maxWait), usage: "pause between points"},
+		{name: "require-concurrency", to: &f.requireConcurrency, group: "SLO and gates", rng: atLeastOne(maxWorkers), usage: "exit 1 when the maximum feasible concurrency is below N"},
+	}
 }
 
 // levels returns the sweep's concurrency levels or rates, exactly one of
@@ -140,50 +128,37 @@ func (f *sweepFlags) levels() ([]int, []float64, error) {
 
 func sweepMain(ctx context.Context, args []string, e env) int {
 	var f sweepFlags
+	var cfg harness.SweepConfig
 	fs := f.flagSet()
-	if done, code := parseFlags(fs, args, sweepUsage, e); done {
-		return code
-	}
-	cfg, err := f.config(fs, &e)
-	if err == nil {
-		err = f.page.check()
-	}
-	if err != nil {
-		return exitFor(e, "sweep", err)
-	}
-	if f.calls.dryRun {
-		plan, err := harness.PlanSweep(ctx, cfg)
-		return dryRunExit(e, "sweep", plan, err, &f.output)
-	}
-	outs := f.outputs(e)
-	f.series.apply(&cfg.Point, &cfg.Setup, e, "sweep")
-	if err := f.telemetry.apply(&cfg.Setup, e, "sweep"); err != nil {
-		return exitFor(e, "sweep", err)
-	}
-	stop, err := f.output.ready(outs, e, "sweep", &cfg.Setup)
-	if err != nil {
-		return exitFor(e, "sweep", err)
-	}
-	defer stop()
-	watch(&cfg.Setup, e, "sweep", f.output.noProgress || f.series.live)
-	_, _, closePage := f.page.attach(ctx, &cfg.Setup, e, "sweep")
-	defer closePage()
-	r, runErr := harness.Sweep(ctx, cfg)
-	if r == nil {
-		return harnessExit(e, "sweep", "point", runErr)
-	}
-	defer giveBackRunMemory()()
-	gateErr := f.gates().Sweep(r)
-	f.telemetry.gates(r.Gates)
-	writeErr := writeFormats(report.SweepFormats, r, outs, e)
-	f.output.announce(outs, e)
-	if runErr != nil {
-		fmt.Fprintf(e.stderr, "mcpbench sweep: stopped early: %v\n", oneLine(runErr.Error()))
-	}
-	if gateErr != nil {
-		fmt.Fprintf(f.output.summaryErr(e), "mcpbench sweep: %v\n", gateErr)
-	}
-	return finish(e, "sweep", writeErr, r.Interrupted, gateErr != nil)
+	return loadMain(ctx, args, e, loadCommand{
+		name: "sweep", usage: sweepUsage, unit: "point", sessionUnit: "point", flags: &f.loadFlags, fs: fs,
+		config: func(e *env) (*harness.Setup, *harness.LevelConfig, error) {
+			var err error
+			if cfg, err = f.config(fs, e); err == nil {
+				err = f.shapes.check()
+			}
+			return &cfg.Setup, &cfg.Point, err
+		},
+		plan:    func(ctx context.Context) (*results.PlanReport, error) { return harness.PlanSweep(ctx, cfg) },
+		outputs: f.outputs,
+		measure: func(ctx context.Context, _ *abortOutput, _ map[string]output, _ env) (*measured, error) {
+			r, runErr := harness.Sweep(ctx, cfg)
+			if r == nil {
+				return nil, runErr
+			}
+			gateErr := f.gates().Sweep(r)
+			return &measured{gates: r.Gates, interrupted: r.Interrupted, gateFailed: gateErr != nil,
+				write: func(outs map[string]output, e env) error { return writeFormats(report.SweepFormats, r, outs, e) },
+				notes: func(e env) {
+					if runErr != nil {
+						fmt.Fprintf(e.stderr, "mcpbench sweep: stopped early: %v\n", oneLine(runErr.Error()))
+					}
+					if gateErr != nil {
+						fmt.Fprintf(f.output.summaryErr(e), "mcpbench sweep: %v\n", gateErr)
+					}
+				}}, nil
+		},
+	})
 }
 
 // outputs are the sweep's report destinations: the files named, or all
@@ -219,9 +194,7 @@ func (f *sweepFlags) config(fs *pflag.FlagSet, e *env) (harness.SweepConfig, err
 	if err != nil {
 		return harness.SweepConfig{}, err
 	}
-	if err := f.gate.validate(); err != nil {
-		return harness.SweepConfig{}, err
-	}
+	f.gate.apply()
 	if err := f.perPoint(len(rs) > 0); err != nil {
 		return harness.SweepConfig{}, err
 	}
@@ -282,9 +255,6 @@ func (f *sweepFlags) setup(e *env, cs []int, rs []float64) (harness.Setup, error
 // with a duration).
 func (f *sweepFlags) perPoint(rates bool) error {
 	w := &f.workload
-	if w.total < 0 || w.duration < 0 || w.warmup < 0 || f.cooldown < 0 || f.requireConcurrency < 0 || f.scenario.maxSessions < 0 {
-		return usagef("--total, --max-sessions, --duration, --warmup, --cooldown and --require-concurrency must not be negative")
-	}
 	if w.total > 0 && w.duration > 0 {
 		return usagef("give --total or --duration per point, not both")
 	}

@@ -7,8 +7,6 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/spf13/pflag"
-
 	"github.com/mcpbench/mcpbench/harness"
 	"github.com/mcpbench/mcpbench/mcp"
 	"github.com/mcpbench/mcpbench/results"
@@ -25,12 +23,13 @@ type telemetryFlags struct {
 	files []*telemetry.JSONL
 }
 
-func (f *telemetryFlags) register(fs *pflag.FlagSet) {
-	fs.StringArrayVar(&f.outs, "out", nil, "stream every interval to `NAME=TARGET` while the load runs: json=FILE (JSON Lines, rebuilt into a report by 'mcpbench report FILE'), prometheus-rw=URL (Prometheus remote write), otlp=URL (OTLP/HTTP metrics; the path defaults to /v1/metrics); repeatable")
-	fs.StringArrayVar(&f.labels, "out-label", nil, "add label `K=V` to every series --out exports; repeatable")
-	fs.Float64Var(&f.trace, "trace", 0, "send W3C trace context (params._meta and the traceparent header) on a `FRACTION` of the requests (--trace=0.1; --trace alone: 0.01); the report keeps the slowest of each operation as exemplars, and --out otlp exports their client spans")
-	fs.Lookup("trace").NoOptDefVal = "0.01"
-	limitFlags(fs, limit{min: 0, max: 1}, "trace")
+// flags declares the streams and tracing, for run and sweep.
+func (f *telemetryFlags) flags() []flagDecl {
+	return []flagDecl{
+		{name: "out", to: &f.outs, group: "Outputs", usage: "stream every interval to `NAME=TARGET` while the load runs: json=FILE (JSON Lines, rebuilt into a report by 'mcpbench report FILE'), prometheus-rw=URL (Prometheus remote write), otlp=URL (OTLP/HTTP metrics; the path defaults to /v1/metrics); repeatable"},
+		{name: "out-label", to: &f.labels, group: "Outputs", usage: "add label `K=V` to every series --out exports; repeatable"},
+		{name: "trace", to: &f.trace, group: "Outputs", rng: fraction, noOptDef: "0.01", usage: "send W3C trace context (params._meta and the traceparent header) on a `FRACTION` of the requests (--trace=0.1; --trace alone: 0.01); the report keeps the slowest of each operation as exemplars, and --out otlp exports their client spans"},
+	}
 }
 
 // labelName is what Prometheus accepts as a label name (and OTLP as an
@@ -82,9 +81,6 @@ func newRunID() string {
 // its client options; each output is wrapped so that what it could not
 // deliver is said on stderr when the command ends.
 func (f *telemetryFlags) apply(s *harness.Setup, e env, cmd string) error {
-	if f.trace < 0 || f.trace > 1 {
-		return usagef("--trace %v: a fraction of the requests, in (0, 1]", f.trace)
-	}
 	if len(f.outs) == 0 && len(f.labels) > 0 {
 		return usagef("--out-label goes with --out")
 	}
