@@ -9,6 +9,7 @@ import (
 
 	"github.com/mcpbench/mcpbench/harness"
 	"github.com/mcpbench/mcpbench/internal/hist"
+	"github.com/mcpbench/mcpbench/results"
 )
 
 // A late line's answers are added to the interval they belong to: its
@@ -32,14 +33,7 @@ func TestLateLineFoldsIntoItsInterval(t *testing.T) {
 		`{"type":"interval","index":1,"start":"2026-01-01T00:00:01Z","end_s":2,"length_s":1,"ok":1,"operations":[{"method":"a","ok":1},{"method":"b"}],"histogram":"` + text(1000) + `"}`,
 		`{"type":"late","index":0,"start":"2026-01-01T00:00:00Z","end_s":1,"length_s":1,"ok":0,"errors":{"timeout":1},"operations":[{"method":"a"},{"method":"b","errors":{"timeout":1}}],"histogram":"` + text(900_000) + `"}`,
 	}, "\n") + "\n"
-	rec, err := ReadJSONL(strings.NewReader(file))
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := rec.RebuildRun()
-	if err != nil {
-		t.Fatal(err)
-	}
+	rec, r := rebuild(t, file)
 	if r.Requests != 4 || r.Errors != 1 || r.ErrorsByKind["timeout"] != 1 || r.Series.Len() != 2 || r.Series.Requests(0) != 3 {
 		t.Fatalf("rebuilt: %d requests, %d errors %v, %d buckets", r.Requests, r.Errors, r.ErrorsByKind, r.Series.Len())
 	}
@@ -71,6 +65,15 @@ func TestIntervalWithoutAnswersHasNoLatency(t *testing.T) {
 		`{"type":"interval","index":0,"start":"2026-01-01T00:00:00Z","end_s":1,"length_s":1,"sent":1,"ok":0,"p50_ms":0,"p95_ms":0,"p99_ms":0,"max_ms":0,"operations":[{"method":"a"}]}`,
 		`{"type":"interval","index":1,"start":"2026-01-01T00:00:01Z","end_s":2,"length_s":1,"ok":1,"p50_ms":3,"p95_ms":3,"p99_ms":3,"max_ms":3,"operations":[{"method":"a","ok":1}]}`,
 	}, "\n") + "\n"
+	_, r := rebuild(t, file)
+	if s := r.Series; !math.IsNaN(s.P99MS[0]) || !math.IsNaN(s.P50MS[0]) || s.P99MS[1] != 3 {
+		t.Errorf("rebuilt p50 %v, p99 %v: want none for the empty bucket, 3 ms for the other", s.P50MS, s.P99MS)
+	}
+}
+
+// rebuild reads a JSON Lines file and rebuilds its run's report.
+func rebuild(t *testing.T, file string) (*Recording, *results.RunReport) {
+	t.Helper()
 	rec, err := ReadJSONL(strings.NewReader(file))
 	if err != nil {
 		t.Fatal(err)
@@ -79,7 +82,5 @@ func TestIntervalWithoutAnswersHasNoLatency(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s := r.Series; !math.IsNaN(s.P99MS[0]) || !math.IsNaN(s.P50MS[0]) || s.P99MS[1] != 3 {
-		t.Errorf("rebuilt p50 %v, p99 %v: want none for the empty bucket, 3 ms for the other", s.P50MS, s.P99MS)
-	}
+	return rec, r
 }
