@@ -8,7 +8,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -169,8 +168,7 @@ func runConformanceScenario(node []string, entry, self, dir, scenario string) (c
 // before Node 22, fs.globSync (which its tier check, never run here, takes
 // from fs) is lent by a small loader (testdata/conformance).
 func conformanceHarness(t *testing.T) (string, []string) {
-	_, file, _, _ := runtime.Caller(0)
-	root := filepath.Dir(filepath.Dir(filepath.Dir(file)))
+	root, _ := filepath.Abs("../..") // go test runs in the package's folder
 	entry := filepath.Join(root, ".run/peers/node_modules/@modelcontextprotocol/conformance/dist/index.js")
 	_, err := os.Stat(entry)
 	_, nodeErr := exec.LookPath("node")

@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -34,8 +33,9 @@ var (
 // go test on a machine without Node.js skips, and says so.
 func peerEntry(t *testing.T, pkg string) string {
 	t.Helper()
-	_, file, _, _ := runtime.Caller(0)
-	entry := filepath.Join(filepath.Dir(file), "../../.run/peers/node_modules/@modelcontextprotocol", pkg, "dist/index.js")
+	// From the package's folder, where go test runs: a -trimpath build
+	// (make test's) has no absolute source paths to start from.
+	entry, _ := filepath.Abs(filepath.Join("../../.run/peers/node_modules/@modelcontextprotocol", pkg, "dist/index.js"))
 	_, err := os.Stat(entry)
 	_, nodeErr := exec.LookPath("node")
 	if err == nil && nodeErr == nil {
