@@ -95,6 +95,12 @@ func (t *totals) fold(iv harness.PointInterval) bool {
 // histograms: each operation's to its own when the bucket carries them
 // apart, else the bucket's to durationLabels'.
 func (t *totals) foldHistograms(iv harness.PointInterval, level string) bool {
+	if iv.Requests == 0 {
+		// No latencies, and no operation histograms either: folding the
+		// empty bucket would open a duration series for "all" operations
+		// in a mix.
+		return true
+	}
 	if !iv.HasOperationHistograms() {
 		t.scratch.Reset()
 		if err := iv.MergeHistogram(t.scratch); err != nil {
