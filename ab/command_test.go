@@ -32,7 +32,7 @@ func serverLine(burnUS int, behind bool) string {
 // httpMeasure sends n requests one at a time (5 for a warm-up) and reports
 // their figures.
 func httpMeasure(n int) Measure {
-	return func(ctx context.Context, _ Side, t Target, warmup bool) (Figures, error) {
+	return func(ctx context.Context, _ Side, t Target, warmup bool, _ *Slices) (Figures, error) {
 		count := n
 		if warmup {
 			count = 5

@@ -13,7 +13,7 @@ import (
 // figures; the command's runs the workload against t.URL for a while.
 func ExampleExperiment() {
 	noise := rand.New(rand.NewPCG(1, 2))
-	measure := func(_ context.Context, side ab.Side, _ ab.Target, warmup bool) (ab.Figures, error) {
+	measure := func(_ context.Context, side ab.Side, _ ab.Target, warmup bool, _ *ab.Slices) (ab.Figures, error) {
 		p50 := 2.0 * (1 + 0.03*noise.NormFloat64())
 		if side == ab.B {
 			p50 *= 1.10

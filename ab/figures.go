@@ -82,8 +82,14 @@ type Settings struct {
 	BudgetSeconds float64         `json:"budget_s,omitempty"` // 0: no budget
 	Warmup        bool            `json:"warmup"`
 	Duet          bool            `json:"duet,omitempty"` // A and B measured at the same time
-	A             string          `json:"a"`              // where each side was, for the reader
-	B             string          `json:"b"`
+	// SliceSeconds is the length of the turns A and B took within each
+	// round (Experiment.Pairs); 0: each side measured whole.
+	SliceSeconds float64 `json:"slice_s,omitempty"`
+	// Restarted: the servers mcpbench started were started afresh before
+	// each round after the first (Experiment.Restart).
+	Restarted bool   `json:"restarted,omitempty"`
+	A         string `json:"a"` // where each side was, for the reader
+	B         string `json:"b"`
 }
 
 // Why the experiment stopped.

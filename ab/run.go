@@ -19,14 +19,40 @@ var nan = math.NaN()
 type Target struct {
 	URL string
 	CPU CPUSource
+	// Restart, when set, stops the server behind the target and starts
+	// it afresh, and returns the fresh server's target (Experiment.Restart).
+	Restart func(ctx context.Context) (Target, error)
 }
 
 // Measure runs one measurement of side's target and returns its figures:
 // at least Requests, Throughput, the percentiles and ErrorRate. Seconds
 // and GenCPU, when left zero, are filled by the runner; ServerCPU and
 // ServerCPUPerRequest always are, from the target's CPU source. A warm-up
-// measurement (warmup true) is discarded: it may be shorter.
-type Measure func(ctx context.Context, side Side, t Target, warmup bool) (Figures, error)
+// measurement (warmup true) is discarded: it may be shorter. A sliced
+// round's measurements get their side's Slices; others get nil.
+type Measure func(ctx context.Context, side Side, t Target, warmup bool, s *Slices) (Figures, error)
+
+// Slices are one side's share of a sliced round: slice i, of Length, is
+// the side's when On[i]. Start must be called as the measured window
+// opens, before its clock starts: it returns once the other side's has
+// opened too (or ctx has ended), so that both count slices from the same
+// instant.
+type Slices struct {
+	Length time.Duration
+	On     []bool
+	Start  func()
+}
+
+// Active is how long the side is loaded: its slices together.
+func (s *Slices) Active() time.Duration {
+	n := 0
+	for _, on := range s.On {
+		if on {
+			n++
+		}
+	}
+	return time.Duration(n) * s.Length
+}
 
 // Experiment is an A/B experiment's design.
 type Experiment struct {
@@ -49,6 +75,19 @@ type Experiment struct {
 	// their ratio cancels it, where the machine has the cores for both.
 	// The round's order then only says which was started first.
 	Duet bool
+	// Pairs > 0 slices each round (unless Duet): A and B take turns in
+	// slices of Slice, 2·Pairs slices in all, each pair of turns in an
+	// order drawn anew, so that the round's ratio compares the two sides
+	// over the same moments of the machine, whose speed wanders from one
+	// second to the next. The round's Order is its first pair's.
+	Slice time.Duration
+	Pairs int
+	// Restart starts each round after the first on fresh servers, for
+	// the targets that can be restarted, in the round's order: two starts
+	// of one server differ by a few percent (memory layout, caches, where
+	// the kernel puts it), which would otherwise be read as a difference
+	// between A and B. Abedi and Brecht's trials each run afresh too.
+	Restart bool
 	// OnRound, when set, is told of each round as it ends.
 	OnRound func(Round)
 
@@ -81,8 +120,12 @@ func (e Experiment) Run(ctx context.Context) (*Result, error) {
 	}
 	res := &Result{Seed: e.Seed, Settings: Settings{
 		Plan: seq.Plan(), Gated: e.Gated, BudgetSeconds: e.Budget.Seconds(), Warmup: !e.NoWarmup, Duet: e.Duet,
-		A: e.A.where(), B: e.B.where(),
+		Restarted: e.Restart && (e.A.Restart != nil || e.B.Restart != nil),
+		A:         e.A.where(), B: e.B.where(),
 	}}
+	if e.Pairs > 0 && !e.Duet {
+		res.Settings.SliceSeconds = e.Slice.Seconds()
+	}
 	rng := rand.New(rand.NewPCG(e.Seed, e.Seed^0x9e3779b97f4a7c15))
 	start := e.now()
 	err = e.rounds(ctx, rng, seq, res)
@@ -108,7 +151,7 @@ func (e Experiment) rounds(ctx context.Context, rng *rand.Rand, seq *abstat.Sequ
 			return nil
 		}
 		began := e.now()
-		r, err := e.round(ctx, rng, n)
+		r, err := e.round(ctx, rng, n, &e)
 		if err != nil {
 			if ctx.Err() != nil {
 				res.Stopped = StopInterrupted
@@ -137,21 +180,39 @@ func allDecided(vs []abstat.Result, gated []abstat.Metric) bool {
 	return !r.Inconclusive()
 }
 
-// round measures both sides once, in an order drawn from rng.
-func (e Experiment) round(ctx context.Context, rng *rand.Rand, n int) (Round, error) {
+// round measures both sides once, in an order drawn from rng, first
+// restarting their servers into cur (the experiment's running copy) when
+// it asks for that.
+func (e Experiment) round(ctx context.Context, rng *rand.Rand, n int, cur *Experiment) (Round, error) {
 	r := Round{Index: n, Order: [2]Side{A, B}}
 	if rng.IntN(2) == 1 {
 		r.Order = [2]Side{B, A}
 	}
-	if e.Duet {
-		return e.duet(ctx, r)
+	if e.Restart && n > 1 {
+		for _, side := range r.Order {
+			t := &cur.A
+			if side == B {
+				t = &cur.B
+			}
+			if t.Restart == nil {
+				continue
+			}
+			fresh, err := t.Restart(ctx)
+			if err != nil {
+				return r, fmt.Errorf("%s: restart: %w", side, err)
+			}
+			*t = fresh
+		}
+		e = *cur
+	}
+	switch {
+	case e.Duet:
+		return e.together(ctx, r, [2]*Slices{})
+	case e.Pairs > 0:
+		return e.together(ctx, r, e.slices(rng, r.Order[0]))
 	}
 	for _, side := range r.Order {
-		t := e.A
-		if side == B {
-			t = e.B
-		}
-		f, err := e.measure(ctx, side, t)
+		f, err := e.measure(ctx, side, e.target(side), nil)
 		if err != nil {
 			return r, fmt.Errorf("%s: %w", side, err)
 		}
@@ -164,11 +225,34 @@ func (e Experiment) round(ctx context.Context, rng *rand.Rand, n int) (Round, er
 	return r, nil
 }
 
+func (e Experiment) target(side Side) Target {
+	if side == B {
+		return e.B
+	}
+	return e.A
+}
+
+// slices draws a round's turns: A's and B's Slices, the first pair in
+// the order first, each later pair in an order of its own.
+func (e Experiment) slices(rng *rand.Rand, first Side) [2]*Slices {
+	a := &Slices{Length: e.Slice, On: make([]bool, 2*e.Pairs)}
+	b := &Slices{Length: e.Slice, On: make([]bool, 2*e.Pairs)}
+	for k := range e.Pairs {
+		aFirst := first == A
+		if k > 0 {
+			aFirst = rng.IntN(2) == 0
+		}
+		a.On[2*k], a.On[2*k+1] = aFirst, !aFirst
+		b.On[2*k], b.On[2*k+1] = !aFirst, aFirst
+	}
+	return [2]*Slices{a, b}
+}
+
 // measure warms side up, then measures it with the server's CPU time and
 // this process's around the measurement.
-func (e Experiment) measure(ctx context.Context, side Side, t Target) (Figures, error) {
+func (e Experiment) measure(ctx context.Context, side Side, t Target, s *Slices) (Figures, error) {
 	if !e.NoWarmup {
-		if _, err := e.Measure(ctx, side, t, true); err != nil {
+		if _, err := e.Measure(ctx, side, t, true, nil); err != nil {
 			return Figures{}, fmt.Errorf("warm-up: %w", err)
 		}
 	}
@@ -181,12 +265,15 @@ func (e Experiment) measure(ctx context.Context, side Side, t Target) (Figures, 
 		cpu0 = c
 	}
 	gen0, began := selfCPU(), e.now()
-	f, err := e.Measure(ctx, side, t, false)
+	f, err := e.Measure(ctx, side, t, false, s)
 	if err != nil {
 		return f, err
 	}
 	if f.Seconds == 0 {
 		f.Seconds = e.now().Sub(began).Seconds()
+		if s != nil {
+			f.Seconds = s.Active().Seconds()
+		}
 	}
 	if gen := selfCPU() - gen0; f.GenCPU == 0 && !math.IsNaN(gen) {
 		f.GenCPU = gen
@@ -216,23 +303,37 @@ func (t Target) where() string {
 	return s
 }
 
-// duet measures both sides of r at once, each started in r's order.
-func (e Experiment) duet(ctx context.Context, r Round) (Round, error) {
+// together measures both sides of r at once, each started in r's order:
+// a duet when slices are nil, else each in its own slices, their clocks
+// started together. A side that fails stops the other.
+func (e Experiment) together(ctx context.Context, r Round, slices [2]*Slices) (Round, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	if slices[0] != nil {
+		start := startTogether(ctx, 2)
+		slices[0].Start, slices[1].Start = start, start
+	}
 	var errs [2]error
 	var figs [2]Figures
 	var wg sync.WaitGroup
 	for i, side := range r.Order {
-		t := e.A
+		s := slices[0]
 		if side == B {
-			t = e.B
+			s = slices[1]
 		}
-		wg.Go(func() { figs[i], errs[i] = e.measure(ctx, side, t) })
+		wg.Go(func() {
+			figs[i], errs[i] = e.measure(ctx, side, e.target(side), s)
+			if errs[i] != nil {
+				cancel()
+			}
+		})
 	}
 	wg.Wait()
+	// The first failure, not the other side's stop that it caused.
+	if i := firstCause(errs); i >= 0 {
+		return r, fmt.Errorf("%s: %w", r.Order[i], errs[i])
+	}
 	for i, side := range r.Order {
-		if errs[i] != nil {
-			return r, fmt.Errorf("%s: %w", side, errs[i])
-		}
 		if side == A {
 			r.A = figs[i]
 		} else {
@@ -240,4 +341,40 @@ func (e Experiment) duet(ctx context.Context, r Round) (Round, error) {
 		}
 	}
 	return r, nil
+}
+
+// firstCause is the index of the error to report: one that is not a
+// cancellation if there is one, else the first; -1 without errors.
+func firstCause(errs [2]error) int {
+	first := -1
+	for i, err := range errs {
+		if err == nil {
+			continue
+		}
+		if !errors.Is(err, context.Canceled) {
+			return i
+		}
+		if first < 0 {
+			first = i
+		}
+	}
+	return first
+}
+
+// startTogether is a start line for n measurements: each call returns
+// once all n have called, or ctx has ended.
+func startTogether(ctx context.Context, n int) func() {
+	var mu sync.Mutex
+	all := make(chan struct{})
+	return func() {
+		mu.Lock()
+		if n--; n == 0 {
+			close(all)
+		}
+		mu.Unlock()
+		select {
+		case <-all:
+		case <-ctx.Done():
+		}
+	}
 }

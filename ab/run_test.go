@@ -45,7 +45,7 @@ func (f *fake) noise() float64 {
 	return math.Exp(sigma * f.rng.NormFloat64())
 }
 
-func (f *fake) measure(_ context.Context, side Side, _ Target, warmup bool) (Figures, error) {
+func (f *fake) measure(_ context.Context, side Side, _ Target, warmup bool, _ *Slices) (Figures, error) {
 	if warmup {
 		f.calls = append(f.calls, string(side)+" warm-up")
 		f.clock = f.clock.Add(500 * time.Millisecond)
@@ -199,11 +199,11 @@ func TestInterruptedAndFailed(t *testing.T) {
 	}
 	broken := errors.New("connection refused")
 	e = f.experiment(abstat.Plan{}, 1)
-	e.Measure = func(ctx context.Context, s Side, tg Target, warm bool) (Figures, error) {
+	e.Measure = func(ctx context.Context, s Side, tg Target, warm bool, sl *Slices) (Figures, error) {
 		if len(f.calls) > 8 {
 			return Figures{}, broken
 		}
-		return f.measure(ctx, s, tg, warm)
+		return f.measure(ctx, s, tg, warm, sl)
 	}
 	f.calls = nil
 	res, err = e.Run(context.Background())

@@ -14,7 +14,8 @@ type (
 	// a PointInterval).
 	Interval = bench.Interval
 	// Stages are a staged level's shape (--stages, --rate-stages).
-	Stages = bench.Stages
+	Stages    = bench.Stages
+	LoadStage = bench.LoadStage
 	// LevelConfig is the generator's configuration of a level
 	// (bench.Config): its load model, length, warm-up and interval; its
 	// Observer is harness's, which feeds the Outputs. Model is one of

@@ -61,8 +61,9 @@ type abFlags struct {
 	alpha                    float64
 	minEffect                string
 	maxRounds                int
-	budget                   time.Duration
+	budget, slice            time.Duration
 	failOnInconclusive, duet bool
+	restart                  bool
 	jsonOut, mdOut, htmlOut  string
 	junitOut                 string
 	quiet                    bool
@@ -101,8 +102,12 @@ func (f *abFlags) flagSet() *pflag.FlagSet {
 		flagDecl{name: "path", to: &f.path, def: "/mcp", group: "A/B sides", usage: "with --a-cmd/--b-cmd: the endpoint's path"},
 		flagDecl{name: "health-url", to: &f.healthURL, group: "A/B sides", usage: "with --a-cmd/--b-cmd: ready when this `URL` ({port} replaced) answers 2xx, instead of an MCP handshake"},
 		flagDecl{name: "duet", to: &f.duet, group: "A/B sides", usage: "measure A and B at the same time in each round (needs a core for each server and the generator)"},
+		flagDecl{name: "slice", to: &f.slice, def: abDefaultSlice, group: "A/B sides", rng: pauseUpTo(time.Minute),
+			usage: "A and B take turns of `D` within each round, each pair of turns in a random order, so that both meet the same moments of a noisy machine (0: each side measured whole, one after the other; needs -d and a closed or open loop)"},
+		flagDecl{name: "restart-servers", to: &f.restart, def: true, group: "A/B sides",
+			usage: "start the servers of --a-cmd/--b-cmd afresh before each round: two starts of one server differ by a few percent, which a single start would read as a difference between A and B (not with --a-pid or --a-metrics)"},
 		flagDecl{name: "alpha", to: &f.alpha, def: 0.05, group: "SLO and gates", rng: above0(0.5), usage: "false-alarm rate of each metric, over all its looks (per metric, not for all metrics together)"},
-		flagDecl{name: "min-effect", to: &f.minEffect, def: "2%", group: "SLO and gates", usage: "smallest change that counts: a change within ± this is no change (2% or 0.02)"},
+		flagDecl{name: "min-effect", to: &f.minEffect, def: "3%", group: "SLO and gates", usage: "smallest change that counts: a change within ± this is no change (3% or 0.03)"},
 		flagDecl{name: "max-rounds", to: &f.maxRounds, def: 30, group: "SLO and gates", rng: &limit{min: 2, max: abstat.MaxRounds}, usage: "most rounds (each measures A and B once)"},
 		flagDecl{name: "budget", to: &f.budget, def: 5 * time.Minute, group: "SLO and gates", rng: pauseUpTo(maxRunTime), usage: "no round starts that would end after this `D` (0: no limit)"},
 		flagDecl{name: "fail-on-inconclusive", to: &f.failOnInconclusive, group: "SLO and gates", usage: "exit 1 when a gated metric is left undecided"},
@@ -208,9 +213,7 @@ func parseFraction(s string) (float64, error) {
 	return strconv.ParseFloat(s, 64)
 }
 
-// checkSides refuses a side given twice or not at all, and a duet on a
-// machine without the cores for it (warned, not refused: the report says
-// it was a duet).
+// checkSides refuses a side given twice or not at all.
 func (f *abFlags) checkSides(e env) error {
 	for _, s := range []struct {
 		name string
@@ -233,9 +236,6 @@ func (f *abFlags) checkSides(e env) error {
 	}
 	if f.run.target.transport == "stdio" {
 		return usagef("--transport stdio: ab measures HTTP servers; start a stdio server behind a command with --a-cmd")
-	}
-	if f.duet && runtime.NumCPU() < 4 {
-		fmt.Fprintf(e.stderr, "mcpbench ab: --duet on %d cores: the two servers and the generator share them, so their contention is measured too\n", runtime.NumCPU())
 	}
 	return nil
 }
@@ -277,7 +277,13 @@ func (f *abFlags) experiment(fs *pflag.FlagSet, e *env) (*abExperiment, error) {
 	if fs.Changed("seed") {
 		x.seed = f.run.workload.seed
 	}
-	x.exp = ab.Experiment{Plan: plan, Seed: x.seed, Budget: f.budget, Duet: f.duet, Measure: x.cfg.measure}
+	x.exp = ab.Experiment{Plan: plan, Seed: x.seed, Budget: f.budget, Duet: f.duet, Restart: f.restart, Measure: x.cfg.measure}
+	if x.exp.Slice, x.exp.Pairs, err = f.slicing(fs, cfg.Level); err != nil {
+		return nil, err
+	}
+	if f.duet && runtime.NumCPU() < 4 {
+		fmt.Fprintf(e.stderr, "mcpbench ab: --duet on %d cores: the two servers and the generator share them, so their contention is measured too\n", runtime.NumCPU())
+	}
 	if !f.quiet {
 		x.exp.OnRound = func(r ab.Round) { abRoundLine(*e, r) }
 	}

@@ -99,6 +99,45 @@ func TestABMachinery(t *testing.T) {
 	}
 }
 
+// TestABTurnsAndRestarts: measured by time, A and B take turns within
+// each round (the report gives the turn's length, and each side's time is
+// its turns': half the round) and the servers start afresh before each
+// round after the first (their logs hold a start per round); B's 2 ms of
+// CPU per call is still found.
+func TestABTurnsAndRestarts(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	args := abArgs(dir, "", "--burn 2ms", "-d", "400ms", "--slice", "50ms")
+	for i, a := range args {
+		if a == "-n" { // by time, not by count
+			args = append(args[:i:i], args[i+2:]...)
+			break
+		}
+	}
+	res := runCLI(t, nil, args...)
+	if res.code != exitGate {
+		t.Fatalf("A/B with --burn 2ms in turns: exit %d, want 1\n%s", res.code, res.stderr)
+	}
+	r := readAB(t, dir)
+	if r.Settings.SliceSeconds != 0.05 || !r.Settings.Restarted || len(r.Rounds) != 6 {
+		t.Fatalf("slice %v s, restarted %v, %d rounds", r.Settings.SliceSeconds, r.Settings.Restarted, len(r.Rounds))
+	}
+	for _, rd := range r.Rounds {
+		if rd.A.Seconds != 0.4 || rd.B.Seconds != 0.4 || rd.A.Requests == 0 || rd.B.Requests == 0 || rd.B.ServerCPUPerRequest == nil {
+			t.Fatalf("round %d: A %+v, B %+v: want 0.4 s of turns each", rd.Index, rd.A, rd.B)
+		}
+	}
+	if v, ok := r.Verdict(abstat.ServerCPUPerRequest); !ok || v.Verdict != abstat.Regression {
+		t.Errorf("server CPU per request: %+v", v)
+	}
+	for _, side := range []string{"a", "b"} {
+		b, err := os.ReadFile(filepath.Join(dir, "ab-"+side+"-server.log"))
+		if n := strings.Count(string(b), "mcpbench serve: listening on"); err != nil || n != 6 {
+			t.Errorf("%s's server log: %v, %d starts, want one per round (6)", side, err, n)
+		}
+	}
+}
+
 // TestABMistakes: each bad command line is one line on stderr and exit 2,
 // before any server starts; a server that cannot start is exit 3.
 func TestABMistakes(t *testing.T) {
@@ -116,6 +155,9 @@ func TestABMistakes(t *testing.T) {
 		{[]string{"--a-url", "http://127.0.0.1:1/mcp", "--b-url", "http://127.0.0.1:1/mcp", "--alpha", "0"}, "--alpha", exitUsage},
 		{[]string{"--a-url", "http://127.0.0.1:1/mcp", "--b-url", "http://127.0.0.1:1/mcp", "--max-rounds", "1"}, "--max-rounds", exitUsage},
 		{[]string{"--a-url", "http://127.0.0.1:1/mcp", "--b-url", "http://127.0.0.1:1/mcp", "-c", "0"}, "concurrency", exitUsage},
+		{[]string{"--a-url", "http://127.0.0.1:1/mcp", "--b-url", "http://127.0.0.1:1/mcp", "-d", "1s", "--slice", "2s"}, "--slice 2s is longer than -d 1s", exitUsage},
+		{[]string{"--a-url", "http://127.0.0.1:1/mcp", "--b-url", "http://127.0.0.1:1/mcp", "-n", "50", "--slice", "100ms"}, "--slice with -n", exitUsage},
+		{[]string{"--a-url", "http://127.0.0.1:1/mcp", "--b-url", "http://127.0.0.1:1/mcp", "--duet", "--slice", "100ms"}, "--slice with --duet", exitUsage},
 		{[]string{"--a-cmd", "exit 3 # {port}", "--b-url", "http://127.0.0.1:1/mcp", "-q"}, "--a-cmd: server exited before it was ready", exitUnreachable},
 	} {
 		res := runCLI(t, nil, append([]string{"ab"}, c.args...)...)

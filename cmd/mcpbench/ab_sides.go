@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -23,10 +24,20 @@ type abRunConfig struct{ harness.RunConfig }
 const abWarmupShare = 4
 
 // measure runs the load once against t and returns its figures; a warm-up
-// is a quarter of a measurement, at least 200 ms or one request.
-func (c abRunConfig) measure(ctx context.Context, _ ab.Side, t ab.Target, warmup bool) (ab.Figures, error) {
+// is a quarter of a measurement, at least 200 ms or one request. A
+// measurement in turns (s) loads t only in its turns, opens its window
+// with the other side's, and gives the throughput of its turns' time.
+func (c abRunConfig) measure(ctx context.Context, _ ab.Side, t ab.Target, warmup bool, s *ab.Slices) (ab.Figures, error) {
 	cfg := c.RunConfig
 	cfg.Setup.Options.URL = t.URL
+	if s != nil {
+		lvl, err := slicedLevel(cfg.Level, s)
+		if err != nil {
+			return ab.Figures{}, err
+		}
+		cfg.Level = lvl
+		cfg.Setup.Outputs = append(slices.Clip(cfg.Setup.Outputs), startLine{start: s.Start})
+	}
 	if warmup {
 		if cfg.Level.Duration > 0 {
 			cfg.Level.Duration = max(cfg.Level.Duration/abWarmupShare, 200*time.Millisecond)
@@ -50,8 +61,13 @@ func (c abRunConfig) measure(ctx context.Context, _ ab.Side, t ab.Target, warmup
 	if p.Requests == 0 && !warmup { // no figure to compare, only a stall
 		return ab.Figures{}, fmt.Errorf("no request completed in %.2f s: give each measurement longer (-d) or a count (-n)", p.ElapsedS)
 	}
-	return ab.Figures{Requests: p.Requests, Throughput: p.RPS, P50MS: p.P50MS, P95MS: p.P95MS, P99MS: p.P99MS,
-		ErrorRate: p.ErrorRate, Seconds: p.ElapsedS, GenCPU: p.Client.CPUS}, nil
+	f := ab.Figures{Requests: p.Requests, Throughput: p.RPS, P50MS: p.P50MS, P95MS: p.P95MS, P99MS: p.P99MS,
+		ErrorRate: p.ErrorRate, Seconds: p.ElapsedS, GenCPU: p.Client.CPUS}
+	if s != nil {
+		f.Seconds = s.Active().Seconds()
+		f.Throughput = p.RPS * p.ElapsedS / f.Seconds
+	}
+	return f, nil
 }
 
 // describe says what one measurement sends, in words.
@@ -145,6 +161,9 @@ func (x *abExperiment) startSide(ctx context.Context, name string, fl abSideFlag
 		}
 		dst.server, dst.target = srv, srv.Target()
 		dst.side.URL, dst.side.ServerLog = srv.URL, c.Log
+		if x.f.restart && fl.metrics == "" && fl.pid == 0 { // a pid or a URL of CPU would go with the first server
+			dst.target.Restart = dst.restarter(c)
+		}
 	}
 	switch {
 	case fl.metrics != "":
@@ -164,6 +183,25 @@ func (x *abExperiment) startSide(ctx context.Context, name string, fl abSideFlag
 		dst.side.CPU = dst.target.CPU.Where()
 	}
 	return nil
+}
+
+// restarter stops dst's server and starts c afresh, on a port of its
+// own, for the experiment's next round.
+func (dst *abSide) restarter(c ab.Command) func(context.Context) (ab.Target, error) {
+	var restart func(context.Context) (ab.Target, error)
+	restart = func(ctx context.Context) (ab.Target, error) {
+		_ = dst.server.Stop()
+		srv, err := ab.Start(ctx, c)
+		if err != nil {
+			dst.server = nil
+			return ab.Target{}, err
+		}
+		dst.server = srv
+		t := srv.Target()
+		t.Restart = restart
+		return t, nil
+	}
+	return restart
 }
 
 // serverLog is the file for a started server's output: beside the first
