@@ -57,6 +57,10 @@ k8s-check:
 # scripts/time-suite.sh times this target on fresh clones.
 TIMED    := bench cmd/mcpbench dashboard harness scripts/action workload
 UNTIMED_P ?= 2
+# The untimed lane's longest packages, started first (go test runs the
+# packages it is given in their order, P at a time): started last, the
+# longest of them was the suite's tail.
+UNTIMED_FIRST := cmd/mcpbench hostile interop report
 TEST_PARALLEL ?= 6
 # SCHED_IDLE where util-linux's chrt is, else the lowest nice.
 IDLE := $(shell command -v chrt >/dev/null 2>&1 && echo chrt --idle 0 || echo nice -n 19)
@@ -71,7 +75,7 @@ test:
 	@$(MAKE) --no-print-directory -j 3 -O test-untimed test-timed
 
 test-untimed: installs vet-idle
-	$(TEST_ENV) MCPBENCH_TEST_LANE=untimed $(IDLE) $(GO) test -p $(UNTIMED_P) -parallel $(TEST_PARALLEL) -count=1 -timeout 30m $$($(GO) list ./... | grep -v $(foreach p,$(TIMED),-e '/$(p)$$')) ./cmd/mcpbench/
+	$(TEST_ENV) MCPBENCH_TEST_LANE=untimed $(IDLE) $(GO) test -p $(UNTIMED_P) -parallel $(TEST_PARALLEL) -count=1 -timeout 30m $(addprefix ./,$(addsuffix /,$(UNTIMED_FIRST))) $$($(GO) list ./... | grep -v $(foreach p,$(TIMED) $(UNTIMED_FIRST),-e '/$(p)$$'))
 test-timed: installs timed-build
 	$(TEST_ENV) MCPBENCH_TEST_LANE=timed $(GO) test -p 1 -parallel $(TEST_PARALLEL) -count=1 -timeout 30m $(TIMED_PKGS)
 

@@ -5,6 +5,7 @@ import (
 	"io"
 	"math"
 	"strings"
+	"time"
 
 	"github.com/mcpbench/mcpbench/ab"
 	"github.com/mcpbench/mcpbench/abstat"
@@ -82,8 +83,14 @@ var abVerdictHead = []string{"metric", "verdict", "change B/A − 1 [interval]",
 func abPlanLine(r *results.ABReport) string {
 	p := r.Settings.Plan
 	mode := "interleaved in random order"
-	if r.Settings.Duet {
+	switch {
+	case r.Settings.Duet:
 		mode = "duet: A and B at the same time"
+	case r.Settings.SliceSeconds > 0:
+		mode = fmt.Sprintf("interleaved in random order, each round in turns of %s", time.Duration(r.Settings.SliceSeconds*float64(time.Second)))
+	}
+	if r.Settings.Restarted {
+		mode += ", servers started afresh each round"
 	}
 	return fmt.Sprintf("alpha %.3g per metric (each metric's false-alarm rate, not all together), minimum effect %.3g%%, rounds %d to %d, %s, seed %d",
 		p.Alpha, 100*p.MinEffect, p.MinRounds, p.MaxRounds, mode, r.Seed)
