@@ -33,7 +33,9 @@ import (
 // Environment: MCPBENCH_ENGINE_SEED=N runs seed N alone; the soak
 // (make soak-engine) sets MCPBENCH_ENGINE_REQUESTS, the requests to check
 // in all, from seed MCPBENCH_ENGINE_SEED_FROM (1) on, and
-// MCPBENCH_ENGINE_PER_SEED requests per engine and seed.
+// MCPBENCH_ENGINE_PER_SEED requests per engine and seed, and
+// MCPBENCH_ENGINE_PAR seeds at once (default 1: the seeds wait on the
+// server's pauses much of the time, so the soak runs more).
 // MCPBENCH_ENGINE_ONLY=loops (goroutines, net/http) runs one engine.
 
 // rndEngine is one way of running a seed's requests.
@@ -53,6 +55,7 @@ var rndEngines = []rndEngine{
 type rndPlan struct {
 	from, seeds uint64
 	perSeed     int
+	par         int    // seeds run at once
 	total       int    // the soak's goal, 0 outside it
 	only        string // one engine's name, "" for all
 	engines     int
@@ -70,7 +73,7 @@ func randomPlan(t *testing.T) rndPlan {
 		}
 		return n
 	}
-	p := rndPlan{from: 1, seeds: 4, perSeed: env("MCPBENCH_ENGINE_PER_SEED", 300)}
+	p := rndPlan{from: 1, seeds: 4, perSeed: env("MCPBENCH_ENGINE_PER_SEED", 300), par: max(1, env("MCPBENCH_ENGINE_PAR", 1))}
 	p.only, p.engines = os.Getenv("MCPBENCH_ENGINE_ONLY"), len(rndEngines)
 	if p.only != "" {
 		p.engines = 1
@@ -91,35 +94,67 @@ func randomPlan(t *testing.T) rndPlan {
 	return p
 }
 
-// TestEngineRandom runs the plan's seeds on every engine. Counts, not
-// timings, decide: a starved machine only makes it slower.
+// TestEngineRandom runs the plan's seeds on every engine, par seeds at
+// once. Counts, not timings, decide: a starved machine only makes it
+// slower.
 func TestEngineRandom(t *testing.T) {
 	p := randomPlan(t)
 	start := time.Now()
-	checked, failures := 0, 0
-	for seed := p.from; seed < p.from+p.seeds; seed++ {
-		for _, e := range rndEngines {
-			if p.only != "" && e.name != p.only {
-				continue
-			}
-			n, fails := runRandomSeed(t, seed, e, p.perSeed)
-			checked += n
-			failures += len(fails)
-			for _, f := range fails {
-				t.Errorf("seed %d on %s: %s\n\trerun: MCPBENCH_ENGINE_SEED=%d MCPBENCH_ENGINE_PER_SEED=%d MCPBENCH_ENGINE_ONLY=%s go test -count=1 -run 'TestEngineRandom$' ./mcp/",
-					seed, e.name, f, seed, p.perSeed, e.name)
-			}
-		}
-		if p.total > 0 && seed%20 == 0 {
-			t.Logf("soak: %d requests checked by seed %d, %d failures, %.0f/s", checked, seed, failures, float64(checked)/time.Since(start).Seconds())
+	var mu sync.Mutex
+	checked, failures, done := 0, 0, 0
+	run := func(seed uint64) {
+		n, fails := p.runSeed(t, seed)
+		mu.Lock()
+		defer mu.Unlock()
+		checked, failures, done = checked+n, failures+fails, done+1
+		if p.total > 0 && done%20 == 0 {
+			t.Logf("soak: %d requests checked in %d seeds, %d failures, %.0f/s", checked, done, failures, float64(checked)/time.Since(start).Seconds())
 		}
 	}
+	if p.par == 1 { // on the test's goroutine, where a set-up failure may end it
+		for seed := p.from; seed < p.from+p.seeds; seed++ {
+			run(seed)
+		}
+	} else {
+		seeds := make(chan uint64)
+		var wg sync.WaitGroup
+		for range p.par {
+			wg.Go(func() {
+				for seed := range seeds {
+					run(seed)
+				}
+			})
+		}
+		for seed := p.from; seed < p.from+p.seeds; seed++ {
+			seeds <- seed
+		}
+		close(seeds)
+		wg.Wait()
+	}
 	took := time.Since(start)
-	t.Logf("engine random: %d requests checked, seeds %d..%d on %d engines (%d per engine and seed), %d failures, %v (%.0f/s)",
-		checked, p.from, p.from+p.seeds-1, p.engines, p.perSeed, failures, took.Round(time.Millisecond), float64(checked)/took.Seconds())
+	t.Logf("engine random: %d requests checked, seeds %d..%d on %d engines (%d per engine and seed, %d seeds at once), %d failures, %v (%.0f/s)",
+		checked, p.from, p.from+p.seeds-1, p.engines, p.perSeed, p.par, failures, took.Round(time.Millisecond), float64(checked)/took.Seconds())
 	if planned := int(p.seeds) * p.engines * p.perSeed; checked < planned {
 		t.Errorf("checked %d requests, planned %d", checked, planned)
 	}
+}
+
+// runSeed runs one seed on the plan's engines and reports what
+// disagreed, each with the command that reruns it.
+func (p rndPlan) runSeed(t *testing.T, seed uint64) (checked, failures int) {
+	for _, e := range rndEngines {
+		if p.only != "" && e.name != p.only {
+			continue
+		}
+		n, fails := runRandomSeed(t, seed, e, p.perSeed)
+		checked += n
+		failures += len(fails)
+		for _, f := range fails {
+			t.Errorf("seed %d on %s: %s\n\trerun: MCPBENCH_ENGINE_SEED=%d MCPBENCH_ENGINE_PER_SEED=%d MCPBENCH_ENGINE_ONLY=%s go test -count=1 -run 'TestEngineRandom$' ./mcp/",
+				seed, e.name, f, seed, p.perSeed, e.name)
+		}
+	}
+	return checked, failures
 }
 
 // rndShape is what a seed draws before any request: the run's shape.
@@ -208,7 +243,8 @@ func runRandomSeed(t *testing.T, seed uint64, e rndEngine, n int) (int, []string
 func runOnLoops(t *testing.T, ctx context.Context, c *Client, users []*rndUser, loops int) {
 	g, err := evloop.NewGroup(loops, nil)
 	if err != nil {
-		t.Fatal(err)
+		t.Error(err) // not Fatal: the soak runs seeds off the test's goroutine
+		return
 	}
 	defer g.Close()
 	for i, u := range users {

@@ -24,7 +24,10 @@ Tell whether B is slower than A, or costs its server more CPU, beyond the
 noise of the machine. The load of run's flags is measured in rounds; each
 round measures A and B once, after a short warm-up each, in an order drawn
 anew from --seed (randomized multiple interleaved trials), and the evidence
-is each round's ratio B/A. Wilcoxon's signed-rank test and the
+is each round's ratio B/A. Measured by time (-d), A and B take turns of
+--slice within the round, each pair of turns in a random order, so that
+both meet the same moments of a machine whose speed wanders; servers that
+mcpbench started are started afresh before each round (--restart-servers). Wilcoxon's signed-rank test and the
 Hodges-Lehmann interval judge each metric: throughput, p50, p95, p99, error
 rate and, where it can be read, the server's CPU time per request. Rounds
 are added until every gated metric (throughput, p50 and server CPU per
