@@ -151,7 +151,7 @@ func (e Experiment) rounds(ctx context.Context, rng *rand.Rand, seq *abstat.Sequ
 			return nil
 		}
 		began := e.now()
-		r, err := e.round(ctx, rng, n, &e)
+		r, err := e.round(ctx, rng, n)
 		if err != nil {
 			if ctx.Err() != nil {
 				res.Stopped = StopInterrupted
@@ -181,18 +181,17 @@ func allDecided(vs []abstat.Result, gated []abstat.Metric) bool {
 }
 
 // round measures both sides once, in an order drawn from rng, first
-// restarting their servers into cur (the experiment's running copy) when
-// it asks for that.
-func (e Experiment) round(ctx context.Context, rng *rand.Rand, n int, cur *Experiment) (Round, error) {
+// restarting their servers (into e's targets) when e asks for that.
+func (e *Experiment) round(ctx context.Context, rng *rand.Rand, n int) (Round, error) {
 	r := Round{Index: n, Order: [2]Side{A, B}}
 	if rng.IntN(2) == 1 {
 		r.Order = [2]Side{B, A}
 	}
 	if e.Restart && n > 1 {
 		for _, side := range r.Order {
-			t := &cur.A
+			t := &e.A
 			if side == B {
-				t = &cur.B
+				t = &e.B
 			}
 			if t.Restart == nil {
 				continue
@@ -203,7 +202,6 @@ func (e Experiment) round(ctx context.Context, rng *rand.Rand, n int, cur *Exper
 			}
 			*t = fresh
 		}
-		e = *cur
 	}
 	switch {
 	case e.Duet:
