@@ -90,6 +90,9 @@ func keyLine(b []byte, k string) int {
 type clientCounts struct {
 	requests                [len(serverMethods)]atomic.Int64
 	progress, rounds, polls atomic.Int64
+	// reopens counts standing GET streams asked for again after they
+	// ended or could not be opened: a server that drops them shows.
+	reopens atomic.Int64
 }
 
 // serverMethods are the requests counted by name; the last entry counts
@@ -210,7 +213,8 @@ func frameAnswer(id, result json.RawMessage, e *rpcError) []byte {
 // Counters returns what the client counted beside the measured requests,
 // by name: requests from the server by method (client_requests/METHOD),
 // progress_events, round_trips (extra rounds of multi round-trip calls),
-// task_polls and token_refreshes. Every count only grows; a caller takes
+// task_polls, token_refreshes, sessions_abandoned and streams_reopened
+// (standing GET streams asked for again). Every count only grows; a caller takes
 // the difference over the interval it measures.
 func (c *Client) Counters() map[string]int64 {
 	out := map[string]int64{}
@@ -225,6 +229,7 @@ func (c *Client) Counters() map[string]int64 {
 		"task_polls":         c.counts.polls.Load(),
 		"token_refreshes":    c.tokenRefreshes(),
 		"sessions_abandoned": c.AbandonedSessions(),
+		"streams_reopened":   c.counts.reopens.Load(),
 	} {
 		if n > 0 {
 			out[name] = n

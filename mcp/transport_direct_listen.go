@@ -112,6 +112,7 @@ func (ls *loopStream) again() {
 	at := time.Now().Add(ls.retry)
 	ls.loop.Go(func() {
 		if ls.loop.SleepUntil(context.Background(), at) && !ls.stopped {
+			ls.t.s.c.counts.reopens.Add(1)
 			ls.open()
 		}
 	})

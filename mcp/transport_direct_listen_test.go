@@ -113,6 +113,9 @@ func TestListenStreamOnLoopReopens(t *testing.T) {
 	if n := gets.Load(); n != 2 {
 		t.Fatalf("%d GETs, want 2: the ended stream asked for again once", n)
 	}
+	if n := c.Counters()["streams_reopened"]; n != 1 {
+		t.Fatalf("streams_reopened %d, want 1", n)
+	}
 }
 
 // loopClient dials a client with o and makes a group of one loop for its

@@ -52,6 +52,7 @@ func (t *httpTransport) listen() {
 			if !offered || !Sleep(ctx, retry) {
 				return
 			}
+			s.c.counts.reopens.Add(1)
 		}
 	}()
 	select {
