@@ -80,8 +80,8 @@ func checkCase(t *testing.T, r *result) {
 // memory ceiling.
 func checkProcess(t *testing.T, what string, o outcome, limit time.Duration) {
 	t.Helper()
-	if o.starvedOnce != nil {
-		t.Logf("%s: the first try's set-up timed out on a starved machine, run again: %s", what, lastLine(o.starvedOnce))
+	for _, why := range o.starved {
+		t.Logf("%s: run again, %s", what, why)
 	}
 	if o.killed {
 		t.Errorf("%s: still running after %s; killed", what, o.elapsed.Round(time.Second))

@@ -95,14 +95,17 @@ func randomHex(n int) string {
 type outcome struct {
 	args []string
 	code int
-	// starvedOnce is the stderr of a first try whose set-up timed out
+	// starved says why earlier tries were run again
 	// (runChildUnstarved), reported with the case.
-	starvedOnce []byte
-	elapsed     time.Duration
-	peakRSS     int64 // bytes: the child's maximum resident set
-	stdout      []byte
-	stderr      []byte
-	killed      bool // it outlived its hard limit and was killed
+	starved []string
+	elapsed time.Duration
+	// stall is the longest this process went without running while the
+	// child ran: its servers were starved as long.
+	stall   time.Duration
+	peakRSS int64 // bytes: the child's maximum resident set
+	stdout  []byte
+	stderr  []byte
+	killed  bool // it outlived its hard limit and was killed
 }
 
 // captureLimit bounds what the suite keeps of a child's stdout and stderr.
@@ -141,7 +144,7 @@ func runChild(hardLimit time.Duration, env []string, args ...string) outcome {
 	}
 	exited := make(chan struct{})
 	go func() { _ = cmd.Wait(); close(exited) }()
-	o.peakRSS = samplePeak(cmd.Process.Pid, exited)
+	o.peakRSS, o.stall = samplePeak(cmd.Process.Pid, exited)
 	o.elapsed = time.Since(start)
 	o.stdout, o.stderr = stdout.Bytes(), stderr.Bytes()
 	o.code = cmd.ProcessState.ExitCode()
@@ -153,12 +156,16 @@ func runChild(hardLimit time.Duration, env []string, args ...string) outcome {
 // it exits. rusage's maxrss cannot serve: a child forked from this test
 // process starts out charged with the test's own resident set. VmHWM only
 // grows, so sampling misses at most what was added in the last interval.
-func samplePeak(pid int, exited <-chan struct{}) int64 {
+// The longest gap between its looks is the other figure: how long this
+// process, the HTTP cases' servers among it, was given no CPU.
+func samplePeak(pid int, exited <-chan struct{}) (peak int64, stall time.Duration) {
 	path := fmt.Sprintf("/proc/%d/status", pid)
-	var peak int64
 	tick := time.NewTicker(10 * time.Millisecond)
 	defer tick.Stop()
+	last := time.Now()
 	for {
+		now := time.Now()
+		stall, last = max(stall, now.Sub(last)), now
 		if b, err := os.ReadFile(path); err == nil {
 			if _, v, ok := bytes.Cut(b, []byte("\nVmHWM:")); ok {
 				kb, _ := strconv.ParseInt(string(bytes.Fields(v)[0]), 10, 64)
@@ -167,7 +174,7 @@ func samplePeak(pid int, exited <-chan struct{}) int64 {
 		}
 		select {
 		case <-exited:
-			return peak
+			return peak, stall
 		case <-tick.C:
 		}
 	}

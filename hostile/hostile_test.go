@@ -125,13 +125,11 @@ func runCase(dir string, exp expect) *result {
 	r.runBound = bound(exp, t.srv == nil, roundsOf(n, runWorkers))
 	args := append([]string{"run", "-c", strconv.Itoa(runWorkers), "-n", strconv.Itoa(n),
 		"--json-out", filepath.Join(dir, "run.json"), "--md-out", filepath.Join(dir, "run.md"), "--html-out", filepath.Join(dir, "run.html")}, common...)
-	inits := t.inits()
-	r.run = runChildUnstarved(exp, r.runBound+30*time.Second, t.env, append(args, t.args...)...)
-	r.inits = t.inits() - inits
+	r.run, r.inits = runChildUnstarved(exp, r.runBound+30*time.Second, t, append(args, t.args...)...)
 	if t.srv != nil {
 		net := append([]string{"run", "--engine", "net/http", "-c", strconv.Itoa(runWorkers), "-n", strconv.Itoa(n),
 			"--json-out", filepath.Join(dir, "net.json")}, common...)
-		r.netRun = runChildUnstarved(exp, r.runBound+30*time.Second, t.env, append(net, t.args...)...)
+		r.netRun, _ = runChildUnstarved(exp, r.runBound+30*time.Second, t, append(net, t.args...)...)
 	}
 
 	rounds := 0
@@ -141,7 +139,7 @@ func runCase(dir string, exp expect) *result {
 	r.swBound = bound(exp, t.srv == nil, rounds)
 	args = append([]string{"sweep", "--concurrency-values", joinInts(sweepLevels), "-n", strconv.Itoa(sn),
 		"--json-out", filepath.Join(dir, "sweep.json"), "--md-out", filepath.Join(dir, "sweep.md"), "--svg-out", filepath.Join(dir, "sweep.svg"), "--html-out", filepath.Join(dir, "sweep.html")}, common...)
-	r.sweep = runChildUnstarved(exp, r.swBound+30*time.Second, t.env, append(args, t.args...)...)
+	r.sweep, _ = runChildUnstarved(exp, r.swBound+30*time.Second, t, append(args, t.args...)...)
 	readReports(r, dir)
 	return r
 }
@@ -150,20 +148,40 @@ func runCase(dir string, exp expect) *result {
 // handshake of a case whose handshake is sound did not come in --timeout.
 var setUpTimedOut = regexp.MustCompile(`(?i)time.?out|timed out|deadline`)
 
-// runChildUnstarved is runChild, run once more when a case whose handshake
-// the server answers failed its set-up on a time-out. make test runs this
-// package at SCHED_IDLE, server and client alike, and the timed lane can
-// take both cores for longer than the 2 s --timeout of the timeout cases:
-// the handshake then timed out before the server had run at all (exit 3,
-// nothing counted), which says nothing of the case.
-func runChildUnstarved(exp expect, hardLimit time.Duration, env []string, args ...string) outcome {
-	o := runChild(hardLimit, env, args...)
-	if o.code == 3 && !exp.dialFails && setUpTimedOut.Match(o.stderr) {
-		first := o.stderr
-		o = runChild(hardLimit, env, args...)
-		o.starvedOnce = first
+// make test runs this package at SCHED_IDLE, servers and clients alike,
+// and the timed lane can take both cores for longer than the 2 s
+// --timeout of the timeout cases. A handshake then timed out before the
+// server had run at all (exit 3, nothing counted), or a measured request
+// timed out before the server had sent what the case sends: neither says
+// anything of the case. So a try is run again, up to starvedTries in all,
+// when its set-up timed out or this process (the servers) stalled for
+// stallLimit or more while it ran; the last try is checked whatever it met.
+const (
+	starvedTries = 3
+	stallLimit   = requestTimeout / 4
+)
+
+// runChildUnstarved is runChild, run again while a try was starved. at is
+// the server's count of sessions opened, taken around the try kept.
+func runChildUnstarved(exp expect, hardLimit time.Duration, t *target, args ...string) (o outcome, inits int64) {
+	var starved []string
+	for try := 1; ; try++ {
+		before := t.inits()
+		o = runChild(hardLimit, t.env, args...)
+		inits = t.inits() - before
+		why := ""
+		switch {
+		case o.code == 3 && !exp.dialFails && setUpTimedOut.Match(o.stderr):
+			why = "its set-up timed out: " + lastLine(o.stderr)
+		case o.stall >= stallLimit:
+			why = fmt.Sprintf("the servers' process stalled %s", o.stall.Round(time.Millisecond))
+		}
+		if why == "" || try == starvedTries {
+			o.starved = starved
+			return o, inits
+		}
+		starved = append(starved, fmt.Sprintf("try %d: %s", try, why))
 	}
-	return o
 }
 
 // target is what mcpbench is pointed at: an HTTP server of this process,
