@@ -69,7 +69,18 @@ func TestLogWindowSlowInterval(t *testing.T) {
 		t.Fatalf("with the wait: log counted %d of %d sent, coverage %+v", waited.LogScan.Delta.Requests, waited.Requests, *cov)
 	}
 
-	quick := runLogged(t, logPath, append(load, "--log-settle", "0")...)
+	// The case is a run shorter than the interval: one that a starved
+	// machine stretched to most of it (3.29 s once, at load 11) is run
+	// again, up to three tries.
+	var quick logWindowReport
+	for try := 1; try <= 3; try++ {
+		quick = runLogged(t, logPath, append(load, "--log-settle", "0")...)
+		if m := quick.LogScan.Coverage.MeasuredS; m < 1.5 {
+			break
+		} else if try < 3 {
+			t.Logf("try %d: the half-second run took %.2f s; run again", try, m)
+		}
+	}
 	cov := quick.LogScan.Coverage
 	if cov.Complete || cov.TailSeen || cov.SettledS > 0.5 {
 		t.Fatalf("without the wait: coverage %+v, want partial and no wait", *cov)
