@@ -2,14 +2,62 @@ package hostile
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
 	"time"
 )
 
+// checkT is what the checks use of a test: a *testing.T, or a tally that
+// runCase asks whether a try passed.
+type checkT interface {
+	Helper()
+	Errorf(format string, args ...any)
+	Fatal(args ...any)
+	Logf(format string, args ...any)
+}
+
+// tally is a checkT that keeps the first failure; Fatal ends the checks.
+type tally struct {
+	failed bool
+	first  string
+}
+
+func (*tally) Helper()                             {}
+func (*tally) Logf(string, ...any)                 {}
+func (c *tally) Errorf(format string, args ...any) { c.fail(fmt.Sprintf(format, args...)) }
+func (c *tally) Fatal(args ...any) {
+	c.fail(fmt.Sprint(args...))
+	panic(c)
+}
+
+func (c *tally) fail(s string) {
+	if !c.failed {
+		c.failed, c.first = true, s
+	}
+}
+
+// passes says whether the case's try passes its checks, and else the
+// first failure.
+func passes(r *result) (ok bool, first string) {
+	c := &tally{}
+	func() {
+		defer func() {
+			if v := recover(); v != nil && v != c {
+				panic(v)
+			}
+		}()
+		checkCase(c, r)
+	}()
+	return !c.failed, c.first
+}
+
 // checkCase holds one case's runs to the suite's rules.
-func checkCase(t *testing.T, r *result) {
+func checkCase(t checkT, r *result) {
+	for _, why := range r.starved {
+		t.Logf("run again: %s", why)
+	}
 	if r.setupErr != nil {
 		t.Fatal(r.setupErr)
 	}
@@ -78,7 +126,7 @@ func checkCase(t *testing.T, r *result) {
 
 // checkProcess: the process ended by itself, within its bound and its
 // memory ceiling.
-func checkProcess(t *testing.T, what string, o outcome, limit time.Duration) {
+func checkProcess(t checkT, what string, o outcome, limit time.Duration) {
 	t.Helper()
 	for _, why := range o.starved {
 		t.Logf("%s: run again, %s", what, why)
@@ -98,7 +146,7 @@ func checkProcess(t *testing.T, what string, o outcome, limit time.Duration) {
 
 // checkReports: every report asked for was written, and the JSON ones
 // parse.
-func checkReports(t *testing.T, r *result) {
+func checkReports(t checkT, r *result) {
 	t.Helper()
 	for _, f := range []string{"run.json", "run.md", "sweep.json", "sweep.md", "sweep.svg", "run.html", "sweep.html"} {
 		b, ok := r.files[f]
@@ -113,7 +161,7 @@ func checkReports(t *testing.T, r *result) {
 
 // checkPoint: every request was counted, each failure in the case's one
 // kind, with an example that says what the server did.
-func checkPoint(t *testing.T, what string, exp expect, p pointReport, n int64) {
+func checkPoint(t checkT, what string, exp expect, p pointReport, n int64) {
 	t.Helper()
 	if p.Requests != n || p.OK+p.Errors != n {
 		t.Errorf("%s: requests %d (ok %d, errors %d), want %d", what, p.Requests, p.OK, p.Errors, n)
@@ -147,4 +195,13 @@ func clip(b []byte) string {
 func lastLine(b []byte) string {
 	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
 	return lines[len(lines)-1]
+}
+
+// TestPassesTallies: the pre-check that decides a retry sees a failure,
+// and one that ends the checks (Fatal) ends them there.
+func TestPassesTallies(t *testing.T) {
+	ok, why := passes(&result{setupErr: errors.New("no server for case")})
+	if ok || why != "no server for case" {
+		t.Fatalf("passes = %v, %q; want false and the set-up error", ok, why)
+	}
 }

@@ -61,10 +61,12 @@ type result struct {
 	netRun outcome
 	netRep pointReport
 	// inits is how many sessions the run opened on the server.
-	inits    int64
-	junit    []byte
-	files    map[string][]byte // report files written, by name
-	pids     []int             // stdio server processes started
+	inits int64
+	junit []byte
+	files map[string][]byte // report files written, by name
+	// starved says why earlier tries of the case were run again.
+	starved  []string
+	pids     []int // stdio server processes started
 	setupErr error
 }
 
@@ -103,10 +105,36 @@ func TestHostile(t *testing.T) {
 // caseRows are the matrix's results, for the doc.
 var caseRows []*result
 
-// runCase starts the case's server, runs mcpbench against it (run, sweep,
-// and for the secret cases compare) and stops it.
+// runCase runs the case, and again, up to starvedTries in all, while a
+// try failed its checks and this process stalled for stallLimit or more
+// during it (see starvedTries).
 func runCase(dir string, exp expect) *result {
+	var starved []string
+	for try := 1; ; try++ {
+		r := runCaseOnce(filepath.Join(dir, strconv.Itoa(try)), exp)
+		ok, why := passes(r)
+		stall := r.stall()
+		if ok || stall < stallLimit || try == starvedTries {
+			r.starved = starved
+			return r
+		}
+		starved = append(starved, fmt.Sprintf("try %d, during which the servers' process stalled %s, failed: %s", try, stall.Round(time.Millisecond), why))
+	}
+}
+
+// stall is the longest this process stalled during any of the case's runs.
+func (r *result) stall() time.Duration {
+	return max(r.run.stall, r.netRun.stall, r.sweep.stall)
+}
+
+// runCaseOnce starts the case's server, runs mcpbench against it (run,
+// sweep, and for the secret cases compare) and stops it.
+func runCaseOnce(dir string, exp expect) *result {
 	r := &result{exp: exp, files: map[string][]byte{}}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		r.setupErr = err
+		return r
+	}
 	c := Find(exp.name)
 	if c == nil {
 		r.setupErr = fmt.Errorf("no server for case %q", exp.name)
@@ -153,34 +181,29 @@ var setUpTimedOut = regexp.MustCompile(`(?i)time.?out|timed out|deadline`)
 // --timeout of the timeout cases. A handshake then timed out before the
 // server had run at all (exit 3, nothing counted), or a measured request
 // timed out before the server had sent what the case sends: neither says
-// anything of the case. So a try is run again, up to starvedTries in all,
-// when its set-up timed out or this process (the servers) stalled for
-// stallLimit or more while it ran; the last try is checked whatever it met.
+// anything of the case. So a run whose set-up timed out is run again, and
+// a case that failed its checks while this process (the servers) stalled
+// for stallLimit or more is run again whole, up to starvedTries in all;
+// the last try is checked whatever it met. Retrying only failed tries
+// keeps a starved lane from running every case again.
 const (
 	starvedTries = 3
 	stallLimit   = requestTimeout / 4
 )
 
-// runChildUnstarved is runChild, run again while a try was starved. at is
-// the server's count of sessions opened, taken around the try kept.
+// runChildUnstarved is runChild, run again while its set-up timed out.
+// inits is the server's count of sessions opened during the try kept.
 func runChildUnstarved(exp expect, hardLimit time.Duration, t *target, args ...string) (o outcome, inits int64) {
 	var starved []string
 	for try := 1; ; try++ {
 		before := t.inits()
 		o = runChild(hardLimit, t.env, args...)
 		inits = t.inits() - before
-		why := ""
-		switch {
-		case o.code == 3 && !exp.dialFails && setUpTimedOut.Match(o.stderr):
-			why = "its set-up timed out: " + lastLine(o.stderr)
-		case o.stall >= stallLimit:
-			why = fmt.Sprintf("the servers' process stalled %s", o.stall.Round(time.Millisecond))
-		}
-		if why == "" || try == starvedTries {
+		if o.code != 3 || exp.dialFails || !setUpTimedOut.Match(o.stderr) || try == starvedTries {
 			o.starved = starved
 			return o, inits
 		}
-		starved = append(starved, fmt.Sprintf("try %d: %s", try, why))
+		starved = append(starved, fmt.Sprintf("try %d: its set-up timed out: %s", try, lastLine(o.stderr)))
 	}
 }
 
