@@ -87,9 +87,14 @@ type Settings struct {
 	SliceSeconds float64 `json:"slice_s,omitempty"`
 	// Restarted: the servers mcpbench started were started afresh before
 	// each round after the first (Experiment.Restart).
-	Restarted bool   `json:"restarted,omitempty"`
-	A         string `json:"a"` // where each side was, for the reader
-	B         string `json:"b"`
+	Restarted bool `json:"restarted,omitempty"`
+	// AskedRounds, when not 0, is the plan's last round as asked: the
+	// plan was refitted after its first rounds to the fewer that the
+	// budget holds (Plan.MaxRounds), so that its last look spends all
+	// of alpha.
+	AskedRounds int    `json:"max_rounds_asked,omitempty"`
+	A           string `json:"a"` // where each side was, for the reader
+	B           string `json:"b"`
 }
 
 // Why the experiment stopped.

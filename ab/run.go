@@ -165,6 +165,9 @@ func (e Experiment) rounds(ctx context.Context, rng *rand.Rand, seq *abstat.Sequ
 		if e.OnRound != nil {
 			e.OnRound(r)
 		}
+		if e.Budget > 0 && n == seq.Plan().MinRounds-1 {
+			e.fitBudget(seq, res, n, e.now().Sub(start), longest)
+		}
 		if seq.Due(n) && seq.Look(paired(res.Rounds), false) {
 			res.Stopped = StopMaxRounds
 			if allDecided(seq.Verdicts(), e.Gated) {
@@ -173,6 +176,22 @@ func (e Experiment) rounds(ctx context.Context, rng *rand.Rand, seq *abstat.Sequ
 			return nil
 		}
 	}
+}
+
+// fitBudget refits the plan, before its first look, to the rounds the
+// budget holds at the pace of the n rounds so far (elapsed, the longest
+// of them longest): a round starts only while the longest would still
+// end within the budget, so after n rounds about (Budget − longest) /
+// pace more fit, and the plan takes one fewer for a slower stretch later.
+func (e Experiment) fitBudget(seq *abstat.Sequential, res *Result, n int, elapsed, longest time.Duration) {
+	pace := elapsed / time.Duration(n)
+	fit := n + int((e.Budget-elapsed-longest)/pace)
+	before := seq.Plan().MaxRounds
+	if fit >= before || seq.Refit(fit) != nil {
+		return
+	}
+	res.Settings.Plan = seq.Plan()
+	res.Settings.AskedRounds = before
 }
 
 func allDecided(vs []abstat.Result, gated []abstat.Metric) bool {

@@ -159,8 +159,10 @@ func TestRegressionStopsEarly(t *testing.T) {
 }
 
 // TestBudgetStopsRounds: rounds of 3 s (two warm-ups of 0.5 s, two
-// measurements of 1 s) within a 20 s budget: the seventh would end past
-// it, so six run, and the last look judges them.
+// measurements of 1 s) within a 20 s budget: after five, the plan of 100
+// rounds is refitted to the six that the budget holds, so the sixth is the
+// plan's last look, at all of alpha, and the seventh, which would end
+// past the budget, never starts.
 func TestBudgetStopsRounds(t *testing.T) {
 	f := newFake(3, 0.06, 1)
 	e := f.experiment(abstat.Plan{MaxRounds: 100}, 9)
@@ -169,14 +171,56 @@ func TestBudgetStopsRounds(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(res.Rounds) != 6 || res.Stopped != StopBudget || res.Seconds > 20 {
-		t.Errorf("%d rounds in %.1f s, stopped %q: want 6 within 20 s, stopped by the budget", len(res.Rounds), res.Seconds, res.Stopped)
+	if len(res.Rounds) != 6 || res.Stopped != StopMaxRounds || res.Seconds > 20 {
+		t.Errorf("%d rounds in %.1f s, stopped %q: want 6 within 20 s, at the plan's last look", len(res.Rounds), res.Seconds, res.Stopped)
+	}
+	if p := res.Settings.Plan; p.MaxRounds != 6 || res.Settings.AskedRounds != 100 {
+		t.Errorf("plan of %d rounds, %d asked: want refitted from 100 to 6", p.MaxRounds, res.Settings.AskedRounds)
 	}
 	if res.GateFailed(false) || !res.GateFailed(true) {
 		t.Errorf("inconclusive A/A: gate failed %v, with --fail-on-inconclusive %v: want only the latter", res.GateFailed(false), res.GateFailed(true))
 	}
-	if len(res.Verdicts) != 6 || !res.Inconclusive() || res.Verdicts[0].Alpha < 0.04 {
-		t.Errorf("verdicts %v: want all six metrics judged by the last look with the unspent alpha, the gated ones left inconclusive by 6 noisy rounds", res.Verdicts)
+	if len(res.Verdicts) != 6 || !res.Inconclusive() || res.Verdicts[0].Alpha < 0.05 {
+		t.Errorf("verdicts %v: want all six metrics judged by the one look, at a level of at least 0.05 (p < level), the gated ones left inconclusive by 6 noisy rounds", res.Verdicts)
+	}
+}
+
+// TestBudgetFitsThePlan: with a minute's budget the plan of 100 rounds of
+// 3 s is refitted after five to 5 + (60 − 15 − 3) / 3 = 19, one fewer
+// than would start in time; a plan that fits its budget is left alone;
+// and a budget the rounds outrun after the refit still stops them.
+func TestBudgetFitsThePlan(t *testing.T) {
+	for _, c := range []struct {
+		max, want, asked int
+		budget           time.Duration
+	}{{100, 19, 100, time.Minute}, {12, 12, 0, time.Minute}} {
+		f := newFake(4, 0.2, 1) // noisy enough that nothing is decided early
+		e := f.experiment(abstat.Plan{MaxRounds: c.max}, 5)
+		e.Budget = c.budget
+		res, err := e.Run(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p := res.Settings.Plan; p.MaxRounds != c.want || res.Settings.AskedRounds != c.asked ||
+			len(res.Rounds) != c.want || res.Stopped != StopMaxRounds || res.Seconds > c.budget.Seconds() {
+			t.Errorf("max %d, budget %s: plan of %d rounds (%d asked), %d rounds in %.0f s, stopped %q; want %d rounds at the plan's last look",
+				c.max, c.budget, p.MaxRounds, res.Settings.AskedRounds, len(res.Rounds), res.Seconds, res.Stopped, c.want)
+		}
+	}
+	f := newFake(4, 0.2, 1)
+	e := f.experiment(abstat.Plan{MaxRounds: 100}, 5)
+	e.Budget = time.Minute
+	e.OnRound = func(r Round) {
+		if r.Index == 6 {
+			f.clock = f.clock.Add(30 * time.Second) // a stall after the refit
+		}
+	}
+	res, err := e.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Stopped != StopBudget || res.Seconds > 60 || res.Settings.Plan.MaxRounds != 19 {
+		t.Errorf("stalled: %d rounds in %.0f s, stopped %q, plan of %d: want the budget to stop it", len(res.Rounds), res.Seconds, res.Stopped, res.Settings.Plan.MaxRounds)
 	}
 }
 

@@ -59,7 +59,10 @@
 // so far comes to fewer than 25 simulated alarms, a look keeps its share
 // as its level, which the union bound covers. An experiment that must stop
 // early (its time budget spent) takes its last look at once at the level
-// of all the alpha its earlier looks left unspent, by the union bound.
+// of all the alpha its earlier looks left unspent, by the union bound;
+// one that learns from its first rounds how many its budget holds
+// refits its plan to them before the first look (Sequential.Refit), so
+// that its last look is calibrated like any plan's.
 //
 // The same levels bound the other error: calling a change of at least the
 // minimum effect "no change" means the interval excluded that change,

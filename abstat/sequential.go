@@ -189,6 +189,26 @@ func NewSequential(plan Plan, gated []Metric) (*Sequential, error) {
 // Plan is the plan with its defaults filled.
 func (s *Sequential) Plan() Plan { return s.plan }
 
+// Refit moves the plan's last look to maxRounds (no more than the plan's
+// own, no fewer than its first look) and draws its looks and levels anew.
+// It may only be called before the first look: an experiment that learns
+// after a few rounds how many its time budget holds plans for those, so
+// that its last look spends all of Alpha, where a stop by the budget
+// before the planned last look could spend only what the union bound
+// allows. The rounds' figures play no part, so the error rates hold.
+func (s *Sequential) Refit(maxRounds int) error {
+	if s.looks > 0 {
+		return errors.New("refit after a look")
+	}
+	p := s.plan
+	p.MaxRounds = max(p.MinRounds, min(p.MaxRounds, maxRounds))
+	if p == s.plan {
+		return nil
+	}
+	s.plan, s.rounds, s.alphas, s.levels = p, p.Looks(), p.LookAlphas(), p.levels()
+	return nil
+}
+
 // Due says whether n rounds call for the next look.
 func (s *Sequential) Due(n int) bool {
 	return s.looks < len(s.rounds) && n >= s.rounds[s.looks]

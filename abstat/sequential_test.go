@@ -107,3 +107,30 @@ func TestCalibratedLevels(t *testing.T) {
 		t.Errorf("levels %v, then %v", levels, again)
 	}
 }
+
+// TestRefitBeforeTheFirstLook: a plan refitted to the rounds a budget holds
+// looks last at those rounds with the levels of a plan made for them, never
+// past its own last round nor before its first look, and only before a look.
+func TestRefitBeforeTheFirstLook(t *testing.T) {
+	s, err := NewSequential(Plan{MaxRounds: 40}, []Metric{P50})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Refit(25); err != nil {
+		t.Fatal(err)
+	}
+	want, _ := NewSequential(Plan{MaxRounds: 25}, []Metric{P50})
+	if s.Plan() != want.Plan() || !slices.Equal(s.levels, want.levels) || !slices.Equal(s.rounds, want.rounds) {
+		t.Errorf("refitted to 25: plan %+v looks %v, want %+v looks %v", s.Plan(), s.rounds, want.Plan(), want.rounds)
+	}
+	for _, c := range []struct{ ask, want int }{{100, 25}, {3, 6}} {
+		if err := s.Refit(c.ask); err != nil || s.Plan().MaxRounds != c.want {
+			t.Errorf("refit to %d: max rounds %d (%v), want %d", c.ask, s.Plan().MaxRounds, err, c.want)
+		}
+	}
+	a := []float64{1, 1.1, 0.9, 1, 1.05, 0.95}
+	s.Look(map[Metric]Paired{P50: {A: a, B: a}}, false)
+	if err := s.Refit(10); err == nil {
+		t.Error("refitted after a look")
+	}
+}

@@ -92,8 +92,12 @@ func abPlanLine(r *results.ABReport) string {
 	if r.Settings.Restarted {
 		mode += ", servers started afresh each round"
 	}
-	return fmt.Sprintf("alpha %.3g per metric (each metric's false-alarm rate, not all together), minimum effect %.3g%%, rounds %d to %d, %s, seed %d",
-		p.Alpha, 100*p.MinEffect, p.MinRounds, p.MaxRounds, mode, r.Seed)
+	rounds := fmt.Sprintf("rounds %d to %d", p.MinRounds, p.MaxRounds)
+	if asked := r.Settings.AskedRounds; asked > 0 {
+		rounds += fmt.Sprintf(" (of %d asked: what the budget holds)", asked)
+	}
+	return fmt.Sprintf("alpha %.3g per metric (each metric's false-alarm rate, not all together), minimum effect %.3g%%, %s, %s, seed %d",
+		p.Alpha, 100*p.MinEffect, rounds, mode, r.Seed)
 }
 
 // WriteABMarkdown writes the A/B report for a CI summary: the outcome,

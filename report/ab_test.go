@@ -118,19 +118,19 @@ func TestABReports(t *testing.T) {
 }
 
 // TestABPlanLineSaysHowRoundsRan: the Markdown says when rounds were
-// taken in turns and the servers started afresh, and says neither when
-// they were not.
+// taken in turns, the servers started afresh and the plan fitted to the
+// budget, and says none of it when they were not.
 func TestABPlanLineSaysHowRoundsRan(t *testing.T) {
 	r := abReport()
 	var plain, turns bytes.Buffer
 	if err := WriteABMarkdown(&plain, r); err != nil {
 		t.Fatal(err)
 	}
-	r.Settings.SliceSeconds, r.Settings.Restarted = 0.1, true
+	r.Settings.SliceSeconds, r.Settings.Restarted, r.Settings.AskedRounds = 0.1, true, 40
 	if err := WriteABMarkdown(&turns, r); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"each round in turns of 100ms", "servers started afresh each round"} {
+	for _, want := range []string{"each round in turns of 100ms", "servers started afresh each round", "rounds 2 to 3 (of 40 asked: what the budget holds)"} {
 		if !strings.Contains(turns.String(), want) || strings.Contains(plain.String(), want) {
 			t.Errorf("%q: in turns' page %v, in the plain one %v", want, strings.Contains(turns.String(), want), strings.Contains(plain.String(), want))
 		}
