@@ -115,11 +115,14 @@ type Result struct {
 	Metric  Metric  `json:"metric"`
 	Verdict Verdict `json:"verdict"`
 	Change  float64 `json:"change"` // estimated B/A − 1
-	Low     float64 `json:"low"`    // the interval of Change at level 1 − the look's alpha
-	High    float64 `json:"high"`
-	P       float64 `json:"p"`      // the signed-rank test's two-sided p-value
-	Alpha   float64 `json:"alpha"`  // the level of the look that judged it
-	Rounds  int     `json:"rounds"` // rounds judged
+	// Low and High are the interval of Change that decided the verdict:
+	// at confidence 1 − 2·Alpha for NoChange (two one-sided tests at
+	// Alpha each), else 1 − Alpha (the two-sided test's).
+	Low    float64 `json:"low"`
+	High   float64 `json:"high"`
+	P      float64 `json:"p"`      // the signed-rank test's two-sided p-value
+	Alpha  float64 `json:"alpha"`  // the level of the look that judged it
+	Rounds int     `json:"rounds"` // rounds judged
 }
 
 // Judge judges one metric's rounds (figures a of A and b of B, paired by
@@ -143,8 +146,16 @@ func Judge(m Metric, a, b []float64, alpha, minEffect float64) (Result, bool) {
 		if worse {
 			r.Verdict = Regression
 		}
-	case iv.Bounded && r.Low > -minEffect && r.High < minEffect:
-		r.Verdict = NoChange
+	default:
+		// No change is two one-sided tests (TOST), each at alpha: the
+		// change is below +minEffect and above −minEffect, which is the
+		// 1 − 2·alpha interval lying within ± minEffect.
+		if eq, ok := WalshInterval(d, 1-2*alpha); ok && alpha < 0.5 && eq.Bounded {
+			low, high := math.Expm1(eq.Low), math.Expm1(eq.High)
+			if low > -minEffect && high < minEffect {
+				r.Verdict, r.Low, r.High = NoChange, low, high
+			}
+		}
 	}
 	return r, true
 }

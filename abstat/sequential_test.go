@@ -2,6 +2,7 @@ package abstat
 
 import (
 	"math"
+	"math/rand/v2"
 	"slices"
 	"testing"
 )
@@ -132,5 +133,28 @@ func TestRefitBeforeTheFirstLook(t *testing.T) {
 	s.Look(map[Metric]Paired{P50: {A: a, B: a}}, false)
 	if err := s.Refit(10); err == nil {
 		t.Error("refitted after a look")
+	}
+}
+
+// TestNoChangeIsTwoOneSidedTests: 20 rounds whose 95% interval reaches
+// +3.1% but whose 90% interval lies within ±3% are no change at alpha
+// 0.05 and a 3% minimum effect (each one-sided test at 0.05), reported
+// with the 90% interval; at alpha 0.025 (a 95% interval) they are not.
+func TestNoChangeIsTwoOneSidedTests(t *testing.T) {
+	rng := rand.New(rand.NewPCG(20, 2))
+	a, b := make([]float64, 20), make([]float64, 20)
+	for i := range a {
+		a[i], b[i] = 1, math.Exp(0.04*rng.NormFloat64())
+	}
+	wide, _ := WalshInterval(LogRatios(a, b), 0.95)
+	if math.Expm1(wide.High) < 0.03 {
+		t.Fatalf("the premise: a 95%% interval up to %+.2f%%, want past +3%%", 100*math.Expm1(wide.High))
+	}
+	r, _ := Judge(P50, a, b, 0.05, 0.03)
+	if r.Verdict != NoChange || r.Low <= -0.03 || r.High >= 0.03 || r.High >= math.Expm1(wide.High) {
+		t.Errorf("alpha 0.05: %+v; want no change with the 90%% interval, within ±3%%", r)
+	}
+	if r, _ := Judge(P50, a, b, 0.025, 0.03); r.Verdict != Inconclusive {
+		t.Errorf("alpha 0.025: %+v; want inconclusive: the 95%% interval reaches past +3%%", r)
 	}
 }

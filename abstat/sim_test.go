@@ -132,6 +132,11 @@ func TestOperatingFigures(t *testing.T) {
 		{Plan{MaxRounds: 100, Every: 2}, 0.09, 1.05, 500, 0.9},
 		{Plan{MaxRounds: 40, Every: 2, Alpha: 0.01}, 0.03, 1.05, 1000, 0.99},
 		{Plan{MaxRounds: 60, Every: 2, Alpha: 0.01}, 0.06, 1.05, 1000, 0.9},
+		// The ab trials' plan (a 3% minimum effect, 38 rounds in a
+		// 3-minute budget) at a p50 spread of 4% and 6% a round.
+		{Plan{MinEffect: 0.03, MaxRounds: 38}, 0.028, 1, 2000, 0},
+		{Plan{MinEffect: 0.03, MaxRounds: 38}, 0.042, 1, 2000, 0},
+		{Plan{MinEffect: 0.03, MaxRounds: 38}, 0.042, 1.05, 2000, 0.97},
 	} {
 		count := map[Verdict]int{}
 		rounds := 0
