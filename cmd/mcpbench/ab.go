@@ -27,13 +27,16 @@ anew from --seed (randomized multiple interleaved trials), and the evidence
 is each round's ratio B/A. Measured by time (-d), A and B take turns of
 --slice within the round, each pair of turns in a random order, so that
 both meet the same moments of a machine whose speed wanders; servers that
-mcpbench started are started afresh before each round (--restart-servers). Wilcoxon's signed-rank test and the
-Hodges-Lehmann interval judge each metric: throughput, p50, p95, p99, error
-rate and, where it can be read, the server's CPU time per request. Rounds
+mcpbench started are started afresh before each round (--restart-servers).
+Wilcoxon's signed-rank test and the Hodges-Lehmann interval judge each
+metric: throughput, p50, p95, p99, error rate and, where it can be read,
+the server's CPU time per request. Rounds
 are added until every gated metric (throughput, p50 and server CPU per
 request) is decided or --max-rounds or --budget is spent; the false-alarm
 rate --alpha holds over these repeated looks, for each metric on its own
-(not for all together). A change smaller than --min-effect is no change.
+(not for all together). A change smaller than --min-effect is no change,
+once two one-sided tests say so. With a --budget that holds fewer rounds
+than --max-rounds, the plan is fitted to those after the first five.
 
 A side is a URL, or a command mcpbench starts and stops itself: each {port}
 in it becomes a free loopback port and the server is then
