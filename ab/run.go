@@ -185,6 +185,9 @@ func (e Experiment) rounds(ctx context.Context, rng *rand.Rand, seq *abstat.Sequ
 // pace more fit, and the plan takes one fewer for a slower stretch later.
 func (e Experiment) fitBudget(seq *abstat.Sequential, res *Result, n int, elapsed, longest time.Duration) {
 	pace := elapsed / time.Duration(n)
+	if pace <= 0 {
+		return
+	}
 	fit := n + int((e.Budget-elapsed-longest)/pace)
 	before := seq.Plan().MaxRounds
 	if fit >= before || seq.Refit(fit) != nil {

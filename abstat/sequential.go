@@ -150,7 +150,7 @@ func Judge(m Metric, a, b []float64, alpha, minEffect float64) (Result, bool) {
 		// No change is two one-sided tests (TOST), each at alpha: the
 		// change is below +minEffect and above −minEffect, which is the
 		// 1 − 2·alpha interval lying within ± minEffect.
-		if eq, ok := WalshInterval(d, 1-2*alpha); ok && alpha < 0.5 && eq.Bounded {
+		if eq, ok := WalshInterval(d, 1-2*alpha); alpha < 0.5 && ok && eq.Bounded {
 			low, high := math.Expm1(eq.Low), math.Expm1(eq.High)
 			if low > -minEffect && high < minEffect {
 				r.Verdict, r.Low, r.High = NoChange, low, high

@@ -107,23 +107,8 @@ func TestIdleSessionsMemory(t *testing.T) {
 	// all open and idle.
 	runCtx, stop := context.WithCancel(ctx)
 	defer stop()
-	g0 := runtime.NumGoroutine()
-	go func() {
-		defer stop()
-		for runCtx.Err() == nil {
-			time.Sleep(100 * time.Millisecond)
-			h, err := target.FetchHealth(base + "/health")
-			if err == nil && h.RequestsByMethod["ping"]-before.RequestsByMethod["ping"] >= users && runtime.NumGoroutine() < g0+64 {
-				break
-			}
-		}
-		// Two collections, as the watch makes over a longer hold: the
-		// first moves what sync.Pools kept of the opening burst aside,
-		// the second frees it.
-		runtime.GC()
-		runtime.GC()
-		time.Sleep(500 * time.Millisecond) // the watch looks every 50 ms, if the machine lets it
-	}()
+	wait := endWhenIdle(runCtx, stop, base, before, users, nil)
+	defer wait()
 	p, err := bench.Run(runCtx, bench.Config{Model: bench.ClosedLoop{Concurrency: users, RampUp: time.Second}, Duration: 5 * time.Second, Loops: 1}, wl)
 	if err != nil {
 		t.Fatal(err)
@@ -143,4 +128,36 @@ func TestIdleSessionsMemory(t *testing.T) {
 	if s.MemoryPerSession <= 0 || s.MemoryPerSession > idleSessionBound && !raceOn {
 		t.Fatalf("%.0f B per idle session, want at most %d", s.MemoryPerSession, idleSessionBound)
 	}
+}
+
+// endWhenIdle ends a run of idle users (stop) once the server has answered
+// every one of users sessions' ping since before, no user task is left
+// (each was a goroutine, a coroutine of the loop, while it opened its
+// session) and also, if given, holds of the server's figures; then it
+// makes two collections, as the memory watch makes over a longer hold
+// (the first moves what sync.Pools kept of the opening burst aside, the
+// second frees it), and gives the watch time to see them. The function
+// it returns waits until it is done.
+func endWhenIdle(ctx context.Context, stop context.CancelFunc, base string, before target.Health, users int, also func(target.Health) bool) (wait func()) {
+	g0 := runtime.NumGoroutine()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		defer stop()
+		for ctx.Err() == nil {
+			time.Sleep(100 * time.Millisecond)
+			h, err := target.FetchHealth(base + "/health")
+			if err != nil {
+				continue
+			}
+			ok := also == nil || also(h)
+			if ok && h.RequestsByMethod["ping"]-before.RequestsByMethod["ping"] >= int64(users) && runtime.NumGoroutine() < g0+64 {
+				break
+			}
+		}
+		runtime.GC()
+		runtime.GC()
+		time.Sleep(500 * time.Millisecond) // the watch looks every 50 ms, if the machine lets it
+	}()
+	return func() { <-done }
 }

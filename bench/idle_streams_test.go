@@ -2,7 +2,6 @@ package bench_test
 
 import (
 	"context"
-	"runtime"
 	"testing"
 	"time"
 
@@ -35,29 +34,13 @@ func TestIdleSessionsGetStream(t *testing.T) {
 	runCtx, stop := context.WithCancel(ctx)
 	defer stop()
 	var streams int64
-	g0 := runtime.NumGoroutine()
-	watched := make(chan struct{})
-	go func() {
-		defer close(watched)
-		defer stop()
-		for runCtx.Err() == nil {
-			time.Sleep(100 * time.Millisecond)
-			h, err := target.FetchHealth(base + "/health")
-			if err != nil {
-				continue
-			}
-			streams = max(streams, h.StreamsOpen)
-			if streams >= users && h.RequestsByMethod["ping"]-before.RequestsByMethod["ping"] >= users && runtime.NumGoroutine() < g0+64 {
-				break
-			}
-		}
-		runtime.GC()
-		runtime.GC()
-		time.Sleep(500 * time.Millisecond)
-	}()
+	wait := endWhenIdle(runCtx, stop, base, before, users, func(h target.Health) bool {
+		streams = max(streams, h.StreamsOpen)
+		return streams >= users
+	})
 	p, err := bench.Run(runCtx, bench.Config{Model: bench.ClosedLoop{Concurrency: users, RampUp: 500 * time.Millisecond}, Duration: 10 * time.Second, Loops: 1}, wl)
 	stop()
-	<-watched
+	wait()
 	if err != nil {
 		t.Fatal(err)
 	}
