@@ -123,7 +123,7 @@ func TestLanesSplitThePackage(t *testing.T) {
 		in[n] = "timed"
 	}
 	for name, want := range map[string]string{
-		"TestDemo": "untimed", "TestConformanceClients": "untimed", "TestScripts": "untimed",
+		"TestDemo": "untimed", "TestConformanceClients": "untimed", "TestScripts": "untimed", "TestSoakVerdicts": "timed",
 		"TestServerBound": "timed", "TestSweepKnownServer": "timed", "TestFourShardsMatchOneProcess": "timed",
 		"TestScriptsThatMeasure": "timed", "FuzzFlagValues": "timed", "TestLanesSplitThePackage": "timed",
 	} {

@@ -7,8 +7,7 @@ import "testing"
 // parallel tests. Their time goes on the server's sleeps, not on the CPU:
 // all of them together take about half a core of the two, so each keeps
 // its bounds beside the others, which it would not beside the parallel
-// tests (browsers, Node servers, busy loops). The soak rehearsal's three
-// light open loops (soakVerdicts) go beside them too. Tests whose verdict is the
+// tests (browsers, Node servers, busy loops). Tests whose verdict is the
 // machine's own speed (sweep.txtar's knees, the shards' agreement with one
 // process), or whose margins are too narrow to share even half a core
 // (TestSweepKnownServer's fixed sweep), stay alone.
@@ -38,7 +37,6 @@ func TestServerBound(t *testing.T) {
 		{"RateSweepSustainable", rateSweepSustainable},
 		{"AbortOnStopsTheRun", abortOnStopsTheRun},
 		{"OutJSONSurvivesSIGKILL", outJSONSurvivesSIGKILL},
-		{"SoakVerdicts", soakVerdicts},
 		{"Short", func(t *testing.T) {
 			for _, s := range short {
 				t.Run(s.name, s.test)

@@ -107,7 +107,7 @@ func trendOf(t *testing.T, r *results.RunReport, series string) results.Trend {
 	return results.Trend{}
 }
 
-// soakVerdicts (in TestServerBound) is the rehearsal the soak flags are for: 20 s of load
+// TestSoakVerdicts is the rehearsal the soak flags are for: 20 s of load
 // in half-second buckets (as many points for the trends as a minute of
 // one-second buckets gave, in a third of the time) on three servers at once, one leaking 20,000 bytes a request, one
 // not leaking, one keeping every session its clients end. The leak must
@@ -116,13 +116,11 @@ func trendOf(t *testing.T, r *results.RunReport, series string) results.Trend {
 // verdict; the kept sessions must show in the server's series and be
 // flagged. The three run side by side: about 25 s in all.
 //
-// In make test's timed lane, beside the server-bound tests only: the open
-// loop's rate must be kept for the healthy server to stay flat. Starved in
-// the untimed lane beside the differential matrix it sent 35 of its 50
-// requests a second, the backlog grew the healthy server by 7.4 MB in 20 s
-// and it was called a leak. Its 120 requests a second are a light load,
-// and alone it kept both cores idle for 20 s of the lane.
-func soakVerdicts(t *testing.T) {
+// Serial, in make test's timed lane: the open loop's rate must be kept for
+// the healthy server to stay flat. Starved in the untimed lane beside the
+// differential matrix it sent 35 of its 50 requests a second, the backlog
+// grew the healthy server by 7.4 MB in 20 s and it was called a leak.
+func TestSoakVerdicts(t *testing.T) {
 	const leakBytes = 20_000
 	const soakFor, sessionRate = 20 * time.Second, 20
 	dir := t.TempDir()
