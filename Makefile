@@ -71,13 +71,17 @@ IDLE := $(shell command -v chrt >/dev/null 2>&1 && echo chrt --idle 0 || echo ni
 # (those builds took 83 s after vet and the test binaries, 3 s with this).
 BUILD_ENV := GOFLAGS="$(GOFLAGS) -trimpath" CGO_ENABLED=0
 TEST_ENV := $(BUILD_ENV) MCPBENCH_REQUIRE_PEERS=1 MCPBENCH_REQUIRE_BROWSER=1 MCPBENCH_REQUIRE_PROMETHEUS=1
+# go test's own vet (a subset of go vet's checks) is off: vet-idle runs
+# every check on every package, and the subset's facts for all the
+# dependencies cost 52 s of CPU on a cold cache (go test -debug-trace).
+TEST_FLAGS := -vet=off -count=1 -timeout 30m -parallel $(TEST_PARALLEL)
 test:
 	@$(MAKE) --no-print-directory -j 3 -O test-untimed test-timed
 
 test-untimed: installs vet-idle
-	$(TEST_ENV) MCPBENCH_TEST_LANE=untimed $(IDLE) $(GO) test -p $(UNTIMED_P) -parallel $(TEST_PARALLEL) -count=1 -timeout 30m $(addprefix ./,$(addsuffix /,$(UNTIMED_FIRST))) $$($(GO) list ./... | grep -v $(foreach p,$(TIMED) $(UNTIMED_FIRST),-e '/$(p)$$'))
+	$(TEST_ENV) MCPBENCH_TEST_LANE=untimed $(IDLE) $(GO) test -p $(UNTIMED_P) $(TEST_FLAGS) $(addprefix ./,$(addsuffix /,$(UNTIMED_FIRST))) $$($(GO) list ./... | grep -v $(foreach p,$(TIMED) $(UNTIMED_FIRST),-e '/$(p)$$'))
 test-timed: installs timed-build
-	$(TEST_ENV) MCPBENCH_TEST_LANE=timed $(GO) test -p 1 -parallel $(TEST_PARALLEL) -count=1 -timeout 30m $(TIMED_PKGS)
+	$(TEST_ENV) MCPBENCH_TEST_LANE=timed $(GO) test -p 1 $(TEST_FLAGS) $(TIMED_PKGS)
 
 # On a fresh clone, compiling is most of the work before the first test:
 # the timed lane compiles its packages while the installs wait on npm's
@@ -85,7 +89,7 @@ test-timed: installs timed-build
 # (finding most packages compiled by then) before the untimed lane.
 TIMED_PKGS = $(addprefix ./,$(addsuffix /,$(TIMED)))
 timed-build:
-	@$(TEST_ENV) $(GO) test -count=1 -exec true $(TIMED_PKGS) >/dev/null
+	@$(TEST_ENV) $(GO) test -vet=off -count=1 -exec true $(TIMED_PKGS) >/dev/null
 vet-idle:
 	@$(IDLE) $(MAKE) --no-print-directory vet
 # The installs stay one after another: Chromium and Prometheus both take
