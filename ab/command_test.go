@@ -85,7 +85,8 @@ func TestExperimentOnProcesses(t *testing.T) {
 	b := start("b", 1000, HealthReady("http://127.0.0.1:{port}/health"))
 	res, err := Experiment{
 		A: a.Target(), B: b.Target(), Measure: httpMeasure(100), Seed: 3,
-		Plan:  abstat.Plan{MinRounds: 6, MaxRounds: 8, Spending: abstat.Pocock},
+		// One gated metric at alpha 0.025: tested at 0.05 two-sided.
+		Plan:  abstat.Plan{Alpha: 0.025, MinRounds: 6, MaxRounds: 8, Spending: abstat.Pocock},
 		Gated: []abstat.Metric{abstat.ServerCPUPerRequest},
 	}.Run(ctx)
 	if err != nil {

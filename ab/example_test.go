@@ -35,7 +35,7 @@ func ExampleExperiment() {
 		}
 	}
 	// Output:
-	// stopped: decided after 9 rounds; gate failed: true
-	// throughput: regression, -10%
-	// p50: regression, +11%
+	// stopped: decided after 13 rounds; gate failed: true
+	// throughput: regression, -11%
+	// p50: regression, +12%
 }

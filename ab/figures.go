@@ -77,11 +77,15 @@ type Round struct {
 
 // Settings are what the experiment was run with.
 type Settings struct {
-	Plan          abstat.Plan     `json:"plan"`
-	Gated         []abstat.Metric `json:"gated"`
-	BudgetSeconds float64         `json:"budget_s,omitempty"` // 0: no budget
-	Warmup        bool            `json:"warmup"`
-	Duet          bool            `json:"duet,omitempty"` // A and B measured at the same time
+	Plan  abstat.Plan     `json:"plan"`
+	Gated []abstat.Metric `json:"gated"`
+	// AlarmAlpha is each metric's two-sided level for a change over all
+	// looks: the plan's alpha shared by the gated metrics
+	// (abstat.Sequential.AlarmAlpha).
+	AlarmAlpha    float64 `json:"alarm_alpha"`
+	BudgetSeconds float64 `json:"budget_s,omitempty"` // 0: no budget
+	Warmup        bool    `json:"warmup"`
+	Duet          bool    `json:"duet,omitempty"` // A and B measured at the same time
 	// SliceSeconds is the length of the turns A and B took within each
 	// round (Experiment.Pairs); 0: each side measured whole.
 	SliceSeconds float64 `json:"slice_s,omitempty"`

@@ -119,7 +119,7 @@ func (e Experiment) Run(ctx context.Context) (*Result, error) {
 		e.Seed = rand.Uint64() | 1
 	}
 	res := &Result{Seed: e.Seed, Settings: Settings{
-		Plan: seq.Plan(), Gated: e.Gated, BudgetSeconds: e.Budget.Seconds(), Warmup: !e.NoWarmup, Duet: e.Duet,
+		Plan: seq.Plan(), Gated: e.Gated, AlarmAlpha: seq.AlarmAlpha(), BudgetSeconds: e.Budget.Seconds(), Warmup: !e.NoWarmup, Duet: e.Duet,
 		Restarted: e.Restart && (e.A.Restart != nil || e.B.Restart != nil),
 		A:         e.A.where(), B: e.B.where(),
 	}}

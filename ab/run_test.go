@@ -165,7 +165,8 @@ func TestRegressionStopsEarly(t *testing.T) {
 // past the budget, never starts.
 func TestBudgetStopsRounds(t *testing.T) {
 	f := newFake(3, 0.06, 1)
-	e := f.experiment(abstat.Plan{MaxRounds: 100}, 9)
+	// alpha 0.075: each of the three gated metrics tested at 0.05.
+	e := f.experiment(abstat.Plan{Alpha: 0.075, MaxRounds: 100}, 9)
 	e.Budget = 20 * time.Second
 	res, err := e.Run(context.Background())
 	if err != nil {

@@ -36,18 +36,27 @@ const MaxRounds = 1000
 
 // Plan is a sequential experiment's design.
 type Plan struct {
-	Alpha     float64  `json:"alpha"`      // false-alarm rate over all looks; default 0.05
-	MinEffect float64  `json:"min_effect"` // |B/A − 1| below which a change is no change; default 0.02
-	MinRounds int      `json:"min_rounds"` // rounds before the first look; default 6
-	MaxRounds int      `json:"max_rounds"` // rounds at the last look; default 30
-	Every     int      `json:"every"`      // rounds between looks; default 1
-	Spending  Spending `json:"spending"`   // default OBrienFleming
+	// Alpha is the gate's false-alarm rate over all looks: the chance
+	// that equal sides are called a regression on any gated metric
+	// (Sequential splits it over them); default 0.01.
+	Alpha float64 `json:"alpha"`
+	// NoChangeAlpha is each metric's chance, in each direction, of
+	// calling a change of MinEffect or more no change; default 0.05.
+	NoChangeAlpha float64  `json:"no_change_alpha"`
+	MinEffect     float64  `json:"min_effect"` // |B/A − 1| below which a change is no change; default 0.02
+	MinRounds     int      `json:"min_rounds"` // rounds before the first look; default 6
+	MaxRounds     int      `json:"max_rounds"` // rounds at the last look; default 30
+	Every         int      `json:"every"`      // rounds between looks; default 1
+	Spending      Spending `json:"spending"`   // default OBrienFleming
 }
 
 // WithDefaults fills the zero fields and checks the rest.
 func (p Plan) WithDefaults() (Plan, error) {
 	if p.Alpha == 0 {
-		p.Alpha = 0.05
+		p.Alpha = 0.01
+	}
+	if p.NoChangeAlpha == 0 {
+		p.NoChangeAlpha = 0.05
 	}
 	if p.MinEffect == 0 {
 		p.MinEffect = 0.02
@@ -68,8 +77,12 @@ func (p Plan) WithDefaults() (Plan, error) {
 		p.Spending = OBrienFleming
 	}
 	switch {
-	case !(p.Alpha > 0 && p.Alpha < 1):
-		return p, fmt.Errorf("alpha %v: want a probability in (0, 1)", p.Alpha)
+	case !(p.Alpha > 0 && p.Alpha <= 0.5):
+		return p, fmt.Errorf("alpha %v: want a probability in (0, 0.5]", p.Alpha)
+	case !(p.NoChangeAlpha > 0 && p.NoChangeAlpha <= 0.5):
+		// At 0.5 the two one-sided tests' interval is empty: nothing
+		// is called no change (Judge).
+		return p, fmt.Errorf("no-change alpha %v: want a probability in (0, 0.5]", p.NoChangeAlpha)
 	case !(p.MinEffect > 0 && p.MinEffect < 1):
 		return p, fmt.Errorf("minimum effect %v: want a fraction in (0, 1)", p.MinEffect)
 	case p.MinRounds < 2:
@@ -110,70 +123,48 @@ func (p Plan) LookAlphas() []float64 {
 	return out
 }
 
-// Result is one metric's verdict.
-type Result struct {
-	Metric  Metric  `json:"metric"`
-	Verdict Verdict `json:"verdict"`
-	Change  float64 `json:"change"` // estimated B/A − 1
-	// Low and High are the interval of Change that decided the verdict:
-	// at confidence 1 − 2·Alpha for NoChange (two one-sided tests at
-	// Alpha each), else 1 − Alpha (the two-sided test's).
-	Low    float64 `json:"low"`
-	High   float64 `json:"high"`
-	P      float64 `json:"p"`      // the signed-rank test's two-sided p-value
-	Alpha  float64 `json:"alpha"`  // the level of the look that judged it
-	Rounds int     `json:"rounds"` // rounds judged
-}
-
-// Judge judges one metric's rounds (figures a of A and b of B, paired by
-// index) at level alpha with the given minimum effect. The verdict is
-// Inconclusive when undecided; ok is false when no round has both figures.
-func Judge(m Metric, a, b []float64, alpha, minEffect float64) (Result, bool) {
-	d := LogRatios(a, b)
-	iv, ok := WalshInterval(d, 1-alpha)
-	if !ok {
-		return Result{Metric: m, Verdict: Inconclusive}, false
-	}
-	t := SignedRankTest(d)
-	r := Result{
-		Metric: m, Verdict: Inconclusive, P: t.P, Alpha: alpha, Rounds: len(d),
-		Change: math.Expm1(iv.Estimate), Low: math.Expm1(iv.Low), High: math.Expm1(iv.High),
-	}
-	switch {
-	case t.P < alpha && math.Abs(r.Change) >= minEffect && iv.Bounded:
-		worse := (r.Change > 0) != m.HigherIsBetter()
-		r.Verdict = Improvement
-		if worse {
-			r.Verdict = Regression
-		}
-	default:
-		// No change is two one-sided tests (TOST), each at alpha: the
-		// change is below +minEffect and above −minEffect, which is the
-		// 1 − 2·alpha interval lying within ± minEffect.
-		if eq, ok := WalshInterval(d, 1-2*alpha); alpha < 0.5 && ok && eq.Bounded {
-			low, high := math.Expm1(eq.Low), math.Expm1(eq.High)
-			if low > -minEffect && high < minEffect {
-				r.Verdict, r.Low, r.High = NoChange, low, high
-			}
-		}
-	}
-	return r, true
-}
-
 // Paired are one metric's figures of A and B, round by round.
 type Paired struct{ A, B []float64 }
 
 // Sequential runs a plan's looks over growing rounds.
 type Sequential struct {
-	plan    Plan
-	rounds  []int     // the round counts of the looks
-	alphas  []float64 // each look's share of Alpha
-	levels  []float64 // each look's nominal level, calibrated to its share
-	gated   []Metric
-	looks   int
-	spent   float64 // alpha spent by the looks so far
-	results map[Metric]Result
-	decided map[Metric]bool
+	plan   Plan
+	rounds []int // the round counts of the looks
+	// alarm spends, for each metric, its share of the gate's alpha on
+	// the two-sided test; same spends NoChangeAlpha on the one-sided ones.
+	alarm, same schedule
+	gated       []Metric
+	looks       int
+	results     map[Metric]Result
+	decided     map[Metric]bool
+}
+
+// schedule is one error rate spent over a plan's looks.
+type schedule struct {
+	alpha  float64
+	shares []float64 // each look's share of alpha
+	levels []float64 // each look's level, calibrated to its share
+}
+
+// schedule spends alpha over p's looks. The calibration depends only on
+// the looks and alpha, so the other fields are cleared for its cache.
+func (p Plan) schedule(alpha float64) schedule {
+	q := Plan{Alpha: alpha, MinRounds: p.MinRounds, MaxRounds: p.MaxRounds, Every: p.Every, Spending: p.Spending}
+	return schedule{alpha: alpha, shares: q.LookAlphas(), levels: q.levels()}
+}
+
+// level is look k's level; at an early stop (final before the last look)
+// no look follows, so it may spend, at its own level, all that the looks
+// before it left.
+func (s schedule) level(k int, final bool) float64 {
+	if !final || k == len(s.levels)-1 {
+		return s.levels[k]
+	}
+	left := s.alpha
+	for _, a := range s.shares[:k] {
+		left -= a
+	}
+	return left
 }
 
 // NewSequential starts a sequential judgement; the experiment ends early
@@ -191,10 +182,25 @@ func NewSequential(plan Plan, gated []Metric) (*Sequential, error) {
 			return nil, fmt.Errorf("unknown metric %q", m)
 		}
 	}
-	return &Sequential{
-		plan: plan, rounds: plan.Looks(), alphas: plan.LookAlphas(), levels: plan.levels(), gated: gated,
-		results: map[Metric]Result{}, decided: map[Metric]bool{},
-	}, nil
+	s := &Sequential{plan: plan, gated: gated, results: map[Metric]Result{}, decided: map[Metric]bool{}}
+	s.schedules()
+	return s, nil
+}
+
+// schedules draws the looks and both schedules for the plan.
+func (s *Sequential) schedules() {
+	s.rounds = s.plan.Looks()
+	s.alarm = s.plan.schedule(s.AlarmAlpha())
+	s.same = s.plan.schedule(s.plan.NoChangeAlpha)
+}
+
+// AlarmAlpha is the two-sided level, over all looks, of each metric's test
+// for a change: half of it falls on the regression side, so that the k
+// gated metrics together call equal sides a regression at most Alpha of
+// the time (Bonferroni: Alpha/k each). Metrics that are not gated are
+// judged at the same level.
+func (s *Sequential) AlarmAlpha() float64 {
+	return 2 * s.plan.Alpha / float64(len(s.gated))
 }
 
 // Plan is the plan with its defaults filled.
@@ -204,7 +210,7 @@ func (s *Sequential) Plan() Plan { return s.plan }
 // own, no fewer than its first look) and draws its looks and levels anew.
 // It may only be called before the first look: an experiment that learns
 // after a few rounds how many its time budget holds plans for those, so
-// that its last look spends all of Alpha, where a stop by the budget
+// that its last look spends all of its alpha, where a stop by the budget
 // before the planned last look could spend only what the union bound
 // allows. The rounds' figures play no part, so the error rates hold.
 func (s *Sequential) Refit(maxRounds int) error {
@@ -216,7 +222,8 @@ func (s *Sequential) Refit(maxRounds int) error {
 	if p == s.plan {
 		return nil
 	}
-	s.plan, s.rounds, s.alphas, s.levels = p, p.Looks(), p.LookAlphas(), p.levels()
+	s.plan = p
+	s.schedules()
 	return nil
 }
 
@@ -225,35 +232,29 @@ func (s *Sequential) Due(n int) bool {
 	return s.looks < len(s.rounds) && n >= s.rounds[s.looks]
 }
 
-// Look judges every undecided metric of data with the next look's level;
+// Look judges every undecided metric of data with the next look's levels;
 // a final look (an early stop: the budget spent, an interrupt) with all the
 // alpha not yet spent. The last look leaves the undecided inconclusive.
 // Look says whether the experiment is over: every gated metric decided,
 // or no look left.
 func (s *Sequential) Look(data map[Metric]Paired, final bool) bool {
-	if s.looks >= len(s.alphas) {
+	if s.looks >= len(s.rounds) {
 		return true
 	}
-	alpha := s.levels[s.looks]
-	s.spent += s.alphas[s.looks]
-	if final && s.looks < len(s.alphas)-1 {
-		// An early stop: no look follows, so this one may spend, at its
-		// own level, all that the looks before it left.
-		alpha = s.plan.Alpha - (s.spent - s.alphas[s.looks])
-	}
+	lv := Levels{Alarm: s.alarm.level(s.looks, final), NoChange: s.same.level(s.looks, final)}
 	s.looks++
 	for _, m := range Metrics {
 		p, ok := data[m]
 		if !ok || s.decided[m] {
 			continue
 		}
-		if r, ok := Judge(m, p.A, p.B, alpha, s.plan.MinEffect); ok {
+		if r, ok := Judge(m, p.A, p.B, lv, s.plan.MinEffect); ok {
 			s.results[m] = r
 			s.decided[m] = r.Verdict != Inconclusive
 		}
 	}
-	if final || s.looks == len(s.alphas) {
-		s.looks = len(s.alphas)
+	if final || s.looks == len(s.rounds) {
+		s.looks = len(s.rounds)
 		return true
 	}
 	for _, m := range s.gated {
@@ -273,4 +274,13 @@ func (s *Sequential) Verdicts() []Result {
 		}
 	}
 	return out
+}
+
+// Blind says whether the plan can never alarm: with n rounds the
+// signed-rank test's smallest two-sided p-value is 2/2^n, and a plan of
+// few rounds at a small alpha looks last at a level no p-value gets
+// below.
+func (s *Sequential) Blind() bool {
+	n := s.plan.MaxRounds
+	return n < exactBelow && math.Ldexp(2, -n) >= s.alarm.levels[len(s.rounds)-1]
 }

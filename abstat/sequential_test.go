@@ -12,7 +12,7 @@ import (
 func TestLookAlphasSpendAlpha(t *testing.T) {
 	last := map[Spending]float64{}
 	for _, sp := range []Spending{Pocock, OBrienFleming} {
-		p, err := Plan{Spending: sp, MinRounds: 6, MaxRounds: 30, Every: 3}.WithDefaults()
+		p, err := Plan{Alpha: 0.05, Spending: sp, MinRounds: 6, MaxRounds: 30, Every: 3}.WithDefaults()
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -51,23 +51,24 @@ func TestJudgeDirections(t *testing.T) {
 		up[i] = x * (1.10 + 0.001*float64(i%3))
 		flat[i] = x * (1.001 + 0.001*float64(i%3))
 	}
-	if r, _ := Judge(Throughput, a, up, 0.05, 0.02); r.Verdict != Improvement || math.Abs(r.Change-0.101) > 0.002 {
+	if r, _ := Judge(Throughput, a, up, Levels{0.05, 0.05}, 0.02); r.Verdict != Improvement || math.Abs(r.Change-0.101) > 0.002 {
 		t.Errorf("throughput +10%%: %+v", r)
 	}
-	if r, _ := Judge(P95, a, up, 0.05, 0.02); r.Verdict != Regression {
+	if r, _ := Judge(P95, a, up, Levels{0.05, 0.05}, 0.02); r.Verdict != Regression {
 		t.Errorf("p95 +10%%: %+v", r)
 	}
-	if r, _ := Judge(P50, a, flat, 0.05, 0.02); r.Verdict != NoChange || r.Low < -0.02 || r.High > 0.02 {
+	if r, _ := Judge(P50, a, flat, Levels{0.05, 0.05}, 0.02); r.Verdict != NoChange || r.Low < -0.02 || r.High > 0.02 {
 		t.Errorf("p50 +0.2%%: %+v", r)
 	}
 	zeros := make([]float64, len(a))
-	if r, _ := Judge(ErrorRate, zeros, zeros, 0.001, 0.02); r.Verdict != NoChange || r.Change != 0 {
+	if r, _ := Judge(ErrorRate, zeros, zeros, Levels{0.001, 0.001}, 0.02); r.Verdict != NoChange || r.Change != 0 {
 		t.Errorf("no errors on either side: %+v", r)
 	}
 }
 
 // TestFinalLookSpendsTheRest: an early stop's look judges at all the alpha
-// the looks before it left.
+// the looks before it left (one gated metric: the alarm test's alpha is
+// twice the gate's, all of it on that metric).
 func TestFinalLookSpendsTheRest(t *testing.T) {
 	s, err := NewSequential(Plan{MaxRounds: 40}, []Metric{P50})
 	if err != nil {
@@ -81,8 +82,8 @@ func TestFinalLookSpendsTheRest(t *testing.T) {
 	if !s.Look(data, true) {
 		t.Fatal("a final look did not end the experiment")
 	}
-	if got := s.Verdicts()[0].Alpha; math.Abs(first+got-0.05) > 1e-12 {
-		t.Errorf("looks at %v then %v, want the second to spend the rest of 0.05", first, got)
+	if got := s.Verdicts()[0].Alpha; s.AlarmAlpha() != 0.02 || math.Abs(first+got-0.02) > 1e-12 {
+		t.Errorf("looks at %v then %v, want the second to spend the rest of 0.02 (alarm alpha %v)", first, got, s.AlarmAlpha())
 	}
 }
 
@@ -121,7 +122,7 @@ func TestRefitBeforeTheFirstLook(t *testing.T) {
 		t.Fatal(err)
 	}
 	want, _ := NewSequential(Plan{MaxRounds: 25}, []Metric{P50})
-	if s.Plan() != want.Plan() || !slices.Equal(s.levels, want.levels) || !slices.Equal(s.rounds, want.rounds) {
+	if s.Plan() != want.Plan() || !slices.Equal(s.alarm.levels, want.alarm.levels) || !slices.Equal(s.same.levels, want.same.levels) || !slices.Equal(s.rounds, want.rounds) {
 		t.Errorf("refitted to 25: plan %+v looks %v, want %+v looks %v", s.Plan(), s.rounds, want.Plan(), want.rounds)
 	}
 	for _, c := range []struct{ ask, want int }{{100, 25}, {3, 6}} {
@@ -139,7 +140,8 @@ func TestRefitBeforeTheFirstLook(t *testing.T) {
 // TestNoChangeIsTwoOneSidedTests: 20 rounds whose 95% interval reaches
 // +3.1% but whose 90% interval lies within ±3% are no change at alpha
 // 0.05 and a 3% minimum effect (each one-sided test at 0.05), reported
-// with the 90% interval; at alpha 0.025 (a 95% interval) they are not.
+// with the 90% interval; at a no-change level of 0.025 (a 95% interval)
+// they are not.
 func TestNoChangeIsTwoOneSidedTests(t *testing.T) {
 	rng := rand.New(rand.NewPCG(20, 2))
 	a, b := make([]float64, 20), make([]float64, 20)
@@ -150,11 +152,48 @@ func TestNoChangeIsTwoOneSidedTests(t *testing.T) {
 	if math.Expm1(wide.High) < 0.03 {
 		t.Fatalf("the premise: a 95%% interval up to %+.2f%%, want past +3%%", 100*math.Expm1(wide.High))
 	}
-	r, _ := Judge(P50, a, b, 0.05, 0.03)
+	r, _ := Judge(P50, a, b, Levels{0.05, 0.05}, 0.03)
 	if r.Verdict != NoChange || r.Low <= -0.03 || r.High >= 0.03 || r.High >= math.Expm1(wide.High) {
 		t.Errorf("alpha 0.05: %+v; want no change with the 90%% interval, within ±3%%", r)
 	}
-	if r, _ := Judge(P50, a, b, 0.025, 0.03); r.Verdict != Inconclusive {
+	if r, _ := Judge(P50, a, b, Levels{0.05, 0.025}, 0.03); r.Verdict != Inconclusive {
 		t.Errorf("alpha 0.025: %+v; want inconclusive: the 95%% interval reaches past +3%%", r)
+	}
+}
+
+// TestAlarmAlphaSplitOverTheGate: each of k gated metrics is tested for a
+// change at 2·Alpha/k, so that the regression side of all k comes to
+// Alpha; the no-change level is its own.
+func TestAlarmAlphaSplitOverTheGate(t *testing.T) {
+	for _, c := range []struct {
+		gated []Metric
+		want  float64
+	}{
+		{[]Metric{P50}, 0.02},
+		{[]Metric{Throughput, P50}, 0.01},
+		{[]Metric{Throughput, P50, ServerCPUPerRequest}, 0.02 / 3},
+	} {
+		s, err := NewSequential(Plan{MaxRounds: 20}, c.gated)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := s.AlarmAlpha(); math.Abs(got-c.want) > 1e-15 {
+			t.Errorf("%d gated: alarm alpha %v, want %v", len(c.gated), got, c.want)
+		}
+		last := len(s.rounds) - 1
+		if s.alarm.levels[last] >= s.same.levels[last] {
+			t.Errorf("%d gated: last look's alarm level %v, not below the no-change level %v", len(c.gated), s.alarm.levels[last], s.same.levels[last])
+		}
+	}
+	// Blind: 8 rounds give p-values down to 2/256 = 0.0078, above the
+	// 0.0067 of three gated metrics at alpha 0.01; 9 give 0.0039.
+	for n, blind := range map[int]bool{8: true, 12: false} {
+		s, _ := NewSequential(Plan{MaxRounds: n}, []Metric{Throughput, P50, ServerCPUPerRequest})
+		if s.Blind() != blind {
+			t.Errorf("%d rounds, 3 gated at alpha 0.01: blind %v, want %v", n, s.Blind(), blind)
+		}
+	}
+	if _, err := (Plan{Alpha: 0.6}).WithDefaults(); err == nil {
+		t.Error("alpha 0.6 taken: twice it is no level")
 	}
 }

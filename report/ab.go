@@ -96,8 +96,8 @@ func abPlanLine(r *results.ABReport) string {
 	if asked := r.Settings.AskedRounds; asked > 0 {
 		rounds += fmt.Sprintf(" (of %d asked: what the budget holds)", asked)
 	}
-	return fmt.Sprintf("alpha %.3g per metric (each metric's false-alarm rate, not all together), minimum effect %.3g%%, %s, %s, seed %d",
-		p.Alpha, 100*p.MinEffect, rounds, mode, r.Seed)
+	return fmt.Sprintf("alpha %.3g for the gate (each of %d gated metrics tested at %.3g), no-change alpha %.3g, minimum effect %.3g%%, %s, %s, seed %d",
+		p.Alpha, len(r.Settings.Gated), r.Settings.AlarmAlpha, p.NoChangeAlpha, 100*p.MinEffect, rounds, mode, r.Seed)
 }
 
 // WriteABMarkdown writes the A/B report for a CI summary: the outcome,

@@ -20,11 +20,12 @@ func abReport(verdicts ...abstat.Result) *results.ABReport {
 	r := &results.ABReport{
 		Schema: results.SchemaAB, StartedAt: time.Date(2026, 11, 28, 12, 0, 0, 0, time.UTC),
 		A: results.ABSide{URL: "http://127.0.0.1:3001/mcp"}, B: results.ABSide{URL: "http://127.0.0.1:3002/mcp"},
-		Workload: "tools/call echo, closed loop, 4 workers, 2s per side and round", AlphaPerMetric: true,
+		Workload: "tools/call echo, closed loop, 4 workers, 2s per side and round",
 	}
 	r.Seed, r.Stopped, r.Seconds = 47, ab.StopMaxRounds, 30
 	r.Settings.Gated = []abstat.Metric{abstat.Throughput, abstat.P50, abstat.ServerCPUPerRequest}
-	r.Settings.Plan = abstat.Plan{Alpha: 0.05, MinEffect: 0.02, MinRounds: 2, MaxRounds: 3}
+	r.Settings.Plan = abstat.Plan{Alpha: 0.01, NoChangeAlpha: 0.05, MinEffect: 0.02, MinRounds: 2, MaxRounds: 3}
+	r.Settings.AlarmAlpha = 0.02 / 3
 	for i := range 3 {
 		rd := ab.Round{Index: i + 1, Order: [2]ab.Side{ab.A, ab.B},
 			A: ab.Figures{Requests: 1000, Throughput: 500, P50MS: 2, ServerCPUPerRequest: cpu(0.0002)},
@@ -88,11 +89,11 @@ func TestABReports(t *testing.T) {
 			if got := strings.Count(junit.String(), "<failure "); got != c.failures {
 				t.Errorf("%d JUnit failures, want %d:\n%s", got, c.failures, junit.String())
 			}
-			if !strings.Contains(md.String(), "alpha 0.05 per metric") || !strings.Contains(md.String(), "| BA    |") {
+			if !strings.Contains(md.String(), "alpha 0.01 for the gate (each of 3 gated metrics tested at 0.00667), no-change alpha 0.05") || !strings.Contains(md.String(), "| BA    |") {
 				t.Errorf("markdown:\n%s", md.String())
 			}
 			text := html.UnescapeString(page.String())
-			for _, want := range []string{c.headline, "Rounds in run order", "alpha 0.05 per metric", "tools/call echo"} {
+			for _, want := range []string{c.headline, "Rounds in run order", "alpha 0.01 for the gate", "tools/call echo"} {
 				if !strings.Contains(text, want) {
 					t.Errorf("page lacks %q", want)
 				}
@@ -106,7 +107,7 @@ func TestABReports(t *testing.T) {
 			}
 			raw := map[string]json.RawMessage{}
 			_ = json.Unmarshal(js.Bytes(), &raw)
-			if string(raw["alpha_per_metric"]) != "true" {
+			if string(raw["alpha_per_metric"]) != "false" {
 				t.Errorf("alpha_per_metric %s", raw["alpha_per_metric"])
 			}
 			back, err := results.ReadABReport(&js)

@@ -48,7 +48,7 @@ func htmlCases(t *testing.T) []htmlCase {
 		{"compare_sweep", func(b *bytes.Buffer) error { return WriteCompareHTML(b, sweepCmp) }, []string{"throughput", "latency", "spectrum"},
 			[]string{"mcpbench compare (sweep)", "base-sweep.json", "recommended_concurrency"}},
 		{"ab", func(b *bytes.Buffer) error { return WriteABHTML(b, abReport()) }, []string{"ab-rps", "ab-p50", "ab-cpu", "ab-ratio"},
-			[]string{"mcpbench ab", "Rounds in run order", "alpha 0.05 per metric"}},
+			[]string{"mcpbench ab", "Rounds in run order", "alpha 0.01 for the gate"}},
 	}
 }
 

@@ -33,8 +33,10 @@ type ABReport struct {
 	// Workload says what each measurement sent, in words ("tools/call
 	// echo, closed loop, 4 workers, 2s").
 	Workload string `json:"workload"`
-	// AlphaPerMetric: the false-alarm rate holds for each metric on its
-	// own, not for all of them together.
+	// AlphaPerMetric is false: alpha is the gate's false-alarm rate,
+	// shared by the gated metrics (settings.alarm_alpha is each one's
+	// level). The first reports, where alpha held for each metric on its
+	// own, said true; the field stays for their readers.
 	AlphaPerMetric bool `json:"alpha_per_metric"`
 	ab.Result
 	// FailOnInconclusive and GateFailed: the gate as asked and its outcome.

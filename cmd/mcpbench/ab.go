@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"runtime"
 	"slices"
@@ -32,10 +33,12 @@ Wilcoxon's signed-rank test and the Hodges-Lehmann interval judge each
 metric: throughput, p50, p95, p99, error rate and, where it can be read,
 the server's CPU time per request. Rounds
 are added until every gated metric (throughput, p50 and server CPU per
-request) is decided or --max-rounds or --budget is spent; the false-alarm
-rate --alpha holds over these repeated looks, for each metric on its own
-(not for all together). A change smaller than --min-effect is no change,
-once two one-sided tests say so. With a --budget that holds fewer rounds
+request) is decided or --max-rounds or --budget is spent. --alpha is the
+gate's false-alarm rate over these repeated looks: identical sides fail
+the gate (a regression on any gated metric) at most that often, each of
+the k gated metrics being tested at 2*alpha/k. A change smaller than
+--min-effect is no change, once two one-sided tests say so, each at
+--no-change-alpha. With a --budget that holds fewer rounds
 than --max-rounds, the plan is fitted to those after the first five.
 
 A side is a URL, or a command mcpbench starts and stops itself: each {port}
@@ -55,7 +58,7 @@ Examples:
   mcpbench ab --a-cmd 'mcpbench serve --addr 127.0.0.1:{port}' \
       --b-cmd 'mcpbench serve --addr 127.0.0.1:{port} --burn 1ms' \
       --method tools/call --tool echo --args '{"message":"hi"}' -c 2 -n 200 \
-      --max-rounds 6 --json-out ab.json --md-out ab.md --html-out ab.html
+      --max-rounds 10 --json-out ab.json --md-out ab.md --html-out ab.html
 `
 
 // abFlags are ab's flags: two sides, the experiment's plan and gate, the
@@ -64,7 +67,7 @@ type abFlags struct {
 	run                      runFlags
 	a, b                     abSideFlags
 	path, healthURL          string
-	alpha                    float64
+	alpha, noChangeAlpha     float64
 	minEffect                string
 	maxRounds                int
 	budget, slice            time.Duration
@@ -112,7 +115,8 @@ func (f *abFlags) flagSet() *pflag.FlagSet {
 			usage: "A and B take turns of `D` within each round, each pair of turns in a random order, so that both meet the same moments of a noisy machine (0: each side measured whole, one after the other; needs -d and a closed or open loop)"},
 		flagDecl{name: "restart-servers", to: &f.restart, def: true, group: "A/B sides",
 			usage: "start the servers of --a-cmd/--b-cmd afresh before each round: two starts of one server differ by a few percent, which a single start would read as a difference between A and B (not with --a-pid or --a-metrics)"},
-		flagDecl{name: "alpha", to: &f.alpha, def: 0.05, group: "SLO and gates", rng: above0(0.5), usage: "false-alarm rate of each metric, over all its looks (per metric, not for all metrics together)"},
+		flagDecl{name: "alpha", to: &f.alpha, def: 0.01, group: "SLO and gates", rng: above0(0.5), usage: "false-alarm rate of the gate, over all looks: how often identical sides may fail it (a regression on any gated metric; each is tested at 2*alpha/gated)"},
+		flagDecl{name: "no-change-alpha", to: &f.noChangeAlpha, def: 0.05, group: "SLO and gates", rng: above0(0.5), usage: "how often, per metric and direction, a change of --min-effect or more may be called no change"},
 		flagDecl{name: "min-effect", to: &f.minEffect, def: "3%", group: "SLO and gates", usage: "smallest change that counts: a change within ± this is no change (3% or 0.03)"},
 		flagDecl{name: "max-rounds", to: &f.maxRounds, def: 30, group: "SLO and gates", rng: &limit{min: 2, max: abstat.MaxRounds}, usage: "most rounds (each measures A and B once)"},
 		flagDecl{name: "budget", to: &f.budget, def: 5 * time.Minute, group: "SLO and gates", rng: pauseUpTo(maxRunTime), usage: "no round starts that would end after this `D` (0: no limit)"},
@@ -202,12 +206,24 @@ func (f *abFlags) plan() (abstat.Plan, error) {
 	if err != nil || !(eff > 0 && eff < 1) {
 		return abstat.Plan{}, usagef("--min-effect %q: want a share above 0 and below 100%%, e.g. 2%% or 0.02", f.minEffect)
 	}
-	p, err := abstat.Plan{Alpha: f.alpha, MinEffect: eff, MaxRounds: f.maxRounds}.WithDefaults()
+	p, err := abstat.Plan{Alpha: f.alpha, NoChangeAlpha: f.noChangeAlpha, MinEffect: eff, MaxRounds: f.maxRounds}.WithDefaults()
 	if err != nil {
 		return p, usagef("%v", err)
 	}
+	gated := []abstat.Metric{abstat.Throughput, abstat.P50}
+	if f.a.hasCPU() && f.b.hasCPU() {
+		gated = append(gated, abstat.ServerCPUPerRequest)
+	}
+	if seq, err := abstat.NewSequential(p, gated); err == nil && seq.Blind() {
+		return p, usagef("--max-rounds %d: too few to find a regression at --alpha %g over %d gated metrics (each tested at %.2g; %d rounds cannot give a p-value below %.2g): give more rounds or a larger --alpha",
+			p.MaxRounds, p.Alpha, len(gated), seq.AlarmAlpha(), p.MaxRounds, math.Ldexp(2, -p.MaxRounds))
+	}
 	return p, nil
 }
+
+// hasCPU says whether the side's server CPU can be read: a server
+// mcpbench starts, a PID or a metrics endpoint.
+func (s abSideFlags) hasCPU() bool { return s.cmd != "" || s.pid != 0 || s.metrics != "" }
 
 // parseFraction reads "2%" or "0.02".
 func parseFraction(s string) (float64, error) {
@@ -306,7 +322,7 @@ func abRoundLine(e env, r ab.Round) {
 func (x *abExperiment) report(res *ab.Result, s *abSides, runErr error) *results.ABReport {
 	r := &results.ABReport{
 		Schema: results.SchemaAB, MCPBenchVersion: buildVersion(), StartedAt: s.started,
-		A: s.a.side, B: s.b.side, Workload: x.cfg.describe(), AlphaPerMetric: true, Result: *res,
+		A: s.a.side, B: s.b.side, Workload: x.cfg.describe(), Result: *res,
 		FailOnInconclusive: x.f.failOnInconclusive,
 	}
 	r.GateFailed = res.GateFailed(x.f.failOnInconclusive)

@@ -17,12 +17,14 @@ import (
 // One worker calls echo 60 times a measurement (a count, not a duration,
 // so that a stalled machine delays the test but leaves every measurement
 // its requests); the rounds are few and short: these tests check
-// the machinery, not the machine.
+// the machinery, not the machine. Six rounds can alarm only at a level
+// above 2/2^6 (the signed-rank test's smallest p-value), so alpha is
+// 0.1: 0.067 for each of the three gated metrics.
 func abArgs(dir string, a, b string, extra ...string) []string {
 	serve := binary + " serve --stateless --addr 127.0.0.1:{port} "
 	return append([]string{"ab", "--a-cmd", serve + a, "--b-cmd", serve + b,
 		"--method", "tools/call", "--tool", "echo", "--args", `{"message":"ab"}`, "-c", "1", "-n", "60",
-		"--max-rounds", "6", "--seed", "47", "--timeout", "10s",
+		"--max-rounds", "6", "--alpha", "0.1", "--seed", "47", "--timeout", "10s",
 		"--json-out", filepath.Join(dir, "ab.json"), "--md-out", filepath.Join(dir, "ab.md"),
 		"--html-out", filepath.Join(dir, "ab.html"), "--junit-out", filepath.Join(dir, "ab.xml")}, extra...)
 }
@@ -55,8 +57,8 @@ func TestABMachinery(t *testing.T) {
 		t.Fatalf("A/B with --burn 2ms: exit %d, want 1\n%s", res.code, res.stderr)
 	}
 	r := readAB(t, dir)
-	if len(r.Rounds) != 6 || r.Seed != 47 || !r.AlphaPerMetric || !r.GateFailed {
-		t.Fatalf("rounds %d, seed %d, alpha per metric %v, gate failed %v", len(r.Rounds), r.Seed, r.AlphaPerMetric, r.GateFailed)
+	if len(r.Rounds) != 6 || r.Seed != 47 || r.AlphaPerMetric || r.Settings.AlarmAlpha != 0.2/3 || !r.GateFailed {
+		t.Fatalf("rounds %d, seed %d, alpha per metric %v, alarm alpha %v, gate failed %v", len(r.Rounds), r.Seed, r.AlphaPerMetric, r.Settings.AlarmAlpha, r.GateFailed)
 	}
 	orders := map[string]int{}
 	for i, rd := range r.Rounds {
@@ -154,6 +156,8 @@ func TestABMistakes(t *testing.T) {
 		{[]string{"--a-url", "http://127.0.0.1:1/mcp", "--b-url", "http://127.0.0.1:1/mcp", "--min-effect", "200%"}, "--min-effect \"200%\"", exitUsage},
 		{[]string{"--a-url", "http://127.0.0.1:1/mcp", "--b-url", "http://127.0.0.1:1/mcp", "--alpha", "0"}, "--alpha", exitUsage},
 		{[]string{"--a-url", "http://127.0.0.1:1/mcp", "--b-url", "http://127.0.0.1:1/mcp", "--max-rounds", "1"}, "--max-rounds", exitUsage},
+		{[]string{"--a-url", "http://127.0.0.1:1/mcp", "--b-url", "http://127.0.0.1:1/mcp", "--max-rounds", "7"}, "--max-rounds 7: too few to find a regression at --alpha 0.01 over 2 gated metrics", exitUsage},
+		{[]string{"--a-url", "http://127.0.0.1:1/mcp", "--b-url", "http://127.0.0.1:1/mcp", "--no-change-alpha", "0.6"}, "--no-change-alpha", exitUsage},
 		{[]string{"--a-url", "http://127.0.0.1:1/mcp", "--b-url", "http://127.0.0.1:1/mcp", "-c", "0"}, "concurrency", exitUsage},
 		{[]string{"--a-url", "http://127.0.0.1:1/mcp", "--b-url", "http://127.0.0.1:1/mcp", "-d", "1s", "--slice", "2s"}, "--slice 2s is longer than -d 1s", exitUsage},
 		{[]string{"--a-url", "http://127.0.0.1:1/mcp", "--b-url", "http://127.0.0.1:1/mcp", "-n", "50", "--slice", "100ms"}, "--slice with -n", exitUsage},

@@ -143,7 +143,7 @@ func TestActionSteps(t *testing.T) {
 		// throughput no noise hides; both servers started by mcpbench ab.
 		serve := "mcpbench serve --stateless --addr 127.0.0.1:{port}"
 		r := newRunner(t, a, map[string]string{"mode": "ab", "base-command": serve, "new-command": serve + " --burn 2ms",
-			"args": `--method tools/call --tool echo --args '{"message":"ab"}' -c 1 -n 60 --max-rounds 6 --seed 3 --timeout 10s`})
+			"args": `--method tools/call --tool echo --args '{"message":"ab"}' -c 1 -n 60 --max-rounds 10 --seed 3 --timeout 10s`})
 		r.path = first.path
 		r.run(a, install)
 		if r.failed != "Base against new" || r.output(a, "verdict") != "fail" || r.output(a, "report") != filepath.Join(r.temp, "mcpbench", "ab.json") {
