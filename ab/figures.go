@@ -96,7 +96,12 @@ type Settings struct {
 	// plan was refitted after its first rounds to the fewer that the
 	// budget holds (Plan.MaxRounds), so that its last look spends all
 	// of alpha.
-	AskedRounds int    `json:"max_rounds_asked,omitempty"`
+	AskedRounds int `json:"max_rounds_asked,omitempty"`
+	// CannotAlarm: the rounds the budget holds are too few for any
+	// p-value to reach the alarm level (abstat.Sequential.Blind), so no
+	// regression can be found; --max-rounds is refused for that up
+	// front, a budget only shows it after the first rounds.
+	CannotAlarm bool   `json:"cannot_alarm,omitempty"`
 	A           string `json:"a"` // where each side was, for the reader
 	B           string `json:"b"`
 }

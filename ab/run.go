@@ -195,6 +195,7 @@ func (e Experiment) fitBudget(seq *abstat.Sequential, res *Result, n int, elapse
 	}
 	res.Settings.Plan = seq.Plan()
 	res.Settings.AskedRounds = before
+	res.Settings.CannotAlarm = seq.Blind()
 }
 
 func allDecided(vs []abstat.Result, gated []abstat.Metric) bool {

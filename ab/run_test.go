@@ -184,6 +184,16 @@ func TestBudgetStopsRounds(t *testing.T) {
 	if len(res.Verdicts) != 6 || !res.Inconclusive() || res.Verdicts[0].Alpha < 0.05 {
 		t.Errorf("verdicts %v: want all six metrics judged by the one look, at a level of at least 0.05 (p < level), the gated ones left inconclusive by 6 noisy rounds", res.Verdicts)
 	}
+	if res.Settings.CannotAlarm {
+		t.Error("6 rounds at 0.05 said to be unable to alarm: 2/2^6 is 0.031")
+	}
+	// At the default alpha, 0.0067 for each of three metrics, the six
+	// rounds the budget holds cannot alarm, and the report says so.
+	e = newFake(3, 0.06, 1).experiment(abstat.Plan{MaxRounds: 100}, 9)
+	e.Budget = 20 * time.Second
+	if res, err = e.Run(context.Background()); err != nil || !res.Settings.CannotAlarm {
+		t.Errorf("default alpha, 6 rounds: cannot alarm %v (%v), want true", res.Settings.CannotAlarm, err)
+	}
 }
 
 // TestBudgetFitsThePlan: with a minute's budget the plan of 100 rounds of

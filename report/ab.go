@@ -96,6 +96,9 @@ func abPlanLine(r *results.ABReport) string {
 	if asked := r.Settings.AskedRounds; asked > 0 {
 		rounds += fmt.Sprintf(" (of %d asked: what the budget holds)", asked)
 	}
+	if r.Settings.CannotAlarm {
+		rounds += ", too few to find any regression at this alpha: give a longer --budget"
+	}
 	return fmt.Sprintf("alpha %.3g for the gate (each of %d gated metrics tested at %.3g), no-change alpha %.3g, minimum effect %.3g%%, %s, %s, seed %d",
 		p.Alpha, len(r.Settings.Gated), r.Settings.AlarmAlpha, p.NoChangeAlpha, 100*p.MinEffect, rounds, mode, r.Seed)
 }

@@ -16,7 +16,7 @@
 # method's. Every count and the budget can be made small to try it:
 #
 #   AB_TRIALS_AA=20 AB_TRIALS_CPU=20 AB_TRIALS_LAT=10 AB_TRIALS_PEER=5 \
-#   AB_BUDGET=3m AB_DURATION=2s AB_CONCURRENCY=8 AB_MAX_ROUNDS=40 scripts/ab-trials.sh
+#   AB_BUDGET=3m AB_DURATION=2s AB_CONCURRENCY=4 AB_MAX_ROUNDS=40 scripts/ab-trials.sh
 #
 # (those are the defaults). AB_OUT (default .run/ab-trials) keeps each
 # trial's report; MCPBENCH (default: built from this tree into $AB_OUT)
@@ -30,7 +30,7 @@ trials_lat=${AB_TRIALS_LAT:-10}
 trials_peer=${AB_TRIALS_PEER:-5}
 budget=${AB_BUDGET:-3m}
 duration=${AB_DURATION:-2s}
-conc=${AB_CONCURRENCY:-8}
+conc=${AB_CONCURRENCY:-4}
 max_rounds=${AB_MAX_ROUNDS:-40}
 out=${AB_OUT:-.run/ab-trials}
 mkdir -p "$out"
