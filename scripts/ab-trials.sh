@@ -68,9 +68,11 @@ trial() {
 # median change it measured.
 calibrate() {
 	local json="$out/calibrate.json" guess
+	# Five rounds judge nothing (alpha 0.5 only lets so short a plan run):
+	# their ratios are all the calibration reads.
 	cpu_ab() {
 		"$bin" ab --a-cmd "$serve" --b-cmd "$1" --method tools/call --tool echo --args '{"message":"ab"}' \
-			-c "$conc" -d "$duration" --max-rounds 5 --seed 1 -q --json-out "$json" >/dev/null || true
+			-c "$conc" -d "$duration" --max-rounds 5 --alpha 0.5 --seed 1 -q --json-out "$json" >/dev/null || true
 	}
 	cpu_ab "$serve"
 	guess=$(jq -r '[.rounds[].a.server_cpu_per_request_s] | sort | .[length/2|floor] * 0.05 * 1e9 | floor' "$json")
