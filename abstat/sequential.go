@@ -198,9 +198,10 @@ func (s *Sequential) schedules() {
 // for a change: half of it falls on the regression side, so that the k
 // gated metrics together call equal sides a regression at most Alpha of
 // the time (Bonferroni: Alpha/k each). Metrics that are not gated are
-// judged at the same level.
+// judged at the same level. It is at most 0.5, which keeps its intervals
+// meaningful (one gated metric at an alpha above 0.25 errs low).
 func (s *Sequential) AlarmAlpha() float64 {
-	return 2 * s.plan.Alpha / float64(len(s.gated))
+	return min(0.5, 2*s.plan.Alpha/float64(len(s.gated)))
 }
 
 // Plan is the plan with its defaults filled.

@@ -185,6 +185,9 @@ func TestAlarmAlphaSplitOverTheGate(t *testing.T) {
 			t.Errorf("%d gated: last look's alarm level %v, not below the no-change level %v", len(c.gated), s.alarm.levels[last], s.same.levels[last])
 		}
 	}
+	if s, _ := NewSequential(Plan{Alpha: 0.4, MaxRounds: 20}, []Metric{P50}); s.AlarmAlpha() != 0.5 {
+		t.Errorf("one gated metric at alpha 0.4: alarm alpha %v, want it capped at 0.5", s.AlarmAlpha())
+	}
 	// Blind: 8 rounds give p-values down to 2/256 = 0.0078, above the
 	// 0.0067 of three gated metrics at alpha 0.01; 9 give 0.0039.
 	for n, blind := range map[int]bool{8: true, 12: false} {
