@@ -106,10 +106,7 @@ func (e Experiment) Run(ctx context.Context) (*Result, error) {
 		e.now = time.Now
 	}
 	if len(e.Gated) == 0 {
-		e.Gated = []abstat.Metric{abstat.Throughput, abstat.P50}
-		if e.A.CPU != nil && e.B.CPU != nil {
-			e.Gated = append(e.Gated, abstat.ServerCPUPerRequest)
-		}
+		e.Gated = DefaultGated(e.A.CPU != nil && e.B.CPU != nil)
 	}
 	seq, err := abstat.NewSequential(e.Plan, e.Gated)
 	if err != nil {
@@ -398,4 +395,14 @@ func startTogether(ctx context.Context, n int) func() {
 		case <-ctx.Done():
 		}
 	}
+}
+
+// DefaultGated are the metrics gated unless told otherwise: throughput and
+// p50, and the server's CPU per request when both sides' can be read.
+func DefaultGated(cpu bool) []abstat.Metric {
+	g := []abstat.Metric{abstat.Throughput, abstat.P50}
+	if cpu {
+		g = append(g, abstat.ServerCPUPerRequest)
+	}
+	return g
 }

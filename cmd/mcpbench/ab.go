@@ -210,10 +210,7 @@ func (f *abFlags) plan() (abstat.Plan, error) {
 	if err != nil {
 		return p, usagef("%v", err)
 	}
-	gated := []abstat.Metric{abstat.Throughput, abstat.P50}
-	if f.a.hasCPU() && f.b.hasCPU() {
-		gated = append(gated, abstat.ServerCPUPerRequest)
-	}
+	gated := ab.DefaultGated(f.a.hasCPU() && f.b.hasCPU())
 	if seq, err := abstat.NewSequential(p, gated); err == nil && seq.Blind() {
 		return p, usagef("--max-rounds %d: too few to find a regression at --alpha %g over %d gated metrics (each tested at %.2g; %d rounds cannot give a p-value below %.2g): give more rounds or a larger --alpha",
 			p.MaxRounds, p.Alpha, len(gated), seq.AlarmAlpha(), p.MaxRounds, math.Ldexp(2, -p.MaxRounds))
