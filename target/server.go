@@ -99,7 +99,7 @@ func New(cfg Config) (*Server, error) {
 	for _, d := range buildTools(cfg.Tools, cfg.ClientTools) {
 		s.tools[d.tool.Name] = d
 		s.defs = append(s.defs, d.tool)
-		s.mcp.AddTool(d.tool, d.handler())
+		s.mcp.AddTool(wireTool(d.tool), d.handler())
 	}
 	s.mcp.AddReceivingMiddleware(s.middleware, s.traces.middleware)
 	if s.leaks.perRequest = cfg.LeakPerRequest; cfg.LeakPerRequest > 0 {

@@ -442,3 +442,23 @@ func TestServiceDistMean(t *testing.T) {
 		s.Close()
 	}
 }
+
+// The SDK is given the tools with their schemas marshalled once; each
+// tool's bytes in a tools/list answer must be what the maps marshal to.
+func TestWireToolsAreTheSameBytes(t *testing.T) {
+	for _, clientTools := range []bool{false, true} {
+		for _, d := range buildTools(8, clientTools) {
+			want, err := json.Marshal(d.tool)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := json.Marshal(wireTool(d.tool))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(got, want) {
+				t.Errorf("%s: sent as\n%s\nwant\n%s", d.tool.Name, got, want)
+			}
+		}
+	}
+}
