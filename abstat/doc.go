@@ -5,10 +5,11 @@
 // # The test and the interval
 //
 // A metric's rounds are tested with Wilcoxon's signed-rank test on the
-// log-ratios (SignedRankTest): exact distribution for fewer than 50
-// non-zero differences without ties, else the normal approximation with
-// R's corrections (zeros dropped, tie correction of the variance,
-// continuity correction). The estimated change is the Hodges–Lehmann
+// log-ratios (SignedRankTest), zeros dropped: for fewer than 50 non-zero
+// differences the exact distribution, conditional on the midranks where
+// some are tied (figures read in ticks, such as CPU time, tie often);
+// from 50 on the normal approximation with R's corrections (tie
+// correction of the variance, continuity correction). The estimated change is the Hodges–Lehmann
 // estimate (the median of the Walsh averages) turned back into B/A − 1,
 // with the distribution-free interval that inverts the same test
 // (WalshInterval). Both are computed here by hand: gonum has neither a

@@ -10,7 +10,7 @@ import (
 )
 
 // exactBelow is the count of non-zero differences under which the exact
-// distribution is used (when there are no ties), as R's wilcox.test does.
+// distribution is used, as R's wilcox.test does when there are no ties.
 const exactBelow = 50
 
 // SignedRank is the outcome of Wilcoxon's signed-rank test of whether
@@ -25,10 +25,15 @@ type SignedRank struct {
 }
 
 // SignedRankTest runs the two-sided test on d, ignoring NaNs, with R's
-// conventions: zeros are dropped; the exact distribution for fewer than
-// 50 differences with no ties and no zeros; otherwise the normal
-// approximation with the tie correction of the variance and a continuity
-// correction of 1/2.
+// conventions where there are no ties and no zeros: the exact
+// distribution for fewer than 50 differences, else the normal
+// approximation with a continuity correction of 1/2. With ties or zeros
+// (zeros dropped) under 50 differences, P is the exact conditional one:
+// every way of signing the midranks at hand, equally likely. R takes the
+// tie-corrected normal approximation there, and it errs most where the
+// rounds are few: ten rounds of CPU per request read in 10 ms ticks, all
+// ten with B above A, tie and got p 0.0059 from it, against the exact
+// 2/2^10 = 0.002, above the gate's last level of 0.00586.
 func SignedRankTest(d []float64) SignedRank {
 	var r SignedRank
 	var nz []float64
@@ -57,9 +62,14 @@ func SignedRankTest(d []float64) SignedRank {
 			r.V += ranks[i]
 		}
 	}
-	if r.N < exactBelow && !r.Ties && r.Zeros == 0 {
+	switch {
+	case r.N < exactBelow && !r.Ties && r.Zeros == 0:
 		r.Exact = true
 		r.P = exactP(r.N, r.V)
+		return r
+	case r.N < exactBelow:
+		r.Exact = true
+		r.P = exactTiedP(ranks, r.V)
 		return r
 	}
 	r.P = normalP(r.N, r.V, tieSizes)
@@ -78,6 +88,38 @@ func exactP(n int, v float64) float64 {
 		p = at(cdf, int(v)) // P(V' <= V)
 	}
 	return math.Min(1, 2*p)
+}
+
+// exactTiedP is the two-sided p-value of V given these midranks: the
+// share of the 2^n signings whose positive sum lies as far from the
+// centre as V or further, on either side. Midranks are whole or halves,
+// so doubled they are whole, and subsets are counted by doubled sum.
+func exactTiedP(ranks []float64, v float64) float64 {
+	top := 0
+	for _, r := range ranks {
+		top += int(math.Round(2 * r))
+	}
+	counts := make([]float64, top+1)
+	counts[0] = 1
+	reach := 0
+	for _, r := range ranks {
+		k := int(math.Round(2 * r))
+		reach += k
+		for s := reach; s >= k; s-- {
+			counts[s] += counts[s-k]
+		}
+	}
+	v2 := int(math.Round(2 * v))
+	var below, above float64 // P(V' <= V), P(V' >= V), as counts
+	for s, c := range counts {
+		if s <= v2 {
+			below += c
+		}
+		if s >= v2 {
+			above += c
+		}
+	}
+	return math.Min(1, 2*math.Min(below, above)/math.Ldexp(1, len(ranks)))
 }
 
 // normalP is the two-sided p-value of V for n differences from the normal

@@ -17,7 +17,9 @@ import (
 //     (one zero, one tie): positive rank sum 27; with the zero dropped, the
 //     tie-corrected, continuity-corrected normal p-value is 0.6353 (as
 //     scipy.stats.wilcoxon(correction=True, mode="approx") prints; R's
-//     wilcox.test(exact = FALSE) applies the same corrections).
+//     wilcox.test(exact = FALSE) applies the same corrections). The test
+//     takes the exact conditional p there (TestSignedRankTiesExact); the
+//     normal one is checked on normalP.
 func TestSignedRankPublished(t *testing.T) {
 	x := []float64{1.83, 0.50, 1.62, 2.48, 1.68, 1.88, 1.55, 3.06, 1.30}
 	y := []float64{0.878, 0.647, 0.598, 2.05, 1.06, 1.29, 1.06, 3.14, 1.29}
@@ -41,7 +43,6 @@ func TestSignedRankPublished(t *testing.T) {
 	}{
 		{"hollander", hollander, 40, 0.0390625, true, 9},
 		{"darwin", darwin, 96, 0.041259765625, true, 15},
-		{"wiki", wiki, 27, 0.6352893, false, 9},
 	}
 	for _, c := range cases {
 		r := SignedRankTest(c.d)
@@ -50,6 +51,79 @@ func TestSignedRankPublished(t *testing.T) {
 				c.name, r.V, r.N, r.Exact, r.P, c.v, c.n, c.exact, c.p)
 		}
 	}
+	abs := make([]float64, 0, len(wiki))
+	for _, x := range wiki {
+		if x != 0 {
+			abs = append(abs, math.Abs(x))
+		}
+	}
+	_, ties := midranks(abs)
+	if p := normalP(len(abs), 27, ties); math.Abs(p-0.6352893) > 1e-6 {
+		t.Errorf("wiki: normal p %.7f, want 0.6352893", p)
+	}
+	if r := SignedRankTest(wiki); r.V != 27 || r.N != 9 || !r.Exact || !r.Ties || r.Zeros != 1 {
+		t.Errorf("wiki: got %+v, want V 27 of 9 ranked, exact, ties, one zero", r)
+	}
+}
+
+// TestSignedRankTiesExact checks the exact conditional p-value under ties
+// and zeros against a count of every signing, and that ten tied
+// differences of one sign give 2/2^10, which the gate's levels need.
+func TestSignedRankTiesExact(t *testing.T) {
+	for _, d := range [][]float64{
+		{15, -7, 5, 20, 0, -9, 17, -12, 5, -10}, // Wikipedia's example: a zero and a tie
+		{1, 1, 1, 2, 2, -1, 3, 3, 3, 3},
+		{0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5},
+		{-2, 1, 1, 0, 0, 4, 4, 4},
+	} {
+		r := SignedRankTest(d)
+		if want := bySigning(d); !r.Exact || math.Abs(r.P-want) > 1e-12 {
+			t.Errorf("%v: p %v (exact %v), want %v", d, r.P, r.Exact, want)
+		}
+	}
+	tied := []float64{1.2, 1.5, 1.2, 1.0, 1.5, 1.2, 1.1, 1.5, 1.2, 1.0}
+	if r := SignedRankTest(tied); r.P != 2.0/1024 {
+		t.Errorf("ten positive tied differences: p %v, want 2/1024", r.P)
+	}
+}
+
+// bySigning is the two-sided p-value of d's signed-rank sum counted over
+// every signing of its midranks: the definition, by brute force.
+func bySigning(d []float64) float64 {
+	var abs []float64
+	var v float64
+	for _, x := range d {
+		if x != 0 {
+			abs = append(abs, math.Abs(x))
+		}
+	}
+	ranks, _ := midranks(abs)
+	k := 0
+	for _, x := range d {
+		if x != 0 {
+			if x > 0 {
+				v += ranks[k]
+			}
+			k++
+		}
+	}
+	n := len(ranks)
+	var below, above int
+	for mask := 0; mask < 1<<n; mask++ {
+		s := 0.0
+		for i := range n {
+			if mask&(1<<i) != 0 {
+				s += ranks[i]
+			}
+		}
+		if s <= v {
+			below++
+		}
+		if s >= v {
+			above++
+		}
+	}
+	return math.Min(1, 2*float64(min(below, above))/float64(int(1)<<n))
 }
 
 // TestSignedRankSymmetric: flipping every sign keeps the two-sided p.
