@@ -9,8 +9,8 @@
 // differences the exact distribution, conditional on the midranks where
 // some are tied (figures read in ticks, such as CPU time, tie often);
 // from 50 on the normal approximation with R's corrections (tie
-// correction of the variance, continuity correction). The estimated change is the Hodges–Lehmann
-// estimate (the median of the Walsh averages) turned back into B/A − 1,
+// correction of the variance, continuity correction). The estimated
+// change is the Hodges–Lehmann estimate (the median of the Walsh averages) turned back into B/A − 1,
 // with the distribution-free interval that inverts the same test
 // (WalshInterval). Both are computed here by hand: gonum has neither a
 // signed-rank test nor ranks; it supplies the normal distribution.

@@ -95,17 +95,11 @@ func exactP(n int, v float64) float64 {
 // centre as V or further, on either side. Midranks are whole or halves,
 // so doubled they are whole, and subsets are counted by doubled sum.
 func exactTiedP(ranks []float64, v float64) float64 {
-	top := 0
-	for _, r := range ranks {
-		top += int(math.Round(2 * r))
-	}
-	counts := make([]float64, top+1)
-	counts[0] = 1
-	reach := 0
+	counts := []float64{1} // counts[s]: signings whose doubled positive sum is s
 	for _, r := range ranks {
 		k := int(math.Round(2 * r))
-		reach += k
-		for s := reach; s >= k; s-- {
+		counts = append(counts, make([]float64, k)...)
+		for s := len(counts) - 1; s >= k; s-- {
 			counts[s] += counts[s-k]
 		}
 	}

@@ -46,9 +46,9 @@ func readAB(t *testing.T, dir string) *results.ABReport {
 // call, which no noise hides. It checks the exit code, the rounds (each
 // with an order, both sides measured, the server's CPU read from /proc),
 // the verdicts and every report file; then an A/A of two servers that
-// answer in 2 ms, whose minimum effect (90%) no noise reaches: no change or undecided
-// (a shared machine moves 60 calls' p50 by half), never a regression,
-// exit 0.
+// answer in 2 ms, whose minimum effect (90%) no noise reaches: no change
+// or undecided (a shared machine moves 60 calls' p50 by half), never a
+// regression, exit 0.
 func TestABMachinery(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
